@@ -1,0 +1,346 @@
+//! One validated configuration from the flags and the optional TOML config file: flags win
+//! over the file, the file wins over the defaults, and every value is checked once, here,
+//! with its origin (flag, or file and key) named in the error.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::cli::{Cli, EngineChoice};
+use crate::model::{ArticleModel, Engine};
+use crate::parse::{self, AckLossList};
+
+/// The article's ACK-loss probabilities.
+pub const DEFAULT_ACK_LOSS: [f64; 3] = [0.01, 0.05, 0.10];
+/// The article's seed.
+pub const DEFAULT_SEED: u64 = 42;
+/// The article's number of payment requests.
+pub const DEFAULT_REQUESTS: u64 = 10_000;
+/// The article's retry limit.
+pub const DEFAULT_MAX_RETRIES: u32 = 20;
+/// The default output folder.
+pub const DEFAULT_OUT: &str = "output";
+
+/// Everything a run needs, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The experiment.
+    pub model: ArticleModel,
+    /// How it is computed.
+    pub engine: Engine,
+    /// Where the files go.
+    pub out_dir: PathBuf,
+    /// No table, no paths, no progress bar.
+    pub quiet: bool,
+}
+
+/// Where a setting came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag, e.g. `--p`.
+    Flag(&'static str),
+    /// A key of a config file.
+    File {
+        /// The file as given.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+    },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flag(flag) => write!(formatter, "{flag}"),
+            Origin::File { path, key } => {
+                write!(formatter, "key `{key}` in config file {}", path.display())
+            }
+        }
+    }
+}
+
+/// A setting that cannot be used. These are usage errors (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A value out of range or of the wrong form.
+    #[error("invalid value {value} for {origin}: {reason}")]
+    InvalidValue {
+        /// Where it came from.
+        origin: Origin,
+        /// The value as written.
+        value: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The config file could not be read.
+    #[error("cannot read config file {}: {source}", path.display())]
+    Read {
+        /// The file as given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The config file is not valid TOML or has an unknown key or a value of the wrong type.
+    #[error("config file {}: {message}", path.display())]
+    Parse {
+        /// The file as given.
+        path: PathBuf,
+        /// What the TOML parser said, with line and column.
+        message: String,
+    },
+}
+
+/// The settings a config file may hold; every key is optional, unknown keys are rejected.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSettings {
+    /// ACK-loss probabilities: an array of numbers, or a string in the `--p` syntax.
+    pub p: Option<toml::Value>,
+    /// Seed of numpy's `default_rng`.
+    pub seed: Option<u64>,
+    /// Payment requests per run.
+    pub requests: Option<u64>,
+    /// Retries a client makes at most.
+    pub max_retries: Option<u32>,
+    /// Independent replications.
+    pub runs: Option<u32>,
+    /// Output folder, relative to the current directory.
+    pub out: Option<PathBuf>,
+    /// Worker threads of the fast engine.
+    pub threads: Option<usize>,
+    /// `fast` or `servers`.
+    pub engine: Option<EngineChoice>,
+}
+
+impl FileSettings {
+    /// Parses the text of a config file.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|error| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: error.to_string().trim_end().replace('\n', "\n  "),
+        })
+    }
+
+    /// Reads and parses a config file.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_toml(&text, path)
+    }
+}
+
+impl Config {
+    /// Reads the config file the flags name, if any, and merges it with the flags.
+    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
+        let file = match &cli.config {
+            Some(path) => Some((FileSettings::read(path)?, path.as_path())),
+            None => None,
+        };
+        Self::merge(cli, file, default_threads())
+    }
+
+    /// Merges flags over file settings over defaults and checks the result.
+    pub fn merge(
+        cli: &Cli,
+        file: Option<(FileSettings, &Path)>,
+        default_threads: usize,
+    ) -> Result<Self, ConfigError> {
+        let (file, path) = match file {
+            Some((settings, path)) => (settings, Some(path)),
+            None => (FileSettings::default(), None),
+        };
+        let origin = |key: &'static str| Origin::File {
+            path: path.unwrap_or(Path::new("")).to_path_buf(),
+            key,
+        };
+        let ack_loss = match (&cli.ack_loss, file.p) {
+            (Some(AckLossList(values)), _) => values.clone(),
+            (None, Some(value)) => file_ack_loss(value, origin("p"))?,
+            (None, None) => DEFAULT_ACK_LOSS.to_vec(),
+        };
+        let seed = cli.seed.or(file.seed).unwrap_or(DEFAULT_SEED);
+        let requests = pick(
+            cli.requests,
+            file.requests,
+            DEFAULT_REQUESTS,
+            || origin("requests"),
+            parse::check_requests,
+        )?;
+        let max_retries = pick(
+            cli.max_retries,
+            file.max_retries,
+            DEFAULT_MAX_RETRIES,
+            || origin("max_retries"),
+            parse::check_max_retries,
+        )?;
+        let runs = pick(cli.runs, file.runs, 1, || origin("runs"), parse::check_runs)?;
+        let threads = pick(
+            cli.threads,
+            file.threads,
+            default_threads,
+            || origin("threads"),
+            parse::check_threads,
+        )?;
+        let engine = match cli.engine.or(file.engine).unwrap_or(EngineChoice::Fast) {
+            EngineChoice::Fast => Engine::Fast { threads },
+            EngineChoice::Servers => Engine::Servers,
+        };
+        let out_dir = cli
+            .out
+            .clone()
+            .or(file.out)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+        Ok(Config {
+            model: ArticleModel {
+                ack_loss,
+                requests,
+                max_retries,
+                seed,
+                runs,
+            },
+            engine,
+            out_dir,
+            quiet: cli.quiet,
+        })
+    }
+}
+
+/// The flag's value (already checked by clap) or the file's (checked here) or the default.
+fn pick<T: fmt::Display + Copy>(
+    flag: Option<T>,
+    file: Option<T>,
+    default: T,
+    origin: impl FnOnce() -> Origin,
+    check: fn(T) -> Result<T, String>,
+) -> Result<T, ConfigError> {
+    match (flag, file) {
+        (Some(value), _) => Ok(value),
+        (None, Some(value)) => check(value).map_err(|reason| ConfigError::InvalidValue {
+            origin: origin(),
+            value: value.to_string(),
+            reason,
+        }),
+        (None, None) => Ok(default),
+    }
+}
+
+fn file_ack_loss(value: toml::Value, origin: Origin) -> Result<Vec<f64>, ConfigError> {
+    let invalid = |value: String, reason: String| ConfigError::InvalidValue {
+        origin: origin.clone(),
+        value,
+        reason,
+    };
+    match value {
+        toml::Value::String(text) => parse::ack_loss_list(&text)
+            .map(|AckLossList(values)| values)
+            .map_err(|reason| invalid(format!("{text:?}"), reason)),
+        toml::Value::Array(items) => {
+            if items.is_empty() {
+                return Err(invalid(
+                    "[]".into(),
+                    "the list is empty: give at least one probability".into(),
+                ));
+            }
+            items
+                .into_iter()
+                .map(|item| match item {
+                    toml::Value::Float(p) => {
+                        parse::check_ack_loss(p).map_err(|reason| invalid(p.to_string(), reason))
+                    }
+                    toml::Value::Integer(p) => parse::check_ack_loss(p as f64)
+                        .map_err(|reason| invalid(p.to_string(), reason)),
+                    other => Err(invalid(
+                        other.to_string(),
+                        "expected a number such as 0.05".into(),
+                    )),
+                })
+                .collect()
+        }
+        toml::Value::Float(p) => parse::check_ack_loss(p)
+            .map(|p| vec![p])
+            .map_err(|reason| invalid(p.to_string(), reason)),
+        other => Err(invalid(
+            other.to_string(),
+            "expected an array of probabilities such as [0.01, 0.05] or a string \"0:0.3:0.01\""
+                .into(),
+        )),
+    }
+}
+
+/// All cores of this machine.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("simulate").chain(args.iter().copied())).unwrap()
+    }
+
+    fn merged(args: &[&str], toml: &str) -> Result<Config, ConfigError> {
+        let path = Path::new("scenario.toml");
+        let file = FileSettings::from_toml(toml, path)?;
+        Config::merge(&cli(args), Some((file, path)), 2)
+    }
+
+    #[test]
+    fn defaults_are_the_article() {
+        let config = Config::merge(&cli(&[]), None, 2).unwrap();
+        assert_eq!(
+            config.model,
+            ArticleModel {
+                ack_loss: vec![0.01, 0.05, 0.1],
+                requests: 10_000,
+                max_retries: 20,
+                seed: 42,
+                runs: 1,
+            }
+        );
+        assert_eq!(config.engine, Engine::Fast { threads: 2 });
+        assert_eq!(config.out_dir, PathBuf::from("output"));
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let config = merged(
+            &["--seed", "7", "--p", "0.2"],
+            "seed = 1\nrequests = 50\np = [0.3]\nengine = \"servers\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.model.seed, 7);
+        assert_eq!(config.model.requests, 50);
+        assert_eq!(config.model.ack_loss, vec![0.2]);
+        assert_eq!(config.engine, Engine::Servers);
+    }
+
+    #[test]
+    fn p_may_be_a_range_string_in_the_file() {
+        let config = merged(&[], "p = \"0:0.02:0.01\"").unwrap();
+        assert_eq!(config.model.ack_loss, vec![0.0, 0.01, 0.02]);
+    }
+
+    #[test]
+    fn file_errors_name_the_file_and_key() {
+        let message = merged(&[], "p = [0.1, 1.5]").unwrap_err().to_string();
+        assert!(
+            message.contains("key `p` in config file scenario.toml"),
+            "{message}"
+        );
+        assert!(message.contains("1.5"), "{message}");
+        let message = merged(&[], "requests = 0").unwrap_err().to_string();
+        assert!(message.contains("key `requests`"), "{message}");
+        let message = merged(&[], "colour = 1").unwrap_err().to_string();
+        assert!(message.contains("unknown field `colour`"), "{message}");
+        let message = merged(&[], "seed = -1").unwrap_err().to_string();
+        assert!(message.contains("scenario.toml"), "{message}");
+        let message = merged(&[], "p = []").unwrap_err().to_string();
+        assert!(message.contains("empty"), "{message}");
+    }
+}

@@ -1,0 +1,132 @@
+//! `simulate`: a deterministic, seeded Monte Carlo simulator of at-least-once delivery that
+//! counts double charges with and without an Idempotency-Key.
+//!
+//! The flow is one-way: [`cli`] (flags) → [`config`] (file + flags → one validated
+//! [`config::Config`]) → [`model`] (pure; uses [`rng`] and [`server`]) → [`report`] (results →
+//! bytes) → [`run`] writes the files through [`output`]. The core never prints or reads files.
+
+pub mod cli;
+pub mod config;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod report;
+pub mod rng;
+pub mod server;
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::Cli;
+use crate::config::{Config, ConfigError};
+use crate::model::{Interrupted, Progress};
+
+/// Exit code for a usage error: a bad flag, config file or value.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for any other failure (e.g. the output folder cannot be written).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code after Ctrl-C or SIGTERM (128 + SIGINT), as shells report it.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Set by the Ctrl-C / SIGTERM handler; the simulation and the writer check it.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Runs the command: validates the configuration, simulates, writes the files atomically and
+/// prints the table and the paths written (unless `--quiet`).
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = Config::from_cli(&cli)?;
+    // A second handler cannot be installed (e.g. `run` called twice in one process); the
+    // first one sets the same flag.
+    let _ = ctrlc::try_set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+
+    let progress = Reporter::new(&config);
+    let results = model::simulate(&config.model, config.engine, &progress)?;
+    progress.bar.finish_and_clear();
+
+    let files = report::output_files(&results);
+    let written = output::write_all(&config.out_dir, &files, interrupted)
+        .with_context(|| format!("writing the outputs to {}", config.out_dir.display()))?;
+
+    if !config.quiet {
+        let mut text = report::table::render(&results);
+        text.push('\n');
+        for path in &written {
+            text.push_str(&format!("wrote {}\n", path.display()));
+        }
+        print_to_stdout(&text)?;
+    }
+    Ok(())
+}
+
+/// The exit code for an error returned by [`run`].
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.is::<ConfigError>() {
+        EXIT_USAGE
+    } else if error.is::<Interrupted>()
+        || matches!(
+            error.downcast_ref::<output::OutputError>(),
+            Some(output::OutputError::Interrupted { .. })
+        )
+    {
+        EXIT_INTERRUPTED
+    } else {
+        EXIT_FAILURE
+    }
+}
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Writes to stdout; a reader that went away (`simulate | head`) is not an error.
+fn print_to_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(error).context("writing to stdout")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The progress bar on stderr (only on a terminal, never with `--quiet`) and the interrupt
+/// flag, as the model's [`Progress`].
+struct Reporter {
+    bar: ProgressBar,
+}
+
+impl Reporter {
+    fn new(config: &Config) -> Self {
+        let total = model::work_units(&config.model, config.engine);
+        let target = if config.quiet || !std::io::stderr().is_terminal() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), target).with_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} requests \
+                 ({per_sec}, ETA {eta})",
+            )
+            .expect("the template is valid")
+            .progress_chars("=> "),
+        );
+        Self { bar }
+    }
+}
+
+impl Progress for Reporter {
+    fn advance(&self, units: u64) {
+        self.bar.inc(units);
+    }
+
+    fn should_stop(&self) -> bool {
+        interrupted()
+    }
+}

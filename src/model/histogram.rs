@@ -1,0 +1,158 @@
+//! The distribution of attempts (deliveries) per request, and the server counts it implies.
+
+use crate::server::{ServerKind, ServerTally};
+
+/// Requests counted by their number of attempts: `1` (the ACK of the first send arrived) up to
+/// `max_retries + 1` (every retry was used). Memory is `O(max_retries)`, whatever the requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptHistogram {
+    /// `requests_by_attempts[a - 1]` = requests that made `a` attempts.
+    requests_by_attempts: Vec<u64>,
+}
+
+impl AttemptHistogram {
+    /// An empty histogram for clients that retry at most `max_retries` times.
+    pub fn new(max_retries: u32) -> Self {
+        Self {
+            requests_by_attempts: vec![0; max_retries as usize + 1],
+        }
+    }
+
+    /// Counts `requests` more requests that made `attempts` attempts.
+    ///
+    /// # Panics
+    /// If `attempts` is 0 or more than `max_retries + 1`.
+    #[inline]
+    pub fn record(&mut self, attempts: u32, requests: u64) {
+        self.requests_by_attempts[attempts as usize - 1] += requests;
+    }
+
+    /// Adds another histogram of the same shape.
+    pub fn merge(&mut self, other: &Self) {
+        assert_eq!(
+            self.requests_by_attempts.len(),
+            other.requests_by_attempts.len()
+        );
+        for (mine, theirs) in self
+            .requests_by_attempts
+            .iter_mut()
+            .zip(&other.requests_by_attempts)
+        {
+            *mine += theirs;
+        }
+    }
+
+    /// The retry limit the histogram was made for.
+    pub fn max_retries(&self) -> u32 {
+        (self.requests_by_attempts.len() - 1) as u32
+    }
+
+    /// `(attempts, requests)` for every attempt count from 1 to `max_retries + 1`.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        (1u32..).zip(self.requests_by_attempts.iter().copied())
+    }
+
+    /// Requests that made exactly `attempts` attempts.
+    pub fn requests_with(&self, attempts: u32) -> u64 {
+        attempts
+            .checked_sub(1)
+            .and_then(|index| self.requests_by_attempts.get(index as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Requests in all.
+    pub fn requests(&self) -> u64 {
+        self.requests_by_attempts.iter().sum()
+    }
+
+    /// Deliveries in all (sum of attempts).
+    pub fn deliveries(&self) -> u64 {
+        self.iter().map(|(a, n)| u64::from(a) * n).sum()
+    }
+
+    /// Deliveries beyond the first of each request (retries sent).
+    pub fn retries(&self) -> u64 {
+        self.iter().map(|(a, n)| u64::from(a - 1) * n).sum()
+    }
+
+    /// Requests delivered two or more times.
+    pub fn retried_requests(&self) -> u64 {
+        self.requests() - self.requests_with(1)
+    }
+
+    /// Requests that used every retry (`max_retries + 1` attempts).
+    ///
+    /// With `max_retries = 0` every request trivially "used every retry"; this counts them.
+    pub fn retries_exhausted(&self) -> u64 {
+        self.requests_with(self.max_retries() + 1)
+    }
+
+    /// The largest attempt count any request made (0 for an empty histogram).
+    pub fn max_attempts(&self) -> u32 {
+        self.iter()
+            .filter(|&(_, n)| n > 0)
+            .map(|(a, _)| a)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// What a server of `kind` does with these deliveries, aggregated: the same counts the
+    /// servers of [`crate::server`] produce delivery by delivery (tests check it for many
+    /// seeds, sizes and probabilities), computed in `O(max_retries)`.
+    ///
+    /// The non-idempotent server charges each of a request's `a` deliveries, so a request is
+    /// double charged when `a >= 2` and adds `a - 1` extra charges. The key server charges the
+    /// first delivery of each key and replays the other `a - 1`.
+    pub fn server_tally(&self, kind: ServerKind) -> ServerTally {
+        let deliveries = self.deliveries();
+        match kind {
+            ServerKind::NonIdempotent => ServerTally {
+                deliveries,
+                charges: deliveries,
+                double_charged_requests: self.retried_requests(),
+                extra_charges: self.retries(),
+                prevented_duplicates: 0,
+            },
+            ServerKind::IdempotencyKey => ServerTally {
+                deliveries,
+                charges: self.requests(),
+                double_charged_requests: 0,
+                extra_charges: 0,
+                prevented_duplicates: self.retries(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_follow_from_the_attempts() {
+        let mut histogram = AttemptHistogram::new(3);
+        histogram.record(1, 90);
+        histogram.record(2, 7);
+        histogram.record(4, 3);
+        assert_eq!(histogram.requests(), 100);
+        assert_eq!(histogram.deliveries(), 90 + 14 + 12);
+        assert_eq!(histogram.retries(), 7 + 9);
+        assert_eq!(histogram.retried_requests(), 10);
+        assert_eq!(histogram.retries_exhausted(), 3);
+        assert_eq!(histogram.max_attempts(), 4);
+        assert_eq!(histogram.requests_with(0), 0);
+        assert_eq!(histogram.requests_with(5), 0);
+    }
+
+    #[test]
+    fn merge_adds_bucket_by_bucket() {
+        let mut left = AttemptHistogram::new(1);
+        left.record(1, 5);
+        let mut right = AttemptHistogram::new(1);
+        right.record(1, 2);
+        right.record(2, 1);
+        left.merge(&right);
+        assert_eq!(left.iter().collect::<Vec<_>>(), vec![(1, 7), (2, 1)]);
+    }
+}

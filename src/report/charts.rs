@@ -1,0 +1,464 @@
+//! SVG charts of the article model's results (plotters' SVG backend, no fonts needed).
+//!
+//! Each chart carries its own title, axis names with units, legend and the run's parameters,
+//! so it can be pasted into a design document without the text around it. Rendering uses only
+//! the results, so the same results give the same bytes.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::OutputFile;
+use super::table::grouped;
+use crate::model::{ArticleResults, PointResult};
+use crate::server::ServerKind;
+
+const SIZE: (u32, u32) = (960, 560);
+/// A CSS font list: common sans-serif faces first, the generic family last.
+const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
+/// Red: money taken twice.
+const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+/// Green: duplicates the key store absorbed.
+const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+/// Grey: the one legitimate charge per request.
+const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
+/// Blue: the key server's bars in the double-charge chart.
+const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+/// Series colours of the attempts chart, one per p (cycled).
+const SERIES: [RGBColor; 6] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x9d, 0x4e, 0xdd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0x17, 0xbe, 0xcf),
+    RGBColor(0xe3, 0x77, 0xc2),
+];
+
+/// The colour of series `index` of `count`: distinct colours for a few series, a light-to-dark
+/// blue ramp (ordered like p) for many.
+fn series_colour(index: usize, count: usize) -> RGBColor {
+    if count <= SERIES.len() {
+        return SERIES[index];
+    }
+    let t = index as f64 / (count - 1) as f64;
+    let mix = |light: u8, dark: u8| {
+        (f64::from(light) + (f64::from(dark) - f64::from(light)) * t).round() as u8
+    };
+    RGBColor(mix(0x9e, 0x08), mix(0xca, 0x30), mix(0xe1, 0x6b))
+}
+
+/// Whether series `index` of `count` gets a legend entry: all of a few, five spread over many.
+fn in_legend(index: usize, count: usize) -> bool {
+    count <= SERIES.len() || (0..5).any(|k| index == k * (count - 1) / 4)
+}
+
+/// Every chart of an article-model run.
+pub fn all(results: &ArticleResults) -> Vec<OutputFile> {
+    vec![
+        OutputFile {
+            name: "double_charges.svg",
+            bytes: double_charges(results).into_bytes(),
+        },
+        OutputFile {
+            name: "deliveries.svg",
+            bytes: deliveries(results).into_bytes(),
+        },
+        OutputFile {
+            name: "attempts.svg",
+            bytes: attempts(results).into_bytes(),
+        },
+    ]
+}
+
+/// The run's parameters, printed under each title.
+fn parameters(results: &ArticleResults) -> String {
+    let model = &results.model;
+    let runs = if model.runs > 1 {
+        format!(" · run 0 of {}", model.runs)
+    } else {
+        String::new()
+    };
+    format!(
+        "seed {} · {} requests per p · at most {} retries · numpy default_rng draws{runs}",
+        model.seed,
+        grouped(model.requests),
+        model.max_retries
+    )
+}
+
+/// Renders into an SVG string: white background, title, subtitle; `draw` gets the rest.
+fn svg(
+    title: &str,
+    subtitle: &str,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
+) -> String {
+    let mut buffer = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buffer, SIZE).into_drawing_area();
+        let result = (|| -> Result<(), String> {
+            root.fill(&WHITE).map_err(|e| e.to_string())?;
+            let centre = Pos::new(HPos::Center, VPos::Top);
+            root.draw(&Text::new(
+                title.to_string(),
+                (SIZE.0 as i32 / 2, 12),
+                (FONT, 24)
+                    .into_font()
+                    .style(FontStyle::Bold)
+                    .color(&BLACK)
+                    .pos(centre),
+            ))
+            .map_err(|e| e.to_string())?;
+            root.draw(&Text::new(
+                subtitle.to_string(),
+                (SIZE.0 as i32 / 2, 44),
+                (FONT, 15)
+                    .into_font()
+                    .color(&RGBColor(0x55, 0x55, 0x55))
+                    .pos(centre),
+            ))
+            .map_err(|e| e.to_string())?;
+            let (_, body) = root.split_vertically(68);
+            draw(&body)?;
+            root.present().map_err(|e| e.to_string())
+        })();
+        result.expect("drawing into an in-memory SVG cannot fail");
+    }
+    buffer
+}
+
+/// Labels of the p groups: `p = 0.05`.
+fn p_label(p: f64) -> String {
+    format!("p = {}", super::shortest(p))
+}
+
+/// The x range of `count` groups: group `i` spans `i - 0.5 .. i + 0.5`, centred on `i`.
+fn group_range(count: usize) -> std::ops::Range<f64> {
+    -0.5..count as f64 - 0.5
+}
+
+/// The label of the group centred on `x` (ticks fall on whole numbers; others stay blank).
+fn group_label(points: &[&PointResult], x: f64) -> String {
+    let index = x.round();
+    if (x - index).abs() > 1e-9 || index < 0.0 {
+        return String::new();
+    }
+    points
+        .get(index as usize)
+        .map_or_else(String::new, |point| p_label(point.ack_loss))
+}
+
+fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f64, f64)> {
+    Rectangle::new([(x0, y0), (x1, y1)], colour.filled())
+}
+
+fn value_label(text: String, at: (f64, f64), size: u32) -> Text<'static, (f64, f64), String> {
+    Text::new(
+        text,
+        at,
+        (FONT, size)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+    )
+}
+
+/// (1) Customers charged twice or more, per p, both servers side by side.
+pub fn double_charges(results: &ArticleResults) -> String {
+    let points: Vec<&PointResult> = results.first_run().collect();
+    let requests = results.model.requests;
+    let highest = points
+        .iter()
+        .map(|point| {
+            point
+                .server(ServerKind::NonIdempotent)
+                .double_charged_requests
+        })
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let label_size = if points.len() > 8 { 11 } else { 15 };
+    svg(
+        "Customers charged twice or more, by ACK-loss rate",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(80)
+                .build_cartesian_2d(group_range(points.len()), 0f64..highest * 1.18)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(points.len().min(12))
+                .x_desc("ACK-loss probability p (each response lost independently)")
+                .y_desc("double-charged requests (count)")
+                .x_label_formatter(&|x| group_label(&points, *x))
+                .y_label_formatter(&|y| grouped(y.round() as u64))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            for (offset, kind, colour) in [
+                (0.14, ServerKind::NonIdempotent, CHARGED_TWICE),
+                (0.52, ServerKind::IdempotencyKey, KEYED),
+            ] {
+                chart
+                    .draw_series(points.iter().enumerate().map(|(index, point)| {
+                        let x = index as f64 - 0.5 + offset;
+                        let value = point.server(kind).double_charged_requests as f64;
+                        bar(x, x + 0.34, 0.0, value, colour)
+                    }))
+                    .map_err(|e| e.to_string())?
+                    .label(kind.label())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
+                    });
+                if points.len() > 12 {
+                    continue;
+                }
+                chart
+                    .draw_series(points.iter().enumerate().map(|(index, point)| {
+                        let count = point.server(kind).double_charged_requests;
+                        let text = if kind == ServerKind::NonIdempotent && points.len() <= 8 {
+                            format!(
+                                "{} ({})",
+                                grouped(count),
+                                super::table::percent(count, requests)
+                            )
+                        } else {
+                            grouped(count)
+                        };
+                        value_label(
+                            text,
+                            (index as f64 - 0.5 + offset + 0.17, count as f64),
+                            label_size,
+                        )
+                    }))
+                    .map_err(|e| e.to_string())?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 15))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// (2) What each server did with the same deliveries: charges made and duplicates absorbed.
+pub fn deliveries(results: &ArticleResults) -> String {
+    let points: Vec<&PointResult> = results.first_run().collect();
+    let highest = points
+        .iter()
+        .map(|point| point.attempts.deliveries())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let label_size = if points.len() > 6 { 11 } else { 14 };
+    svg(
+        "What each server did with the same deliveries",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(64)
+                .y_label_area_size(90)
+                .build_cartesian_2d(group_range(points.len()), 0f64..highest * 1.22)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(points.len().min(12))
+                .x_desc("ACK-loss probability p · left bar: without Idempotency-Key · right bar: with it")
+                .y_desc("deliveries received (count)")
+                .x_label_formatter(&|x| group_label(&points, *x))
+                .y_label_formatter(&|y| grouped(y.round() as u64))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            // Each server: (bottom segment, top segment) of its bar.
+            let segments = |point: &PointResult, kind: ServerKind| -> (u64, u64, RGBColor) {
+                let tally = point.server(kind);
+                match kind {
+                    ServerKind::NonIdempotent => (
+                        tally.charges - tally.extra_charges,
+                        tally.extra_charges,
+                        CHARGED_TWICE,
+                    ),
+                    ServerKind::IdempotencyKey => {
+                        (tally.charges, tally.prevented_duplicates, ABSORBED)
+                    }
+                }
+            };
+            let legend = [
+                (FIRST_CHARGE, "first charge of each request (both servers)"),
+                (
+                    CHARGED_TWICE,
+                    "retries charged again (without key: extra charges)",
+                ),
+                (ABSORBED, "retries answered from the key store, not charged"),
+            ];
+            for (series, (colour, text)) in legend.into_iter().enumerate() {
+                let bars = points.iter().enumerate().flat_map(|(index, point)| {
+                    [
+                        (0.14, ServerKind::NonIdempotent),
+                        (0.52, ServerKind::IdempotencyKey),
+                    ]
+                    .into_iter()
+                    .filter_map(move |(offset, kind)| {
+                        let (bottom, top, top_colour) = segments(point, kind);
+                        let x = index as f64 - 0.5 + offset;
+                        match series {
+                            0 => Some(bar(x, x + 0.34, 0.0, bottom as f64, FIRST_CHARGE)),
+                            _ if top_colour == colour => Some(bar(
+                                x,
+                                x + 0.34,
+                                bottom as f64,
+                                (bottom + top) as f64,
+                                colour,
+                            )),
+                            _ => None,
+                        }
+                    })
+                });
+                chart
+                    .draw_series(bars)
+                    .map_err(|e| e.to_string())?
+                    .label(text)
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
+                    });
+            }
+            let labels = if points.len() > 6 {
+                &points[..0]
+            } else {
+                &points[..]
+            };
+            chart
+                .draw_series(labels.iter().enumerate().flat_map(|(index, point)| {
+                    [
+                        (0.14, ServerKind::NonIdempotent),
+                        (0.52, ServerKind::IdempotencyKey),
+                    ]
+                    .map(|(offset, kind)| {
+                        let (bottom, top, _) = segments(point, kind);
+                        let sign = match kind {
+                            ServerKind::NonIdempotent => "charged",
+                            ServerKind::IdempotencyKey => "absorbed",
+                        };
+                        value_label(
+                            format!("+{} {sign}", grouped(top)),
+                            (index as f64 - 0.5 + offset + 0.17, (bottom + top) as f64),
+                            label_size,
+                        )
+                    })
+                }))
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// (3) How many attempts requests needed, per p, on a log scale.
+pub fn attempts(results: &ArticleResults) -> String {
+    let by_p = results.attempts_by_p();
+    let largest_attempts = by_p
+        .iter()
+        .map(|(_, histogram)| histogram.max_attempts())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let most_requests = by_p
+        .iter()
+        .flat_map(|(_, histogram)| histogram.iter().map(|(_, n)| n))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    // Powers of ten up to the largest count, for the log axis.
+    let top = 10f64.powf((most_requests * 3.0).log10().ceil());
+    let series_count = by_p.len().max(1);
+    let width = 0.8 / series_count as f64;
+    let subtitle = if results.model.runs > 1 {
+        parameters(results).replace(
+            &format!(" · run 0 of {}", results.model.runs),
+            &format!(" · summed over {} runs", results.model.runs),
+        )
+    } else {
+        parameters(results)
+    };
+    svg(
+        "How many times each payment request was delivered",
+        &subtitle,
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(90)
+                .build_cartesian_2d(
+                    0.5f64..largest_attempts as f64 + 0.5,
+                    (0.5f64..top).log_scale(),
+                )
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_desc("attempts per request (1 = first ACK arrived; 2 = one retry; ...)")
+                .y_desc("requests (count, log scale)")
+                .x_labels(largest_attempts as usize)
+                .x_label_formatter(&|x| {
+                    if (x - x.round()).abs() < 1e-9 {
+                        format!("{}", x.round() as u64)
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_label_formatter(&|y| grouped(y.round() as u64))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            for (series, (p, histogram)) in by_p.iter().enumerate() {
+                let colour = series_colour(series, series_count);
+                let left = |attempts: u32| f64::from(attempts) - 0.4 + series as f64 * width;
+                let drawn =
+                    chart
+                        .draw_series(histogram.iter().filter(|&(_, n)| n > 0).map(|(a, n)| {
+                            bar(left(a), left(a) + width * 0.92, 0.5, n as f64, colour)
+                        }))
+                        .map_err(|e| e.to_string())?;
+                if in_legend(series, series_count) {
+                    drawn.label(p_label(*p)).legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
+                    });
+                }
+                if series_count <= 6 {
+                    chart
+                        .draw_series(histogram.iter().filter(|&(_, n)| n > 0).map(|(a, n)| {
+                            value_label(grouped(n), (left(a) + width * 0.46, n as f64), 11)
+                        }))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 15))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}

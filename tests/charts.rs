@@ -1,0 +1,76 @@
+//! The charts are valid SVG that a real renderer draws: each is rasterised with resvg.
+//!
+//! Set `SIMULATE_CHART_PNG=DIR` to keep the PNGs for a look.
+
+use simulate::model::{self, ArticleModel, Engine, Silent};
+use simulate::report::charts;
+
+fn article(ack_loss: Vec<f64>, runs: u32) -> model::ArticleResults {
+    let model = ArticleModel {
+        ack_loss,
+        requests: 10_000,
+        max_retries: 20,
+        seed: 42,
+        runs,
+    };
+    model::simulate(&model, Engine::Fast { threads: 2 }, &Silent).unwrap()
+}
+
+/// Rasterises an SVG; returns the share of pixels that are not white.
+fn rasterise(name: &str, svg: &[u8]) -> f64 {
+    let mut options = resvg::usvg::Options::default();
+    options.fontdb_mut().load_system_fonts();
+    let tree = resvg::usvg::Tree::from_data(svg, &options)
+        .unwrap_or_else(|error| panic!("{name} is not valid SVG: {error}"));
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    if let Some(folder) = std::env::var_os("SIMULATE_CHART_PNG") {
+        std::fs::create_dir_all(&folder).unwrap();
+        pixmap
+            .save_png(std::path::Path::new(&folder).join(name.replace(".svg", ".png")))
+            .unwrap();
+    }
+    let pixels = pixmap.pixels();
+    let inked = pixels
+        .iter()
+        .filter(|pixel| pixel.red() < 240 || pixel.green() < 240 || pixel.blue() < 240)
+        .count();
+    inked as f64 / pixels.len() as f64
+}
+
+#[test]
+fn article_charts_render_with_content() {
+    for file in charts::all(&article(vec![0.01, 0.05, 0.1], 1)) {
+        let ink = rasterise(file.name, &file.bytes);
+        assert!(ink > 0.01, "{} is almost blank ({ink})", file.name);
+        let text = String::from_utf8(file.bytes).unwrap();
+        assert!(
+            text.contains("seed 42"),
+            "{} lacks the parameters",
+            file.name
+        );
+    }
+}
+
+#[test]
+fn many_p_values_still_render() {
+    let ack_loss: Vec<f64> = (0..=30).map(|k| f64::from(k) / 100.0).collect();
+    for file in charts::all(&article(ack_loss, 1)) {
+        let name = format!("sweep_{}", file.name);
+        assert!(
+            rasterise(&name, &file.bytes) > 0.01,
+            "{name} is almost blank"
+        );
+    }
+}
+
+#[test]
+fn charts_are_byte_identical_across_renders() {
+    let results = article(vec![0.05, 0.2], 1);
+    assert_eq!(charts::all(&results), charts::all(&results));
+}
