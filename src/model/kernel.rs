@@ -39,93 +39,109 @@ pub fn attempt_histograms(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    let start = seeds.pcg_state();
-    let pass = Pass {
-        start,
-        round_jump: start.jump(u128::from(requests)),
-        thresholds: ack_loss.iter().map(|&p| loss_threshold(p)).collect(),
-        max_retries,
-    };
+    let pass = Pass::new(seeds, requests, max_retries, ack_loss);
     let chunks = requests.div_ceil(CHUNK_REQUESTS);
     let stopped = AtomicBool::new(false);
-    let run_chunk = |chunk: u64| -> Tally {
-        let mut tally = pass.empty_tally();
+    let run_chunk = |mut losses: Losses, chunk: u64| -> Losses {
         if stopped.load(Ordering::Relaxed) || progress.should_stop() {
             stopped.store(true, Ordering::Relaxed);
-            return tally;
+            return losses;
         }
         let first = chunk * CHUNK_REQUESTS;
         let len = CHUNK_REQUESTS.min(requests - first);
-        pass.run(first, len, &mut tally);
+        pass.run(first, len, &mut losses);
         progress.advance(len);
-        tally
+        losses
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .expect("a thread pool can be built");
-    let total = pool.install(|| {
+    let losses = pool.install(|| {
         (0..chunks)
             .into_par_iter()
-            .map(run_chunk)
-            .reduce(|| pass.empty_tally(), Tally::merge)
+            .fold(|| pass.no_losses(), run_chunk)
+            .reduce(|| pass.no_losses(), Losses::merge)
     });
     if stopped.load(Ordering::Relaxed) {
         return Err(Interrupted);
     }
-    Ok(total.into_histograms())
+    Ok(pass.histograms(&losses))
 }
 
 /// What one pass over the stream needs, shared by every chunk.
 struct Pass {
     start: PcgState,
+    /// `requests` steps: from a request's draw in round `r` to its draw in round `r + 1`.
     round_jump: Jump,
-    thresholds: Vec<u64>,
+    /// The loss thresholds of the p values, ascending.
+    sorted_thresholds: Vec<u64>,
+    /// `p_order[k]` = the position in `sorted_thresholds` of the k-th p as given.
+    p_order: Vec<usize>,
+    requests: u64,
     max_retries: u32,
 }
 
-/// Per-chunk counts: requests that kept their first ACK at every p, and histograms of the rest.
-struct Tally {
-    first_ack_arrived: u64,
-    histograms: Vec<AttemptHistogram>,
+/// How often, per round, a request's ACK losses stopped at each threshold.
+///
+/// `by_round[r][j]` counts requests that lost their ACK in rounds `0..=r` at exactly the p
+/// values whose thresholds are at sorted positions `j..` (the largest draw of rounds `0..=r`
+/// lies between sorted thresholds `j - 1` and `j`). The memory is `O(rounds x p values)`,
+/// whatever the number of requests; rows are added only for rounds some request reached.
+struct Losses {
+    by_round: Vec<Vec<u64>>,
 }
 
-impl Tally {
-    fn merge(mut self, other: Tally) -> Tally {
-        self.first_ack_arrived += other.first_ack_arrived;
-        for (mine, theirs) in self.histograms.iter_mut().zip(&other.histograms) {
-            mine.merge(theirs);
+impl Losses {
+    fn merge(mut self, other: Losses) -> Losses {
+        if other.by_round.len() > self.by_round.len() {
+            return other.merge(self);
+        }
+        for (mine, theirs) in self.by_round.iter_mut().zip(&other.by_round) {
+            for (count, add) in mine.iter_mut().zip(theirs) {
+                *count += add;
+            }
         }
         self
-    }
-
-    fn into_histograms(mut self) -> Vec<AttemptHistogram> {
-        for histogram in &mut self.histograms {
-            histogram.record(1, self.first_ack_arrived);
-        }
-        self.histograms
     }
 }
 
 impl Pass {
-    fn empty_tally(&self) -> Tally {
-        Tally {
-            first_ack_arrived: 0,
-            histograms: vec![AttemptHistogram::new(self.max_retries); self.thresholds.len()],
+    fn new(seeds: &SeedSequence, requests: u64, max_retries: u32, ack_loss: &[f64]) -> Self {
+        let start = seeds.pcg_state();
+        let thresholds: Vec<u64> = ack_loss.iter().map(|&p| loss_threshold(p)).collect();
+        let mut by_threshold: Vec<usize> = (0..thresholds.len()).collect();
+        by_threshold.sort_by_key(|&index| thresholds[index]);
+        let mut p_order = vec![0; thresholds.len()];
+        for (sorted, &index) in by_threshold.iter().enumerate() {
+            p_order[index] = sorted;
+        }
+        Self {
+            start,
+            round_jump: start.jump(u128::from(requests)),
+            sorted_thresholds: by_threshold.iter().map(|&i| thresholds[i]).collect(),
+            p_order,
+            requests,
+            max_retries,
+        }
+    }
+
+    fn no_losses(&self) -> Losses {
+        Losses {
+            by_round: Vec::new(),
         }
     }
 
     /// The loss threshold of the largest p: a draw at or above it keeps the ACK at every p.
     fn any_loss_threshold(&self) -> u64 {
-        if self.max_retries == 0 {
-            0
-        } else {
-            self.thresholds.iter().copied().max().unwrap_or(0)
+        match self.sorted_thresholds.last() {
+            Some(&largest) if self.max_retries > 0 => largest,
+            _ => 0,
         }
     }
 
-    /// Counts requests `first .. first + len`.
-    fn run(&self, first: u64, len: u64, tally: &mut Tally) {
+    /// Counts the ACK losses of requests `first .. first + len`.
+    fn run(&self, first: u64, len: u64, losses: &mut Losses) {
         let any_loss = self.any_loss_threshold();
         // Lane j covers `lane_len` consecutive requests from `first + j * lane_len`; the
         // remainder (fewer than LANES requests) runs on one lane afterwards.
@@ -135,13 +151,11 @@ impl Pass {
             state.advance(u128::from(first + lane as u64 * lane_len));
             state
         });
-        let mut lost_first_ack = 0u64;
         for _ in 0..lane_len {
             for lane in lanes.iter_mut() {
                 lane.step();
                 if lane.output() >> 11 < any_loss {
-                    lost_first_ack += 1;
-                    self.retry(lane, tally);
+                    self.follow(lane, losses);
                 }
             }
         }
@@ -150,40 +164,63 @@ impl Pass {
         for _ in LANES as u64 * lane_len..len {
             rest.step();
             if rest.output() >> 11 < any_loss {
-                lost_first_ack += 1;
-                self.retry(&rest, tally);
+                self.follow(&rest, losses);
             }
         }
-        tally.first_ack_arrived += len - lost_first_ack;
     }
 
-    /// A request whose round-0 draw (at `at`) is below the largest threshold: follow its draws
-    /// in later rounds and count its attempts at every p.
-    #[cold]
-    fn retry(&self, at: &PcgState, tally: &mut Tally) {
+    /// A request whose round-0 draw (the output of `at`) is below the largest threshold:
+    /// follow its draws through later rounds while it keeps losing its ACK at some p.
+    #[inline(never)]
+    fn follow(&self, at: &PcgState, losses: &mut Losses) {
         let any_loss = self.any_loss_threshold();
         let mut state = *at;
-        // Largest of this request's draws so far: the request is still losing ACKs at p
+        // The largest of this request's draws so far: the request is still losing ACKs at p
         // exactly while this stays below p's threshold.
         let mut largest_draw = state.output() >> 11;
-        // rounds_lost[p] = rounds in which the ACK was lost at p (attempts = 1 + that).
-        let mut rounds_lost = vec![0u32; self.thresholds.len()];
-        for round in 0..self.max_retries {
+        for round in 0..self.max_retries as usize {
             if round > 0 {
                 state.apply(&self.round_jump);
                 largest_draw = largest_draw.max(state.output() >> 11);
                 if largest_draw >= any_loss {
-                    break;
+                    return;
                 }
             }
-            for (lost, &threshold) in rounds_lost.iter_mut().zip(&self.thresholds) {
-                if largest_draw < threshold {
-                    *lost += 1;
-                }
+            if losses.by_round.len() == round {
+                losses.by_round.push(vec![0; self.sorted_thresholds.len()]);
             }
+            let still_losing_from = self
+                .sorted_thresholds
+                .partition_point(|&threshold| threshold <= largest_draw);
+            losses.by_round[round][still_losing_from] += 1;
         }
-        for (histogram, lost) in tally.histograms.iter_mut().zip(rounds_lost) {
-            histogram.record(1 + lost, 1);
-        }
+    }
+
+    /// Turns the loss counts into one histogram per p, in the order p was given.
+    fn histograms(&self, losses: &Losses) -> Vec<AttemptHistogram> {
+        self.p_order
+            .iter()
+            .map(|&sorted| {
+                // lost[r] = requests that lost their ACK in rounds 0..=r at this p, i.e. made
+                // at least r + 2 attempts.
+                let lost: Vec<u64> = losses
+                    .by_round
+                    .iter()
+                    .map(|row| row[..=sorted].iter().sum())
+                    .collect();
+                let mut histogram = AttemptHistogram::new(self.max_retries);
+                let at_least = |attempts: usize| match attempts {
+                    1 => self.requests,
+                    a => lost.get(a - 2).copied().unwrap_or(0),
+                };
+                for attempts in 1..=self.max_retries as usize + 1 {
+                    let exactly = at_least(attempts) - at_least(attempts + 1);
+                    if exactly > 0 {
+                        histogram.record(attempts as u32, exactly);
+                    }
+                }
+                histogram
+            })
+            .collect()
     }
 }

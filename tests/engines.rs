@@ -1,0 +1,152 @@
+//! The fast engine against the definition: the article's numpy code with every delivery sent to
+//! the real servers (`Engine::Servers`), and against numpy's own counts for the article.
+//!
+//! Identical counts are required for every thread count, at every chunk and lane boundary, at
+//! the edges p = 0 and p = 1, for seeds above 2^32, and over many seeds, sizes, p values and
+//! retry limits.
+
+use simulate::model::kernel::CHUNK_REQUESTS;
+use simulate::model::{self, ArticleModel, ArticleResults, Engine, Silent};
+
+fn run(model: &ArticleModel, engine: Engine) -> ArticleResults {
+    model::simulate(model, engine, &Silent).unwrap()
+}
+
+fn model(seed: u64, requests: u64, max_retries: u32, ack_loss: &[f64]) -> ArticleModel {
+    ArticleModel {
+        ack_loss: ack_loss.to_vec(),
+        requests,
+        max_retries,
+        seed,
+        runs: 1,
+    }
+}
+
+/// Fast (on 1, 2 and 7 threads) and servers give identical results.
+fn assert_engines_agree(model: &ArticleModel) {
+    let reference = run(model, Engine::Servers);
+    for threads in [1, 2, 7] {
+        assert_eq!(
+            run(model, Engine::Fast { threads }),
+            reference,
+            "threads {threads}, {model:?}"
+        );
+    }
+}
+
+#[test]
+fn article_counts_match_numpy_on_every_thread_count() {
+    // The reference rows: seed,requests,max_retries,p,deliveries,double_charged_requests,
+    // extra_charges,retries_exhausted,max_attempts (numpy's output, not ours).
+    let reference = include_str!("reference/article_seed42.csv");
+    for threads in [1, 2, 7] {
+        let results = run(
+            &model(42, 10_000, 20, &[0.01, 0.05, 0.10]),
+            Engine::Fast { threads },
+        );
+        for (line, point) in reference.lines().skip(1).zip(&results.points) {
+            let fields: Vec<u64> = line
+                .split(',')
+                .enumerate()
+                .filter(|&(index, _)| index != 3)
+                .map(|(_, field)| field.parse().unwrap())
+                .collect();
+            let plain = point.server(simulate::server::ServerKind::NonIdempotent);
+            assert_eq!(plain.deliveries, fields[3], "threads {threads}: {line}");
+            assert_eq!(plain.double_charged_requests, fields[4], "{line}");
+            assert_eq!(plain.extra_charges, fields[5], "{line}");
+            assert_eq!(point.attempts.retries_exhausted(), fields[6], "{line}");
+            assert_eq!(
+                u64::from(point.attempts.max_attempts()),
+                fields[7],
+                "{line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chunk_and_lane_boundaries() {
+    for requests in [
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        CHUNK_REQUESTS - 1,
+        CHUNK_REQUESTS + 1,
+    ] {
+        assert_engines_agree(&model(9, requests, 6, &[0.3, 0.05]));
+    }
+}
+
+#[test]
+fn several_chunks_on_several_threads() {
+    assert_engines_agree(&model(3, 2 * CHUNK_REQUESTS + 12_345, 4, &[0.02]));
+}
+
+#[test]
+fn edges_p_zero_and_one() {
+    let requests = 1_000;
+    let max_retries = 7;
+    let results = run(
+        &model(5, requests, max_retries, &[0.0, 1.0]),
+        Engine::Fast { threads: 2 },
+    );
+    // p = 0: one attempt each. p = 1: every ACK is lost, every retry used.
+    assert_eq!(results.points[0].attempts.requests_with(1), requests);
+    assert_eq!(
+        results.points[1].attempts.requests_with(max_retries + 1),
+        requests
+    );
+    assert_eq!(results.points[1].attempts.retries_exhausted(), requests);
+    assert_engines_agree(&model(5, requests, max_retries, &[0.0, 1.0]));
+}
+
+#[test]
+fn seeds_above_two_to_the_32() {
+    for seed in [1 << 32, (1 << 32) + 1, u64::MAX, 0xdead_beef_cafe_f00d] {
+        assert_engines_agree(&model(seed, 5_000, 12, &[0.5, 0.1]));
+    }
+}
+
+#[test]
+fn many_seeds_sizes_probabilities_and_retry_limits() {
+    // A fixed, spread-out grid (no randomness in the test itself).
+    let probabilities: [&[f64]; 5] = [
+        &[0.01, 0.05, 0.10],
+        &[0.9],
+        &[0.5, 0.25, 0.75, 0.25],
+        &[0.0, 0.3],
+        &[1.0, 0.6],
+    ];
+    let mut cases = 0;
+    for seed in [0u64, 1, 42, 2024, 4_294_967_295] {
+        for (index, &requests) in [1u64, 17, 999, 4_096].iter().enumerate() {
+            for max_retries in [0u32, 1, 3, 20] {
+                let ack_loss = probabilities[(seed as usize + index) % probabilities.len()];
+                assert_engines_agree(&model(seed, requests, max_retries, ack_loss));
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 80);
+}
+
+#[test]
+fn replications_use_their_own_streams() {
+    let mut replicated = model(42, 10_000, 20, &[0.05]);
+    replicated.runs = 3;
+    let results = run(&replicated, Engine::Fast { threads: 2 });
+    assert_eq!(run(&replicated, Engine::Servers), results);
+    let counts: Vec<u64> = results
+        .points
+        .iter()
+        .map(|point| point.attempts.retried_requests())
+        .collect();
+    assert_eq!(counts[0], 508, "run 0 is the article's run");
+    assert!(counts[1] != counts[0] || counts[2] != counts[0]);
+}
