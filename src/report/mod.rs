@@ -2,9 +2,11 @@
 
 pub mod charts;
 pub mod csv;
+pub mod summary;
 pub mod table;
 
 use crate::model::ArticleResults;
+use crate::model::summary::summarise;
 
 /// One output file: its name inside the output folder and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +19,7 @@ pub struct OutputFile {
 
 /// Every file a run writes, in a fixed order.
 pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
+    let summary = summarise(results);
     let mut files = vec![
         OutputFile {
             name: "results.csv",
@@ -25,6 +28,10 @@ pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
         OutputFile {
             name: "attempts.csv",
             bytes: csv::attempts_csv(results),
+        },
+        OutputFile {
+            name: "summary.csv",
+            bytes: summary::summary_csv(&summary),
         },
     ];
     files.extend(charts::all(results));
