@@ -3,6 +3,7 @@
 pub mod charts;
 pub mod csv;
 pub mod summary;
+pub mod sweep_charts;
 pub mod table;
 
 use crate::model::ArticleResults;
@@ -35,6 +36,7 @@ pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
         },
     ];
     files.extend(charts::all(results));
+    files.extend(sweep_charts::all(results, &summary));
     files
 }
 
