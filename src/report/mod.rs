@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod markdown;
 pub mod summary;
 pub mod sweep_charts;
 pub mod table;
@@ -37,6 +38,10 @@ pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
     ];
     files.extend(charts::all(results));
     files.extend(sweep_charts::all(results, &summary));
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: markdown::report_md(results, &summary),
+    });
     files
 }
 

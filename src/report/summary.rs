@@ -6,11 +6,12 @@ use serde::{Serialize, Serializer};
 use crate::model::summary::MetricSummary;
 
 /// One row of `summary.csv`. Every value is per request; rates are shares of requests
-/// (0.0101 is 1.01%). Decimals are the shortest form that reads back as the same `f64`.
+/// (0.0101 is 1.01%). Numbers are the shortest form that reads back as the same `f64`, in
+/// scientific notation below 1e-4 (see [`decimal`]).
 #[derive(Debug, Serialize)]
 pub struct SummaryRow {
-    /// The probability that a response (ACK) is lost.
-    #[serde(serialize_with = "shortest")]
+    /// The probability that a response (ACK) is lost, written as in `results.csv`.
+    #[serde(serialize_with = "probability")]
     pub p: f64,
     /// `non_idempotent` or `idempotency_key`.
     pub server: &'static str,
@@ -55,8 +56,22 @@ pub struct SummaryRow {
     pub z_score: Option<f64>,
 }
 
+fn probability<S: Serializer>(p: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&super::shortest(*p))
+}
+
 fn shortest<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(&super::shortest(*value))
+    serializer.collect_str(&decimal(*value))
+}
+
+/// The shortest form that reads back as the same `f64`; below 1e-4 in scientific notation
+/// (`1.0000000000000005e-40`) rather than with forty zeros.
+pub fn decimal(value: f64) -> String {
+    if value != 0.0 && value.abs() < 1e-4 {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 fn optional<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -91,4 +106,18 @@ pub fn summary_rows(summary: &[MetricSummary]) -> Vec<SummaryRow> {
 /// `summary.csv`.
 pub fn summary_csv(summary: &[MetricSummary]) -> Vec<u8> {
     super::csv::to_csv(summary_rows(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny_numbers_use_an_exponent() {
+        assert_eq!(decimal(0.0101), "0.0101");
+        assert_eq!(decimal(0.0), "0");
+        assert_eq!(decimal(1e-20), "1e-20");
+        assert_eq!(decimal(-2.5e-7), "-2.5e-7");
+        assert_eq!(decimal(1.5), "1.5");
+    }
 }
