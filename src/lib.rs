@@ -13,6 +13,7 @@ pub mod parse;
 pub mod report;
 pub mod rng;
 pub mod server;
+pub mod stats;
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,13 +2,18 @@
 //!
 //! Set `SIMULATE_CHART_PNG=DIR` to keep the PNGs for a look.
 
+use simulate::model::summary::summarise;
 use simulate::model::{self, ArticleModel, Engine, Silent};
-use simulate::report::charts;
+use simulate::report::{OutputFile, charts, sweep_charts};
 
 fn article(ack_loss: Vec<f64>, runs: u32) -> model::ArticleResults {
+    experiment(ack_loss, runs, 10_000)
+}
+
+fn experiment(ack_loss: Vec<f64>, runs: u32, requests: u64) -> model::ArticleResults {
     let model = ArticleModel {
         ack_loss,
-        requests: 10_000,
+        requests,
         max_retries: 20,
         seed: 42,
         runs,
@@ -43,9 +48,16 @@ fn rasterise(name: &str, svg: &[u8]) -> f64 {
     inked as f64 / pixels.len() as f64
 }
 
+/// The article charts and the sweep charts of `results`.
+fn every_chart(results: &model::ArticleResults) -> Vec<OutputFile> {
+    let mut files = charts::all(results);
+    files.extend(sweep_charts::all(results, &summarise(results)));
+    files
+}
+
 #[test]
 fn article_charts_render_with_content() {
-    for file in charts::all(&article(vec![0.01, 0.05, 0.1], 1)) {
+    for file in every_chart(&article(vec![0.01, 0.05, 0.1], 1)) {
         let ink = rasterise(file.name, &file.bytes);
         assert!(ink > 0.01, "{} is almost blank ({ink})", file.name);
         let text = String::from_utf8(file.bytes).unwrap();
@@ -60,7 +72,7 @@ fn article_charts_render_with_content() {
 #[test]
 fn many_p_values_still_render() {
     let ack_loss: Vec<f64> = (0..=30).map(|k| f64::from(k) / 100.0).collect();
-    for file in charts::all(&article(ack_loss, 1)) {
+    for file in every_chart(&article(ack_loss, 1)) {
         let name = format!("sweep_{}", file.name);
         assert!(
             rasterise(&name, &file.bytes) > 0.01,
@@ -72,5 +84,31 @@ fn many_p_values_still_render() {
 #[test]
 fn charts_are_byte_identical_across_renders() {
     let results = article(vec![0.05, 0.2], 1);
-    assert_eq!(charts::all(&results), charts::all(&results));
+    assert_eq!(every_chart(&results), every_chart(&results));
+}
+
+/// The sweep charts at the ends of their range: one p value and one run; 300 p values of one
+/// run (wide intervals, dense markers); 31 p values of 1,000 runs (narrow intervals).
+#[test]
+fn sweep_charts_render_from_one_to_many_p_values_and_runs() {
+    let cases = [
+        ("one", experiment(vec![0.05], 1, 10_000)),
+        (
+            "dense",
+            experiment((1..=300).map(|k| f64::from(k) / 1000.0).collect(), 1, 2_000),
+        ),
+        (
+            "runs",
+            experiment((0..=30).map(|k| f64::from(k) / 100.0).collect(), 1_000, 200),
+        ),
+    ];
+    for (case, results) in &cases {
+        for file in sweep_charts::all(results, &summarise(results)) {
+            let name = format!("{case}_{}", file.name);
+            assert!(
+                rasterise(&name, &file.bytes) > 0.01,
+                "{name} is almost blank"
+            );
+        }
+    }
 }

@@ -144,8 +144,13 @@ fn runs_are_byte_identical_whatever_the_threads_or_engine() {
             "attempts.csv",
             "attempts.svg",
             "deliveries.svg",
+            "double_charge_rate.svg",
             "double_charges.svg",
-            "results.csv"
+            "extra_charges.svg",
+            "report.md",
+            "results.csv",
+            "retry_amplification.svg",
+            "summary.csv"
         ]
     );
     for other in &runs[1..] {
@@ -356,7 +361,7 @@ fn previous_outputs_survive_a_failed_run() {
         std::fs::read(out.path().join("results.csv")).unwrap(),
         before
     );
-    assert_eq!(files_in(out.path()).len(), 5, "no temporary files left");
+    assert_eq!(files_in(out.path()).len(), 10, "no temporary files left");
 }
 
 #[test]
@@ -400,4 +405,83 @@ fn help_and_version_work() {
         .assert()
         .success()
         .stdout(predicate::str::contains(env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn a_sweep_with_runs_writes_the_summary_and_the_report() {
+    let out = TempDir::new().unwrap();
+    simulate()
+        .args([
+            "--quiet",
+            "--p",
+            "0:0.3:0.01",
+            "--runs",
+            "100",
+            "--requests",
+            "2000",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .success();
+    let rows = csv_rows(&out.path().join("summary.csv"));
+    // 31 p values × 2 servers × 5 metrics.
+    assert_eq!(rows.len(), 31 * 2 * 5);
+    let p: std::collections::BTreeSet<String> = rows.iter().map(|row| row["p"].clone()).collect();
+    assert_eq!(p.len(), 31);
+    assert_eq!(
+        csv_rows(&out.path().join("results.csv")).len(),
+        100 * 31 * 2
+    );
+    for row in &rows {
+        assert_eq!(row["runs"], "100");
+        assert_eq!(row["requests_per_run"], "2000");
+        let number = |column: &str| row[column].parse::<f64>().unwrap();
+        let p = number("p");
+        // Closed forms by hand (R = 20): P(double-charged) = p, E[deliveries] = 1 + p + ... + p^20.
+        let extra: f64 = (1..=20).map(|k| p.powi(k)).sum();
+        let keyed = row["server"] == "idempotency_key";
+        let expected = match row["metric"].as_str() {
+            "double_charge_rate" if keyed => 0.0,
+            "double_charge_rate" => p,
+            "extra_charges_per_request" if keyed => 0.0,
+            "extra_charges_per_request" => extra,
+            "prevented_duplicates_per_request" if keyed => extra,
+            "prevented_duplicates_per_request" => 0.0,
+            "retries_exhausted_rate" => p.powi(20),
+            "deliveries_per_request" => 1.0 + extra,
+            other => panic!("unexpected metric {other}"),
+        };
+        assert!((number("closed_form") - expected).abs() < 1e-12, "{row:?}");
+        let interval = if row["metric"].ends_with("_rate") {
+            "wilson"
+        } else {
+            "student_t"
+        };
+        assert_eq!(row["interval"], interval);
+        assert!(number("ci_low") <= number("mean") && number("mean") <= number("ci_high"));
+        // Every p of a run reads the same draws, so the rows are strongly correlated and their
+        // coverage is not a binomial count (tests/statistics.rs checks coverage over independent
+        // seeds). Each z-score is standard normal; |z| >= 5 has probability 6e-7, so by the union
+        // bound over these 210 rows a correct simulator fails here with probability below 2e-4.
+        match row["z_score"].as_str() {
+            "" => assert_eq!(
+                number("mean"),
+                expected,
+                "a metric that cannot vary: {row:?}"
+            ),
+            z => assert!(z.parse::<f64>().unwrap().abs() < 5.0, "{row:?}"),
+        }
+    }
+    let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    for needle in [
+        "31 values from 0 to 0.3",
+        "SeedSequence(42, spawn_key=(k - 1,))",
+        "| 0.3 |",
+        "![Share of customers charged twice, by ACK-loss rate](double_charge_rate.svg)",
+        "(extra_charges.svg)",
+        "(retry_amplification.svg)",
+    ] {
+        assert!(report.contains(needle), "report.md lacks {needle}");
+    }
 }

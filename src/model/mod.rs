@@ -7,9 +7,11 @@
 //! real servers of [`crate::server`]; [`Engine::Fast`] computes the same draws per request in
 //! constant memory on several threads (see [`kernel`]).
 
+pub mod closed_form;
 pub mod histogram;
 pub mod kernel;
 pub mod reference;
+pub mod summary;
 
 pub use histogram::AttemptHistogram;
 

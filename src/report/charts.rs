@@ -13,17 +13,17 @@ use super::table::grouped;
 use crate::model::{ArticleResults, PointResult};
 use crate::server::ServerKind;
 
-const SIZE: (u32, u32) = (960, 560);
+pub(super) const SIZE: (u32, u32) = (960, 560);
 /// A CSS font list: common sans-serif faces first, the generic family last.
-const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
+pub(super) const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
 /// Red: money taken twice.
-const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+pub(super) const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
 /// Green: duplicates the key store absorbed.
-const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+pub(super) const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
 /// Grey: the one legitimate charge per request.
 const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
 /// Blue: the key server's bars in the double-charge chart.
-const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+pub(super) const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
 /// Series colours of the attempts chart, one per p (cycled).
 const SERIES: [RGBColor; 6] = [
     RGBColor(0x1f, 0x77, 0xb4),
@@ -87,7 +87,7 @@ fn parameters(results: &ArticleResults) -> String {
 }
 
 /// Renders into an SVG string: white background, title, subtitle; `draw` gets the rest.
-fn svg(
+pub(super) fn svg(
     title: &str,
     subtitle: &str,
     draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), String>,

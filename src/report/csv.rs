@@ -51,7 +51,7 @@ fn shortest<S: Serializer>(p: &f64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(&super::shortest(*p))
 }
 
-fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
+pub(super) fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
         writer

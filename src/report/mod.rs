@@ -2,9 +2,13 @@
 
 pub mod charts;
 pub mod csv;
+pub mod markdown;
+pub mod summary;
+pub mod sweep_charts;
 pub mod table;
 
 use crate::model::ArticleResults;
+use crate::model::summary::summarise;
 
 /// One output file: its name inside the output folder and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +21,7 @@ pub struct OutputFile {
 
 /// Every file a run writes, in a fixed order.
 pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
+    let summary = summarise(results);
     let mut files = vec![
         OutputFile {
             name: "results.csv",
@@ -26,8 +31,17 @@ pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
             name: "attempts.csv",
             bytes: csv::attempts_csv(results),
         },
+        OutputFile {
+            name: "summary.csv",
+            bytes: summary::summary_csv(&summary),
+        },
     ];
     files.extend(charts::all(results));
+    files.extend(sweep_charts::all(results, &summary));
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: markdown::report_md(results, &summary),
+    });
     files
 }
 

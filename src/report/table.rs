@@ -3,7 +3,8 @@
 use crate::model::ArticleResults;
 use crate::server::ServerKind;
 
-const HEADERS: [&str; 7] = [
+/// The column headers, as in the article.
+pub const HEADERS: [&str; 7] = [
     "p",
     "requests",
     "double-charged (no key)",
@@ -13,9 +14,9 @@ const HEADERS: [&str; 7] = [
     "prevented duplicates",
 ];
 
-/// The table as text, ending in a newline.
-pub fn render(results: &ArticleResults) -> String {
-    let rows: Vec<[String; 7]> = results
+/// The cells of the table, one row per p of run 0, in the order of [`HEADERS`].
+pub fn rows(results: &ArticleResults) -> Vec<[String; 7]> {
+    results
         .first_run()
         .map(|point| {
             let plain = point.server(ServerKind::NonIdempotent);
@@ -31,7 +32,12 @@ pub fn render(results: &ArticleResults) -> String {
                 grouped(keyed.prevented_duplicates),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// The table as text, ending in a newline.
+pub fn render(results: &ArticleResults) -> String {
+    let rows = rows(results);
     let widths: Vec<usize> = (0..HEADERS.len())
         .map(|column| {
             rows.iter()
