@@ -1,9 +1,11 @@
 //! Writes a run's files into the output folder all together or not at all.
 //!
-//! Every file is first written in full to a hidden temporary file in the output folder and
-//! flushed to disk; only when all of them are complete are they renamed over the old files
-//! (a rename within one folder is atomic). An error or an interruption before that point
-//! deletes the temporary files and leaves the previous outputs exactly as they were.
+//! Every file is first written in full to a hidden temporary file in the output folder; only
+//! when all of them are complete are they renamed over the old files (a rename within one
+//! folder is atomic). An error or an interruption before that point deletes the temporary
+//! files and leaves the previous outputs exactly as they were. The files are not forced to
+//! disk (`fsync`): that would guard against a power cut, not against a failed run, and would
+//! cost more than the simulation itself for the article's run.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,7 +65,6 @@ pub fn write_all(
             .tempfile_in(folder)
             .map_err(failed)?;
         temporary.write_all(&file.bytes).map_err(failed)?;
-        temporary.as_file().sync_all().map_err(failed)?;
         staged.push((temporary, target));
     }
     if interrupted() {

@@ -30,6 +30,9 @@ pub const CHUNK_REQUESTS: u64 = 1 << 20;
 /// multiplier busy (instruction-level parallelism), about 1.5x faster than one chain.
 const LANES: usize = 4;
 
+/// Requests that lost their first ACK, collected before they are followed in one batch.
+const PENDING: usize = 512;
+
 /// The attempts-per-request histograms of every p in `ack_loss` (in that order).
 pub fn attempt_histograms(
     seeds: &SeedSequence,
@@ -151,27 +154,57 @@ impl Pass {
             state.advance(u128::from(first + lane as u64 * lane_len));
             state
         });
+        // Requests that lost their first ACK are collected without a branch (every state is
+        // written; the count only moves past it when it lost) and followed in batches, so the
+        // hot loop never mispredicts on a random draw.
+        let mut pending = [self.start; PENDING + LANES];
+        let mut count = 0;
         for _ in 0..lane_len {
             for lane in lanes.iter_mut() {
                 lane.step();
-                if lane.output() >> 11 < any_loss {
-                    self.follow(lane, losses);
-                }
+                pending[count] = *lane;
+                count += usize::from(lane.output() >> 11 < any_loss);
+            }
+            if count >= PENDING {
+                self.follow_all(&pending[..count], losses);
+                count = 0;
             }
         }
         let mut rest = self.start;
         rest.advance(u128::from(first + LANES as u64 * lane_len));
         for _ in LANES as u64 * lane_len..len {
             rest.step();
-            if rest.output() >> 11 < any_loss {
-                self.follow(&rest, losses);
-            }
+            pending[count] = rest;
+            count += usize::from(rest.output() >> 11 < any_loss);
+        }
+        self.follow_all(&pending[..count], losses);
+    }
+
+    fn follow_all(&self, lost_first_ack: &[PcgState], losses: &mut Losses) {
+        for state in lost_first_ack {
+            self.follow(state, losses);
+        }
+    }
+
+    /// The sorted position of the first threshold above `draw`: the request is losing its
+    /// ACK at exactly the p values from that position on.
+    #[inline(always)]
+    fn losing_from(&self, draw: u64) -> usize {
+        if self.sorted_thresholds.len() <= 16 {
+            // Branch-free for the usual handful of p values.
+            self.sorted_thresholds
+                .iter()
+                .map(|&threshold| usize::from(threshold <= draw))
+                .sum()
+        } else {
+            self.sorted_thresholds
+                .partition_point(|&threshold| threshold <= draw)
         }
     }
 
     /// A request whose round-0 draw (the output of `at`) is below the largest threshold:
     /// follow its draws through later rounds while it keeps losing its ACK at some p.
-    #[inline(never)]
+    #[inline]
     fn follow(&self, at: &PcgState, losses: &mut Losses) {
         let any_loss = self.any_loss_threshold();
         let mut state = *at;
@@ -189,10 +222,7 @@ impl Pass {
             if losses.by_round.len() == round {
                 losses.by_round.push(vec![0; self.sorted_thresholds.len()]);
             }
-            let still_losing_from = self
-                .sorted_thresholds
-                .partition_point(|&threshold| threshold <= largest_draw);
-            losses.by_round[round][still_losing_from] += 1;
+            losses.by_round[round][self.losing_from(largest_draw)] += 1;
         }
     }
 
