@@ -1,11 +1,13 @@
 //! Benchmarks of the article model's engines at several sizes (criterion).
 //!
-//! `cargo bench --bench kernel` times the fast engine on one thread and on all cores, and the
-//! servers engine (the definition) at the smallest size. Throughput is reported in requests.
+//! `cargo bench --bench kernel` times the fast engine on one thread and on all cores (charts
+//! and files excluded), each scan implementation this processor has on one thread, and the
+//! servers engine (the definition) at the small sizes. Throughput is reported in requests.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use simulate::model::kernel::{Implementation, attempt_histograms_with};
 use simulate::model::{self, ArticleModel, Engine, Silent};
 
 fn article(requests: u64) -> ArticleModel {
@@ -33,6 +35,26 @@ fn engines(criterion: &mut Criterion) {
                     bench.iter(|| {
                         model::simulate(black_box(model), Engine::Fast { threads }, &Silent)
                             .unwrap()
+                    })
+                },
+            );
+        }
+        for implementation in Implementation::available() {
+            group.bench_with_input(
+                BenchmarkId::new(format!("scan_{implementation:?}_1_thread"), requests),
+                &model,
+                |bench, model| {
+                    bench.iter(|| {
+                        attempt_histograms_with(
+                            implementation,
+                            &model.seed_sequence(0),
+                            model.requests,
+                            model.max_retries,
+                            &model.ack_loss,
+                            1,
+                            &Silent,
+                        )
+                        .unwrap()
                     })
                 },
             );

@@ -209,6 +209,26 @@ impl PcgState {
         self.output()
     }
 
+    /// The 128-bit LCG state (the output is a function of it alone).
+    #[inline(always)]
+    pub fn state(&self) -> u128 {
+        self.state
+    }
+
+    /// The increment (`2 * stream + 1`) that selects this generator's stream.
+    pub fn increment(&self) -> u128 {
+        self.increment
+    }
+
+    /// The same stream at another state.
+    #[inline(always)]
+    pub fn with_state(&self, state: u128) -> Self {
+        Self {
+            state,
+            increment: self.increment,
+        }
+    }
+
     /// The map that moves this generator `delta` steps ahead.
     pub fn jump(&self, delta: u128) -> Jump {
         Jump::new(delta, self.increment)

@@ -150,3 +150,51 @@ fn replications_use_their_own_streams() {
     assert_eq!(counts[0], 508, "run 0 is the article's run");
     assert!(counts[1] != counts[0] || counts[2] != counts[0]);
 }
+
+#[test]
+fn every_scan_implementation_gives_the_definitions_counts() {
+    use simulate::model::kernel::{Implementation, attempt_histograms_with};
+    let implementations = Implementation::available();
+    assert!(implementations.contains(&Implementation::Portable));
+    eprintln!("scan implementations on this processor: {implementations:?}");
+    for (seed, requests, max_retries, ack_loss) in [
+        (42u64, 10_000u64, 20u32, vec![0.01, 0.05, 0.10]),
+        (7, 1, 3, vec![1.0]),
+        (8, 15, 3, vec![0.5]),
+        (9, 17, 5, vec![0.6, 0.2]),
+        (10, 33, 0, vec![0.9]),
+        (u64::MAX, CHUNK_REQUESTS + 17, 6, vec![0.3, 0.0, 0.05]),
+        // More than 16 p values take the other counting path.
+        (
+            11,
+            5_000,
+            8,
+            (0..=20).map(|k| f64::from(k) / 20.0).collect(),
+        ),
+    ] {
+        let model = model(seed, requests, max_retries, &ack_loss);
+        let reference: Vec<_> = run(&model, Engine::Servers)
+            .points
+            .into_iter()
+            .map(|point| point.attempts)
+            .collect();
+        for &implementation in &implementations {
+            for threads in [1, 3] {
+                let histograms = attempt_histograms_with(
+                    implementation,
+                    &model.seed_sequence(0),
+                    requests,
+                    max_retries,
+                    &ack_loss,
+                    threads,
+                    &Silent,
+                )
+                .unwrap();
+                assert_eq!(
+                    histograms, reference,
+                    "{implementation:?}, {threads} threads, {model:?}"
+                );
+            }
+        }
+    }
+}

@@ -15,6 +15,16 @@
 //! request loses its ACK at threshold `p` in round `r` exactly when the largest of its draws
 //! `0..=r` is below `p`. One pass therefore serves every p. Comparisons are on integers:
 //! `unit_f64(raw) < p` is `(raw >> 11) < loss_threshold(p)` (see [`loss_threshold`]).
+//!
+//! # Where the time goes
+//! Round 0 touches every request and is the hot loop: one 128-bit multiply-add per request.
+//! [`Implementation::Portable`] interleaves four generators; on x86-64 with AVX-512,
+//! [`Implementation::Avx512`] steps sixteen in two vectors ([`avx512`]), chosen at run time.
+//! Requests that lose their first ACK are gathered without branching and followed in
+//! batches, round by round ([`Pass::follow`]).
+
+#[cfg(target_arch = "x86_64")]
+pub mod avx512;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -26,12 +36,48 @@ use crate::rng::{Jump, PcgState, SeedSequence, loss_threshold};
 /// Requests per unit of parallel work (and per progress report).
 pub const CHUNK_REQUESTS: u64 = 1 << 20;
 
-/// Generators stepped side by side in one chunk: independent multiply chains keep the
-/// multiplier busy (instruction-level parallelism), about 1.5x faster than one chain.
-const LANES: usize = 4;
+/// Generators the portable scan steps side by side in one chunk: independent multiply chains
+/// keep the multiplier busy (instruction-level parallelism), about 1.5x faster than one chain.
+const PORTABLE_LANES: usize = 4;
 
 /// Requests that lost their first ACK, collected before they are followed in one batch.
 const PENDING: usize = 512;
+
+/// Which code scans round 0 (the hot loop). All give identical counts; [`Self::detect`]
+/// picks the fastest this processor can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implementation {
+    /// Plain Rust on any processor: four generators interleaved.
+    Portable,
+    /// x86-64 with AVX-512F and AVX-512DQ: sixteen generators in two vectors.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Implementation {
+    /// The fastest implementation this processor supports.
+    pub fn detect() -> Self {
+        Self::available().pop().unwrap_or(Implementation::Portable)
+    }
+
+    /// Every implementation this processor supports, portable first.
+    pub fn available() -> Vec<Self> {
+        let mut available = vec![Implementation::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if avx512::available() {
+            available.push(Implementation::Avx512);
+        }
+        available
+    }
+
+    fn lanes(self) -> u64 {
+        match self {
+            Implementation::Portable => PORTABLE_LANES as u64,
+            #[cfg(target_arch = "x86_64")]
+            Implementation::Avx512 => avx512::LANES as u64,
+        }
+    }
+}
 
 /// The attempts-per-request histograms of every p in `ack_loss` (in that order).
 pub fn attempt_histograms(
@@ -42,7 +88,32 @@ pub fn attempt_histograms(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    let pass = Pass::new(seeds, requests, max_retries, ack_loss);
+    attempt_histograms_with(
+        Implementation::detect(),
+        seeds,
+        requests,
+        max_retries,
+        ack_loss,
+        threads,
+        progress,
+    )
+}
+
+/// [`attempt_histograms`] with a chosen [`Implementation`] (which must be available).
+pub fn attempt_histograms_with(
+    implementation: Implementation,
+    seeds: &SeedSequence,
+    requests: u64,
+    max_retries: u32,
+    ack_loss: &[f64],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Vec<AttemptHistogram>, Interrupted> {
+    assert!(
+        Implementation::available().contains(&implementation),
+        "{implementation:?} is not available on this processor"
+    );
+    let pass = Pass::new(implementation, seeds, requests, max_retries, ack_loss);
     let chunks = requests.div_ceil(CHUNK_REQUESTS);
     let stopped = AtomicBool::new(false);
     let run_chunk = |mut losses: Losses, chunk: u64| -> Losses {
@@ -74,6 +145,7 @@ pub fn attempt_histograms(
 
 /// What one pass over the stream needs, shared by every chunk.
 struct Pass {
+    implementation: Implementation,
     start: PcgState,
     /// `requests` steps: from a request's draw in round `r` to its draw in round `r + 1`.
     round_jump: Jump,
@@ -93,6 +165,10 @@ struct Pass {
 /// whatever the number of requests; rows are added only for rounds some request reached.
 struct Losses {
     by_round: Vec<Vec<u64>>,
+    /// Scratch space of [`Pass::follow`]: the states of requests still losing somewhere, and
+    /// the largest draw each has seen. Not part of the counts.
+    live_states: Vec<u128>,
+    live_largest: Vec<u64>,
 }
 
 impl Losses {
@@ -110,7 +186,13 @@ impl Losses {
 }
 
 impl Pass {
-    fn new(seeds: &SeedSequence, requests: u64, max_retries: u32, ack_loss: &[f64]) -> Self {
+    fn new(
+        implementation: Implementation,
+        seeds: &SeedSequence,
+        requests: u64,
+        max_retries: u32,
+        ack_loss: &[f64],
+    ) -> Self {
         let start = seeds.pcg_state();
         let thresholds: Vec<u64> = ack_loss.iter().map(|&p| loss_threshold(p)).collect();
         let mut by_threshold: Vec<usize> = (0..thresholds.len()).collect();
@@ -120,6 +202,7 @@ impl Pass {
             p_order[index] = sorted;
         }
         Self {
+            implementation,
             start,
             round_jump: start.jump(u128::from(requests)),
             sorted_thresholds: by_threshold.iter().map(|&i| thresholds[i]).collect(),
@@ -132,6 +215,8 @@ impl Pass {
     fn no_losses(&self) -> Losses {
         Losses {
             by_round: Vec::new(),
+            live_states: Vec::new(),
+            live_largest: Vec::new(),
         }
     }
 
@@ -145,84 +230,133 @@ impl Pass {
 
     /// Counts the ACK losses of requests `first .. first + len`.
     fn run(&self, first: u64, len: u64, losses: &mut Losses) {
-        let any_loss = self.any_loss_threshold();
         // Lane j covers `lane_len` consecutive requests from `first + j * lane_len`; the
-        // remainder (fewer than LANES requests) runs on one lane afterwards.
-        let lane_len = len / LANES as u64;
-        let mut lanes: [PcgState; LANES] = std::array::from_fn(|lane| {
+        // remainder (fewer requests than lanes) runs on one generator afterwards.
+        let lanes = self.implementation.lanes();
+        let lane_len = len / lanes;
+        let lane_start = |lane: u64| {
             let mut state = self.start;
-            state.advance(u128::from(first + lane as u64 * lane_len));
+            state.advance(u128::from(first + lane * lane_len));
             state
-        });
+        };
+        match self.implementation {
+            Implementation::Portable => {
+                let starts: [PcgState; PORTABLE_LANES] =
+                    std::array::from_fn(|lane| lane_start(lane as u64));
+                self.scan_portable(starts, lane_len, losses);
+            }
+            #[cfg(target_arch = "x86_64")]
+            Implementation::Avx512 => {
+                let starts = std::array::from_fn(|lane| lane_start(lane as u64).state());
+                let mut follow = |states: &[u128]| self.follow(states, losses);
+                // SAFETY: `attempt_histograms_with` checked that AVX-512 is available.
+                unsafe {
+                    avx512::scan(
+                        &starts,
+                        self.start.increment(),
+                        lane_len,
+                        self.any_loss_threshold(),
+                        PENDING,
+                        &mut follow,
+                    );
+                }
+            }
+        }
+        self.scan_portable([lane_start(lanes)], len - lanes * lane_len, losses);
+    }
+
+    /// Steps each of the `starts` generators `steps` times and follows every request that
+    /// lost its first ACK.
+    fn scan_portable<const LANES: usize>(
+        &self,
+        mut lanes: [PcgState; LANES],
+        steps: u64,
+        losses: &mut Losses,
+    ) {
+        let any_loss = self.any_loss_threshold();
         // Requests that lost their first ACK are collected without a branch (every state is
         // written; the count only moves past it when it lost) and followed in batches, so the
         // hot loop never mispredicts on a random draw.
-        let mut pending = [self.start; PENDING + LANES];
+        let mut pending = vec![0u128; PENDING + LANES];
         let mut count = 0;
-        for _ in 0..lane_len {
+        for _ in 0..steps {
             for lane in lanes.iter_mut() {
                 lane.step();
-                pending[count] = *lane;
+                pending[count] = lane.state();
                 count += usize::from(lane.output() >> 11 < any_loss);
             }
             if count >= PENDING {
-                self.follow_all(&pending[..count], losses);
+                self.follow(&pending[..count], losses);
                 count = 0;
             }
         }
-        let mut rest = self.start;
-        rest.advance(u128::from(first + LANES as u64 * lane_len));
-        for _ in LANES as u64 * lane_len..len {
-            rest.step();
-            pending[count] = rest;
-            count += usize::from(rest.output() >> 11 < any_loss);
-        }
-        self.follow_all(&pending[..count], losses);
+        self.follow(&pending[..count], losses);
     }
 
-    fn follow_all(&self, lost_first_ack: &[PcgState], losses: &mut Losses) {
-        for state in lost_first_ack {
-            self.follow(state, losses);
-        }
-    }
-
-    /// The sorted position of the first threshold above `draw`: the request is losing its
-    /// ACK at exactly the p values from that position on.
-    #[inline(always)]
-    fn losing_from(&self, draw: u64) -> usize {
-        if self.sorted_thresholds.len() <= 16 {
-            // Branch-free for the usual handful of p values.
-            self.sorted_thresholds
-                .iter()
-                .map(|&threshold| usize::from(threshold <= draw))
-                .sum()
-        } else {
-            self.sorted_thresholds
-                .partition_point(|&threshold| threshold <= draw)
-        }
-    }
-
-    /// A request whose round-0 draw (the output of `at`) is below the largest threshold:
-    /// follow its draws through later rounds while it keeps losing its ACK at some p.
-    #[inline]
-    fn follow(&self, at: &PcgState, losses: &mut Losses) {
+    /// Follows a batch of requests that lost their round-0 ACK at the largest p (`lost`
+    /// holds the generator state of each one's round-0 draw) through the later rounds, round
+    /// by round: each round jumps every live request `requests` steps ahead to its next draw,
+    /// keeps those still losing at some p, and counts the losses per threshold. The loops
+    /// have no data-dependent branches, so a batch pipelines well.
+    fn follow(&self, lost: &[u128], losses: &mut Losses) {
         let any_loss = self.any_loss_threshold();
-        let mut state = *at;
-        // The largest of this request's draws so far: the request is still losing ACKs at p
-        // exactly while this stays below p's threshold.
-        let mut largest_draw = state.output() >> 11;
+        let Losses {
+            by_round,
+            live_states,
+            live_largest,
+        } = losses;
+        live_states.clear();
+        live_states.extend_from_slice(lost);
+        live_largest.clear();
+        live_largest.extend(
+            lost.iter()
+                .map(|&state| self.start.with_state(state).output() >> 11),
+        );
         for round in 0..self.max_retries as usize {
             if round > 0 {
-                state.apply(&self.round_jump);
-                largest_draw = largest_draw.max(state.output() >> 11);
-                if largest_draw >= any_loss {
-                    return;
+                let mut kept = 0;
+                for index in 0..live_states.len() {
+                    let mut state = self.start.with_state(live_states[index]);
+                    state.apply(&self.round_jump);
+                    let largest = live_largest[index].max(state.output() >> 11);
+                    live_states[kept] = state.state();
+                    live_largest[kept] = largest;
+                    kept += usize::from(largest < any_loss);
                 }
+                live_states.truncate(kept);
+                live_largest.truncate(kept);
             }
-            if losses.by_round.len() == round {
-                losses.by_round.push(vec![0; self.sorted_thresholds.len()]);
+            if live_states.is_empty() {
+                return;
             }
-            losses.by_round[round][self.losing_from(largest_draw)] += 1;
+            if by_round.len() == round {
+                by_round.push(vec![0; self.sorted_thresholds.len()]);
+            }
+            self.count_losses(live_largest, &mut by_round[round]);
+        }
+    }
+
+    /// Adds to `row` the requests of this round by the sorted position of the first
+    /// threshold above their largest draw (they lose at exactly the p values from there on).
+    fn count_losses(&self, largest_draws: &[u64], row: &mut [u64]) {
+        if self.sorted_thresholds.len() <= 16 {
+            // Few p values: count, per threshold, the draws below it (a vectorised pass each)
+            // and turn the cumulative counts into per-position counts.
+            let mut below_previous = 0;
+            for (position, &threshold) in self.sorted_thresholds.iter().enumerate() {
+                let below: u64 = largest_draws
+                    .iter()
+                    .map(|&draw| u64::from(draw < threshold))
+                    .sum();
+                row[position] += below - below_previous;
+                below_previous = below;
+            }
+        } else {
+            for &draw in largest_draws {
+                row[self
+                    .sorted_thresholds
+                    .partition_point(|&threshold| threshold <= draw)] += 1;
+            }
         }
     }
 
