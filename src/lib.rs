@@ -19,7 +19,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError};
@@ -44,8 +44,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     let _ = ctrlc::try_set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
 
     let progress = Reporter::new(&config);
-    let results = model::simulate(&config.model, config.engine, &progress)?;
+    let results = model::simulate(&config.model, config.engine, &progress);
     progress.bar.finish_and_clear();
+    let results = results?;
 
     let files = report::output_files(&results);
     let written = output::write_all(&config.out_dir, &files, interrupted)
@@ -113,9 +114,15 @@ impl Reporter {
         let bar = ProgressBar::with_draw_target(Some(total), target).with_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} requests \
-                 ({per_sec}, ETA {eta})",
+                 ({rate}, ETA {eta})",
             )
             .expect("the template is valid")
+            .with_key(
+                "rate",
+                |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:.1} M requests/s", state.per_sec() / 1e6);
+                },
+            )
             .progress_chars("=> "),
         );
         Self { bar }

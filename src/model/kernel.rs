@@ -79,27 +79,35 @@ impl Implementation {
     }
 }
 
-/// The attempts-per-request histograms of every p in `ack_loss` (in that order).
+/// A thread pool of `threads` workers (at least one) for [`attempt_histograms`].
+pub fn thread_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool can be built")
+}
+
+/// The attempts-per-request histograms of every p in `ack_loss` (in that order), computed
+/// on the rayon thread pool this is called from (see [`thread_pool`]).
 pub fn attempt_histograms(
     seeds: &SeedSequence,
     requests: u64,
     max_retries: u32,
     ack_loss: &[f64],
-    threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    attempt_histograms_with(
+    histograms_in_current_pool(
         Implementation::detect(),
         seeds,
         requests,
         max_retries,
         ack_loss,
-        threads,
         progress,
     )
 }
 
-/// [`attempt_histograms`] with a chosen [`Implementation`] (which must be available).
+/// [`attempt_histograms`] with a chosen [`Implementation`] (which must be available) on a
+/// pool of `threads` workers of its own.
 pub fn attempt_histograms_with(
     implementation: Implementation,
     seeds: &SeedSequence,
@@ -107,6 +115,26 @@ pub fn attempt_histograms_with(
     max_retries: u32,
     ack_loss: &[f64],
     threads: usize,
+    progress: &dyn Progress,
+) -> Result<Vec<AttemptHistogram>, Interrupted> {
+    thread_pool(threads).install(|| {
+        histograms_in_current_pool(
+            implementation,
+            seeds,
+            requests,
+            max_retries,
+            ack_loss,
+            progress,
+        )
+    })
+}
+
+fn histograms_in_current_pool(
+    implementation: Implementation,
+    seeds: &SeedSequence,
+    requests: u64,
+    max_retries: u32,
+    ack_loss: &[f64],
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
     assert!(
@@ -127,16 +155,10 @@ pub fn attempt_histograms_with(
         progress.advance(len);
         losses
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool can be built");
-    let losses = pool.install(|| {
-        (0..chunks)
-            .into_par_iter()
-            .fold(|| pass.no_losses(), run_chunk)
-            .reduce(|| pass.no_losses(), Losses::merge)
-    });
+    let losses = (0..chunks)
+        .into_par_iter()
+        .fold(|| pass.no_losses(), run_chunk)
+        .reduce(|| pass.no_losses(), Losses::merge);
     if stopped.load(Ordering::Relaxed) {
         return Err(Interrupted);
     }

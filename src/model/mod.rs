@@ -15,6 +15,8 @@ pub mod summary;
 
 pub use histogram::AttemptHistogram;
 
+use rayon::prelude::*;
+
 use crate::rng::SeedSequence;
 use crate::server::{ServerKind, ServerTally};
 
@@ -120,53 +122,74 @@ pub fn work_units(model: &ArticleModel, engine: Engine) -> u64 {
     per_run.saturating_mul(u64::from(model.runs))
 }
 
+/// One run's counts per p: the attempts and what each server did.
+type RunCounts = Vec<(AttemptHistogram, [ServerTally; 2])>;
+
 /// Runs the experiment.
 pub fn simulate(
     model: &ArticleModel,
     engine: Engine,
     progress: &dyn Progress,
 ) -> Result<ArticleResults, Interrupted> {
-    let mut points = Vec::with_capacity(model.ack_loss.len() * model.runs as usize);
-    for run in 0..model.runs {
-        let seeds = model.seed_sequence(run);
-        let histograms = match engine {
-            Engine::Fast { threads } => kernel::attempt_histograms(
-                &seeds,
-                model.requests,
-                model.max_retries,
-                &model.ack_loss,
-                threads,
-                progress,
-            )?
-            .into_iter()
-            .map(|histogram| {
-                let servers = ServerKind::ALL.map(|kind| histogram.server_tally(kind));
-                (histogram, servers)
-            })
-            .collect::<Vec<_>>(),
-            Engine::Servers => model
-                .ack_loss
-                .iter()
-                .map(|&p| {
-                    reference::simulate_with_servers(
-                        &seeds,
+    let runs: Vec<RunCounts> = match engine {
+        // Runs in parallel too, so that many small runs use every core; rayon collects
+        // them in run order.
+        Engine::Fast { threads } => kernel::thread_pool(threads).install(|| {
+            (0..model.runs)
+                .into_par_iter()
+                .map(|run| {
+                    let histograms = kernel::attempt_histograms(
+                        &model.seed_sequence(run),
                         model.requests,
                         model.max_retries,
-                        p,
+                        &model.ack_loss,
                         progress,
-                    )
+                    )?;
+                    Ok(histograms
+                        .into_iter()
+                        .map(|histogram| {
+                            let servers = ServerKind::ALL.map(|kind| histogram.server_tally(kind));
+                            (histogram, servers)
+                        })
+                        .collect())
                 })
-                .collect::<Result<Vec<_>, _>>()?,
-        };
-        points.extend(model.ack_loss.iter().zip(histograms).map(
-            |(&ack_loss, (attempts, servers))| PointResult {
-                run,
-                ack_loss,
-                attempts,
-                servers,
-            },
-        ));
-    }
+                .collect::<Result<_, Interrupted>>()
+        })?,
+        Engine::Servers => (0..model.runs)
+            .map(|run| {
+                let seeds = model.seed_sequence(run);
+                model
+                    .ack_loss
+                    .iter()
+                    .map(|&p| {
+                        reference::simulate_with_servers(
+                            &seeds,
+                            model.requests,
+                            model.max_retries,
+                            p,
+                            progress,
+                        )
+                    })
+                    .collect()
+            })
+            .collect::<Result<_, Interrupted>>()?,
+    };
+    let points = runs
+        .into_iter()
+        .zip(0..)
+        .flat_map(|(counts, run)| {
+            model
+                .ack_loss
+                .iter()
+                .zip(counts)
+                .map(move |(&ack_loss, (attempts, servers))| PointResult {
+                    run,
+                    ack_loss,
+                    attempts,
+                    servers,
+                })
+        })
+        .collect();
     Ok(ArticleResults {
         model: model.clone(),
         points,
