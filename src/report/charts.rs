@@ -5,6 +5,7 @@
 //! the results, so the same results give the same bytes.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -126,6 +127,57 @@ pub(super) fn svg(
     buffer
 }
 
+/// Draws the legend of `chart`'s labelled series in the house style.
+pub(super) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .label_font((FONT, font_size))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// The grouped-bar frame of the per-p charts: one group per p on x, counts on y from 0 to
+/// `y_max`, axis names and grouped-thousands labels.
+fn bar_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    points: &[&PointResult],
+    y_max: f64,
+    x_label_area: u32,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(16)
+        .x_label_area_size(x_label_area)
+        .y_label_area_size(90)
+        .build_cartesian_2d(group_range(points.len()), 0f64..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(points.len().min(12))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|x| group_label(points, *x))
+        .y_label_formatter(&|y| grouped(y.round() as u64))
+        .axis_desc_style((FONT, 16))
+        .label_style((FONT, 14))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
 /// Labels of the p groups: `p = 0.05`.
 fn p_label(p: f64) -> String {
     format!("p = {}", super::shortest(p))
@@ -181,24 +233,14 @@ pub fn double_charges(results: &ArticleResults) -> String {
         "Customers charged twice or more, by ACK-loss rate",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .build_cartesian_2d(group_range(points.len()), 0f64..highest * 1.18)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(points.len().min(12))
-                .x_desc("ACK-loss probability p (each response lost independently)")
-                .y_desc("double-charged requests (count)")
-                .x_label_formatter(&|x| group_label(&points, *x))
-                .y_label_formatter(&|y| grouped(y.round() as u64))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let mut chart = bar_chart(
+                area,
+                &points,
+                highest * 1.18,
+                48,
+                "ACK-loss probability p (each response lost independently)",
+                "double-charged requests (count)",
+            )?;
             for (offset, kind, colour) in [
                 (0.14, ServerKind::NonIdempotent, CHARGED_TWICE),
                 (0.52, ServerKind::IdempotencyKey, KEYED),
@@ -237,14 +279,7 @@ pub fn double_charges(results: &ArticleResults) -> String {
                     }))
                     .map_err(|e| e.to_string())?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 15))
-                .draw()
-                .map_err(|e| e.to_string())
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 15)
         },
     )
 }
@@ -263,24 +298,14 @@ pub fn deliveries(results: &ArticleResults) -> String {
         "What each server did with the same deliveries",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(64)
-                .y_label_area_size(90)
-                .build_cartesian_2d(group_range(points.len()), 0f64..highest * 1.22)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(points.len().min(12))
-                .x_desc("ACK-loss probability p · left bar: without Idempotency-Key · right bar: with it")
-                .y_desc("deliveries received (count)")
-                .x_label_formatter(&|x| group_label(&points, *x))
-                .y_label_formatter(&|y| grouped(y.round() as u64))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let mut chart = bar_chart(
+                area,
+                &points,
+                highest * 1.22,
+                64,
+                "ACK-loss probability p · left bar: without Idempotency-Key · right bar: with it",
+                "deliveries received (count)",
+            )?;
             // Each server: (bottom segment, top segment) of its bar.
             let segments = |point: &PointResult, kind: ServerKind| -> (u64, u64, RGBColor) {
                 let tally = point.server(kind);
@@ -359,14 +384,7 @@ pub fn deliveries(results: &ArticleResults) -> String {
                     })
                 }))
                 .map_err(|e| e.to_string())?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
         },
     )
 }
@@ -451,14 +469,7 @@ pub fn attempts(results: &ArticleResults) -> String {
                         .map_err(|e| e.to_string())?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 15))
-                .draw()
-                .map_err(|e| e.to_string())
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 15)
         },
     )
 }

@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::OutputFile;
-use super::charts::{ABSORBED, CHARGED_TWICE, FONT, KEYED, svg};
+use super::charts::{ABSORBED, CHARGED_TWICE, FONT, KEYED, draw_legend, svg};
 use super::table::grouped;
 use crate::model::ArticleResults;
 use crate::model::summary::{Metric, MetricSummary};
@@ -231,14 +231,7 @@ fn panel(
                     + Circle::new((0, 0), 4, colour.filled())
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font((FONT, 14))
-        .draw()
-        .map_err(|e| e.to_string())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
 }
 
 /// `0.1234` as `0.12%`-style percent labels with as many decimals as the axis needs.
