@@ -7,6 +7,7 @@
 //! real servers of [`crate::server`]; [`Engine::Fast`] computes the same draws per request in
 //! constant memory on several threads (see [`kernel`]).
 
+pub mod cost;
 pub mod histogram;
 pub mod kernel;
 pub mod reference;

@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod json;
 pub mod table;
 
 use crate::model::ArticleResults;
