@@ -48,6 +48,7 @@ pub fn check(config: &Config, available_memory: u64) -> Result<Option<String>, T
              the previous outputs intact",
             human_duration(seconds),
             match config.engine {
+                Engine::Fast { threads: 1 } => " on 1 thread".to_string(),
                 Engine::Fast { threads } => format!(" on {threads} threads"),
                 Engine::Servers => format!(" and {} of memory", human_bytes(memory_bytes)),
             }

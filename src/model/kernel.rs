@@ -16,8 +16,6 @@
 //! `0..=r` is below `p`. One pass therefore serves every p. Comparisons are on integers:
 //! `unit_f64(raw) < p` is `(raw >> 11) < loss_threshold(p)` (see [`loss_threshold`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
 
 use super::{AttemptHistogram, Interrupted, Progress};
@@ -47,32 +45,29 @@ pub fn attempt_histograms(
         max_retries,
     };
     let chunks = requests.div_ceil(CHUNK_REQUESTS);
-    let stopped = AtomicBool::new(false);
-    let run_chunk = |chunk: u64| -> Tally {
-        let mut tally = pass.empty_tally();
-        if stopped.load(Ordering::Relaxed) || progress.should_stop() {
-            stopped.store(true, Ordering::Relaxed);
-            return tally;
+    let run_chunk = |chunk: u64| -> Result<Tally, Interrupted> {
+        if progress.should_stop() {
+            return Err(Interrupted);
         }
+        let mut tally = pass.empty_tally();
         let first = chunk * CHUNK_REQUESTS;
         let len = CHUNK_REQUESTS.min(requests - first);
         pass.run(first, len, &mut tally);
         progress.advance(len);
-        tally
+        Ok(tally)
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
         .expect("a thread pool can be built");
+    // `try_reduce` stops handing out chunks once one reports the interruption, so even a run
+    // of a billion chunks stops within a chunk or so.
     let total = pool.install(|| {
         (0..chunks)
             .into_par_iter()
             .map(run_chunk)
-            .reduce(|| pass.empty_tally(), Tally::merge)
-    });
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
-    }
+            .try_reduce(|| pass.empty_tally(), |left, right| Ok(left.merge(right)))
+    })?;
     Ok(total.into_histograms())
 }
 
