@@ -3,8 +3,8 @@
 #   fuzz/run.sh TARGET SECONDS      e.g. fuzz/run.sh config 600
 # Targets: ack_loss_list, config. Needs a nightly toolchain and cargo-fuzz
 # (`rustup toolchain install nightly && cargo install cargo-fuzz`).
-# Crashing inputs land in fuzz/artifacts/TARGET/; copy each into tests/fuzz_regressions/
-# and add it to tests/fuzz_regressions.rs before fixing it.
+# Crashing inputs land in fuzz/artifacts/TARGET/; copy each into tests/fuzz_regressions/TARGET/
+# (tests/fuzz_regressions.rs replays every file there in `cargo test`) before fixing it.
 set -euo pipefail
 cd "$(dirname "$0")"
 target=${1:?usage: fuzz/run.sh TARGET SECONDS}
