@@ -149,10 +149,10 @@ mod tests {
 
     #[test]
     fn servers_runs_beyond_the_memory_are_refused_with_the_estimate() {
-        // 10^9 requests x 50 bytes = 5e10 bytes = 46.6 GiB, against 8 GiB available.
+        // 10^9 requests x 128 bytes = 1.28e11 bytes = 119.2 GiB, against 8 GiB available.
         let big = config(1_000_000_000, 1, Engine::Servers);
         let error = check(&big, 8 << 30).unwrap_err().to_string();
-        assert!(error.contains("46.6 GiB"), "{error}");
+        assert!(error.contains("119.2 GiB"), "{error}");
         assert!(error.contains("8.0 GiB is available"), "{error}");
         // The fast engine needs no memory per request.
         let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });

@@ -362,11 +362,11 @@ fn sizes_that_overflow_or_exceed_memory_are_refused_before_running() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("does not fit in 64 bits"));
-    // 10^15 requests x 50 bytes is 44 PiB.
+    // 10^15 requests x 128 bytes = 1.28e17 bytes = 113.7 PiB.
     simulate()
         .args(["--requests", "1000000000000000", "--engine", "servers"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("44.4 PiB"));
+        .stderr(predicate::str::contains("113.7 PiB"));
 }
