@@ -182,3 +182,35 @@ impl Pass {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    /// Asks to stop from its third question on, and counts the questions.
+    struct StopSoon {
+        questions: AtomicU64,
+    }
+
+    impl Progress for StopSoon {
+        fn should_stop(&self) -> bool {
+            self.questions.fetch_add(1, Ordering::SeqCst) >= 2
+        }
+    }
+
+    #[test]
+    fn an_interruption_stops_a_huge_run_within_a_few_chunks() {
+        // 2^40 requests are 2^20 chunks; after the stop only the chunks already handed to the
+        // two threads may still ask, not the million others.
+        let progress = StopSoon {
+            questions: AtomicU64::new(0),
+        };
+        let seeds = SeedSequence::new(42);
+        let result = attempt_histograms(&seeds, 1 << 40, 20, &[0.1], 2, &progress);
+        assert_eq!(result.unwrap_err(), Interrupted);
+        let questions = progress.questions.load(Ordering::SeqCst);
+        assert!(questions < 1_000, "{questions} chunks were asked");
+    }
+}
