@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 
 use crate::parse::{self, AckLossList};
 
@@ -15,9 +16,24 @@ use crate::parse::{self, AckLossList};
 /// non-idempotent server and an Idempotency-Key server process the same deliveries. The draws
 /// are numpy's `default_rng(seed)`, so `--p 0.01,0.05,0.10 --seed 42` (the defaults)
 /// reproduces the article's table bit for bit.
+///
+/// Exit codes: 0 success; 1 failure while running (e.g. the output folder cannot be written);
+/// 2 usage error (a bad flag, config file or value, or a run too big for this machine);
+/// 130 interrupted (Ctrl-C or SIGTERM; the previous outputs are left intact).
 #[derive(Debug, Parser)]
-#[command(name = "simulate", version, about, long_about, max_term_width = 100)]
+#[command(
+    name = "simulate",
+    version,
+    about,
+    long_about,
+    max_term_width = 100,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// A helper command instead of a simulation (the flags below run the simulation).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// ACK-loss probabilities: comma-separated values in [0, 1] and ranges START:STOP:STEP
     /// (STOP included, built from decimal steps) [default: 0.01,0.05,0.10]
     #[arg(long = "p", value_name = "LIST", value_parser = parse::ack_loss_list, allow_hyphen_values = true)]
@@ -61,6 +77,41 @@ pub struct Cli {
     /// Print nothing on success and draw no progress bar (errors still go to stderr)
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Print the results as JSON on stdout instead of the table: the parameters, one object
+    /// per row of results.csv and the files written
+    #[arg(long, conflicts_with = "quiet")]
+    pub json: bool,
+}
+
+/// The helper commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Print a shell completion script on stdout, e.g.
+    /// `simulate completions bash > ~/.local/share/bash-completion/completions/simulate`
+    Completions {
+        /// The shell to complete for
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. `simulate man > simulate.1`
+    Man,
+}
+
+/// The completion script of `shell` for the whole command line.
+pub fn completions(shell: Shell) -> Vec<u8> {
+    let mut command = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "simulate", &mut script);
+    script
+}
+
+/// The man page, `simulate.1`, in roff.
+pub fn man_page() -> Vec<u8> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .expect("rendering into memory cannot fail");
+    page
 }
 
 /// The `--engine` choices.
@@ -76,10 +127,33 @@ pub enum EngineChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("simulate").chain(args.iter().copied()))
+    }
 
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn flags_work_without_a_subcommand() {
+        let cli = parse(&["--p", "0.1", "--json"]).unwrap();
+        assert_eq!(cli.command, None);
+        assert!(cli.json);
+        assert_eq!(cli.ack_loss, Some(AckLossList(vec![0.1])));
+    }
+
+    #[test]
+    fn subcommands_parse_and_refuse_simulation_flags() {
+        assert_eq!(
+            parse(&["completions", "zsh"]).unwrap().command,
+            Some(Command::Completions { shell: Shell::Zsh })
+        );
+        assert_eq!(parse(&["man"]).unwrap().command, Some(Command::Man));
+        assert!(parse(&["--p", "0.1", "man"]).is_err());
+        assert!(parse(&["completions", "tcsh"]).is_err());
+        assert!(parse(&["--json", "--quiet"]).is_err());
     }
 }

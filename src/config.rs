@@ -33,6 +33,8 @@ pub struct Config {
     pub out_dir: PathBuf,
     /// No table, no paths, no progress bar.
     pub quiet: bool,
+    /// The summary as JSON on stdout instead of the table.
+    pub json: bool,
 }
 
 /// Where a setting came from, for error messages.
@@ -73,8 +75,14 @@ pub enum ConfigError {
         /// Why it was rejected.
         reason: String,
     },
+    /// The settings are each valid but together make a run whose counts could overflow.
+    #[error("the run is too large: {reason}")]
+    TooLarge {
+        /// The sizes and the bound they exceed.
+        reason: String,
+    },
     /// The config file could not be read.
-    #[error("cannot read config file {}: {source}", path.display())]
+    #[error("cannot read config file {}", path.display())]
     Read {
         /// The file as given.
         path: PathBuf,
@@ -177,6 +185,8 @@ impl Config {
             parse::check_max_retries,
         )?;
         let runs = pick(cli.runs, file.runs, 1, || origin("runs"), parse::check_runs)?;
+        parse::check_total_deliveries(requests, max_retries, runs)
+            .map_err(|reason| ConfigError::TooLarge { reason })?;
         let threads = pick(
             cli.threads,
             file.threads,
@@ -204,6 +214,7 @@ impl Config {
             engine,
             out_dir,
             quiet: cli.quiet,
+            json: cli.json,
         })
     }
 }
@@ -342,5 +353,14 @@ mod tests {
         assert!(message.contains("scenario.toml"), "{message}");
         let message = merged(&[], "p = []").unwrap_err().to_string();
         assert!(message.contains("empty"), "{message}");
+    }
+
+    #[test]
+    fn sizes_whose_product_overflows_are_rejected_not_wrapped() {
+        let toml = "requests = 1000000000000000\nmax_retries = 1000\n";
+        assert!(merged(&["--runs", "18"], toml).is_ok());
+        let error = merged(&["--runs", "19"], toml).unwrap_err();
+        assert!(matches!(error, ConfigError::TooLarge { .. }), "{error}");
+        assert!(error.to_string().contains("64 bits"), "{error}");
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod limits;
 pub mod model;
 pub mod output;
 pub mod parse;
@@ -21,11 +22,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 use crate::config::{Config, ConfigError};
 use crate::model::{Interrupted, Progress};
 
-/// Exit code for a usage error: a bad flag, config file or value.
+/// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
+/// machine.
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code for any other failure (e.g. the output folder cannot be written).
 pub const EXIT_FAILURE: u8 = 1;
@@ -35,13 +37,21 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// Set by the Ctrl-C / SIGTERM handler; the simulation and the writer check it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Runs the command: validates the configuration, simulates, writes the files atomically and
-/// prints the table and the paths written (unless `--quiet`).
+/// Runs the command: prints completions or the man page, or validates the configuration,
+/// simulates, writes the files atomically and prints the table and the paths written (or the
+/// JSON summary with `--json`, nothing with `--quiet`).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Completions { shell }) => return print_to_stdout(&cli::completions(shell)),
+        Some(Command::Man) => return print_to_stdout(&cli::man_page()),
+        None => {}
+    }
     let config = Config::from_cli(&cli)?;
-    // A second handler cannot be installed (e.g. `run` called twice in one process); the
-    // first one sets the same flag.
-    let _ = ctrlc::try_set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let warning = limits::check(&config, limits::available_memory())?;
+    if let Some(warning) = warning.filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
+    install_interrupt_handler()?;
 
     let progress = Reporter::new(&config);
     let results = model::simulate(&config.model, config.engine, &progress);
@@ -49,23 +59,25 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     let results = results?;
 
     let files = report::output_files(&results);
-    let written = output::write_all(&config.out_dir, &files, interrupted)
-        .with_context(|| format!("writing the outputs to {}", config.out_dir.display()))?;
+    // The error names the folder or file that could not be written.
+    let written = output::write_all(&config.out_dir, &files, interrupted)?;
 
-    if !config.quiet {
+    if config.json {
+        print_to_stdout(&report::json::summary(&results, &written))?;
+    } else if !config.quiet {
         let mut text = report::table::render(&results);
         text.push('\n');
         for path in &written {
             text.push_str(&format!("wrote {}\n", path.display()));
         }
-        print_to_stdout(&text)?;
+        print_to_stdout(text.as_bytes())?;
     }
     Ok(())
 }
 
 /// The exit code for an error returned by [`run`].
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.is::<ConfigError>() {
+    if error.is::<ConfigError>() || error.is::<limits::TooMuchMemory>() {
         EXIT_USAGE
     } else if error.is::<Interrupted>()
         || matches!(
@@ -79,17 +91,27 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     }
 }
 
+/// Makes SIGINT, SIGTERM and SIGHUP set [`INTERRUPTED`] instead of killing the process, once
+/// per process. It replaces any previous disposition, including SIGINT ignored by a
+/// non-interactive shell for a background job (`simulate &`): a stop request must always
+/// leave the previous outputs intact rather than kill the writer.
+fn install_interrupt_handler() -> anyhow::Result<()> {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    let mut result = Ok(());
+    INSTALLED.call_once(|| {
+        result = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    });
+    result.context("installing the Ctrl-C / SIGTERM handler")
+}
+
 fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// Writes to stdout; a reader that went away (`simulate | head`) is not an error.
-fn print_to_stdout(text: &str) -> anyhow::Result<()> {
+fn print_to_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(error).context("writing to stdout")
         }

@@ -1,16 +1,21 @@
 //! Writes a run's files into the output folder all together or not at all.
 //!
-//! Every file is first written in full to a hidden temporary file in the output folder; only
-//! when all of them are complete are they renamed over the old files (a rename within one
-//! folder is atomic). An error or an interruption before that point deletes the temporary
-//! files and leaves the previous outputs exactly as they were. The files are not forced to
-//! disk (`fsync`): that would guard against a power cut, not against a failed run, and would
-//! cost more than the simulation itself for the article's run.
+//! Every file is first written in full into a hidden staging folder inside the output folder
+//! (`.simulate-staging-XXXXXX`, so on the same file system). Only when all
+//! of them are complete are they renamed over the old files, one by one (each rename is
+//! atomic). Before a file is replaced its previous version is kept as a hard link in the
+//! staging folder; if any rename fails, the files already replaced are put back, so the folder
+//! holds either the complete new set or the complete old one. An error or an interruption
+//! before the renames changes nothing. The staging folder is removed in every case; other
+//! files in the output folder are never touched. (A power cut or `kill -9` in the middle of
+//! the renames can still leave a mix, and then a stale staging folder.) Nothing is forced to
+//! disk with `fsync`: that guards against a power cut, not against a failed run, and a dozen
+//! of them would cost more than the article's whole simulation.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::TempDir;
 
 use crate::report::OutputFile;
 
@@ -18,15 +23,23 @@ use crate::report::OutputFile;
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// The output folder could not be created.
-    #[error("cannot create output folder {}: {source}", path.display())]
+    #[error("cannot create output folder {}", path.display())]
     CreateFolder {
         /// The folder.
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    /// The staging folder could not be created inside the output folder.
+    #[error("cannot write into output folder {}", path.display())]
+    Stage {
+        /// The output folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file could not be written or put in place; the previous outputs were restored.
+    #[error("cannot write {}", path.display())]
     Write {
         /// The file that was being written.
         path: PathBuf,
@@ -42,7 +55,7 @@ pub enum OutputError {
 }
 
 /// Writes `files` into `folder` (created if missing); returns the paths written, in order.
-/// `interrupted` is asked once more before anything is replaced.
+/// `interrupted` is asked after each file is staged; once the renames begin they finish.
 pub fn write_all(
     folder: &Path,
     files: &[OutputFile],
@@ -52,42 +65,96 @@ pub fn write_all(
         path: folder.to_path_buf(),
         source,
     })?;
-    let mut staged = Vec::with_capacity(files.len());
+    let stage_error = |source| OutputError::Stage {
+        path: folder.to_path_buf(),
+        source,
+    };
+    let staging = tempfile::Builder::new()
+        .prefix(".simulate-staging-")
+        .tempdir_in(folder)
+        .map_err(stage_error)?;
+    let previous = staging.path().join("previous");
+    std::fs::create_dir(&previous).map_err(stage_error)?;
+    for file in files {
+        stage(&staging, file).map_err(|source| OutputError::Write {
+            path: folder.join(file.name),
+            source,
+        })?;
+        if interrupted() {
+            return Err(OutputError::Interrupted {
+                path: folder.to_path_buf(),
+            });
+        }
+    }
+    let mut replaced: Vec<Replaced> = Vec::with_capacity(files.len());
     for file in files {
         let target = folder.join(file.name);
-        let failed = |source| OutputError::Write {
-            path: target.clone(),
-            source,
-        };
-        let mut temporary = tempfile::Builder::new()
-            .prefix(&format!(".{}.", file.name))
-            .suffix(".partial")
-            .tempfile_in(folder)
-            .map_err(failed)?;
-        temporary.write_all(&file.bytes).map_err(failed)?;
-        staged.push((temporary, target));
+        match replace(&staging, &previous, file.name, &target) {
+            Ok(step) => replaced.push(step),
+            Err(source) => {
+                for step in replaced.iter().rev() {
+                    step.undo();
+                }
+                return Err(OutputError::Write {
+                    path: target,
+                    source,
+                });
+            }
+        }
     }
-    if interrupted() {
-        return Err(OutputError::Interrupted {
-            path: folder.to_path_buf(),
-        });
-    }
-    let mut written = Vec::with_capacity(staged.len());
-    for (temporary, target) in staged {
-        persist(temporary, &target)?;
-        written.push(target);
-    }
-    Ok(written)
+    Ok(replaced.into_iter().map(|step| step.target).collect())
 }
 
-fn persist(temporary: NamedTempFile, target: &Path) -> Result<(), OutputError> {
-    temporary
-        .persist(target)
-        .map(drop)
-        .map_err(|error| OutputError::Write {
-            path: target.to_path_buf(),
-            source: error.error,
-        })
+/// Writes one file in full into the staging folder.
+fn stage(staging: &TempDir, file: &OutputFile) -> std::io::Result<()> {
+    let mut handle = std::fs::File::create(staging.path().join(file.name))?;
+    handle.write_all(&file.bytes)?;
+    handle.flush()
+}
+
+/// One file put in place, and how to take it back.
+struct Replaced {
+    target: PathBuf,
+    /// The previous version, if there was one.
+    backup: Option<PathBuf>,
+}
+
+impl Replaced {
+    /// Puts the previous version back (or removes the new file if there was none); best
+    /// effort, as it only runs while another error is being reported.
+    fn undo(&self) {
+        let _ = match &self.backup {
+            Some(backup) => std::fs::rename(backup, &self.target),
+            None => std::fs::remove_file(&self.target),
+        };
+    }
+}
+
+/// Keeps the previous version of `target` (if any) in `previous`, then renames the staged
+/// file over it, so `target` always exists while it is replaced.
+fn replace(
+    staging: &TempDir,
+    previous: &Path,
+    name: &str,
+    target: &Path,
+) -> std::io::Result<Replaced> {
+    let backup = match std::fs::symlink_metadata(target) {
+        Ok(_) => {
+            let backup = previous.join(name);
+            if std::fs::hard_link(target, &backup).is_err() {
+                // File systems without hard links: keep a copy instead.
+                std::fs::copy(target, &backup)?;
+            }
+            Some(backup)
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(error),
+    };
+    std::fs::rename(staging.path().join(name), target)?;
+    Ok(Replaced {
+        target: target.to_path_buf(),
+        backup,
+    })
 }
 
 #[cfg(test)]
@@ -101,8 +168,12 @@ mod tests {
                 bytes: b"new a".to_vec(),
             },
             OutputFile {
-                name: "b.svg",
+                name: "b.csv",
                 bytes: b"new b".to_vec(),
+            },
+            OutputFile {
+                name: "c.svg",
+                bytes: b"new c".to_vec(),
             },
         ]
     }
@@ -116,14 +187,39 @@ mod tests {
         names
     }
 
+    fn read(path: PathBuf) -> String {
+        std::fs::read_to_string(path).unwrap()
+    }
+
     #[test]
     fn writes_every_file_and_nothing_else() {
         let folder = tempfile::tempdir().unwrap();
         let target = folder.path().join("nested/out");
         let written = write_all(&target, &files(), || false).unwrap();
-        assert_eq!(written, vec![target.join("a.csv"), target.join("b.svg")]);
-        assert_eq!(listing(&target), vec!["a.csv", "b.svg"]);
-        assert_eq!(std::fs::read(target.join("b.svg")).unwrap(), b"new b");
+        assert_eq!(
+            written,
+            vec![
+                target.join("a.csv"),
+                target.join("b.csv"),
+                target.join("c.svg")
+            ]
+        );
+        assert_eq!(listing(&target), vec!["a.csv", "b.csv", "c.svg"]);
+        assert_eq!(read(target.join("c.svg")), "new c");
+    }
+
+    #[test]
+    fn replaces_old_versions_and_leaves_other_files_alone() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(folder.path().join("a.csv"), b"old a").unwrap();
+        std::fs::write(folder.path().join("notes.txt"), b"mine").unwrap();
+        write_all(folder.path(), &files(), || false).unwrap();
+        assert_eq!(
+            listing(folder.path()),
+            vec!["a.csv", "b.csv", "c.svg", "notes.txt"]
+        );
+        assert_eq!(read(folder.path().join("a.csv")), "new a");
+        assert_eq!(read(folder.path().join("notes.txt")), "mine");
     }
 
     #[test]
@@ -133,10 +229,26 @@ mod tests {
         let error = write_all(folder.path(), &files(), || true).unwrap_err();
         assert!(matches!(error, OutputError::Interrupted { .. }));
         assert_eq!(listing(folder.path()), vec!["a.csv"]);
-        assert_eq!(
-            std::fs::read(folder.path().join("a.csv")).unwrap(),
-            b"old a"
+        assert_eq!(read(folder.path().join("a.csv")), "old a");
+    }
+
+    #[test]
+    fn a_rename_failing_midway_puts_the_replaced_files_back() {
+        // a.csv and b.csv are replaced first; c.svg is a folder with content, which a file
+        // cannot be renamed over, so the third rename fails.
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(folder.path().join("a.csv"), b"old a").unwrap();
+        std::fs::create_dir(folder.path().join("c.svg")).unwrap();
+        std::fs::write(folder.path().join("c.svg/inside"), b"x").unwrap();
+        let error = write_all(folder.path(), &files(), || false).unwrap_err();
+        assert!(
+            matches!(&error, OutputError::Write { path, .. } if path.ends_with("c.svg")),
+            "{error}"
         );
+        // a.csv is the old one again, b.csv (new) is gone, no staging folder is left.
+        assert_eq!(listing(folder.path()), vec!["a.csv", "c.svg"]);
+        assert_eq!(read(folder.path().join("a.csv")), "old a");
+        assert_eq!(read(folder.path().join("c.svg/inside")), "x");
     }
 
     #[test]

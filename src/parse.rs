@@ -209,6 +209,22 @@ pub fn check_threads(value: usize) -> Result<usize, String> {
     check_range(value, 1, MAX_THREADS, "threads")
 }
 
+/// Accepts a run whose deliveries at most, `requests * (max_retries + 1) * runs`, fit in 64
+/// bits, so that no count of the run can overflow; returns that bound.
+pub fn check_total_deliveries(requests: u64, max_retries: u32, runs: u32) -> Result<u64, String> {
+    requests
+        .checked_mul(u64::from(max_retries) + 1)
+        .and_then(|per_run| per_run.checked_mul(u64::from(runs)))
+        .ok_or_else(|| {
+            format!(
+                "requests x (max_retries + 1) x runs = {requests} x {} x {runs} deliveries does \
+                 not fit in 64 bits (at most {}): lower the requests, retries or runs",
+                u64::from(max_retries) + 1,
+                u64::MAX
+            )
+        })
+}
+
 fn check_range<T>(value: T, low: T, high: T, what: &str) -> Result<T, String>
 where
     T: PartialOrd + std::fmt::Display,
@@ -283,5 +299,21 @@ mod tests {
         assert!(max_retries("1001").is_err());
         assert!(threads("0").is_err());
         assert!(runs("0").is_err());
+    }
+
+    #[test]
+    fn total_deliveries_must_fit_in_64_bits() {
+        // 2^64 - 1 = 18,446,744,073,709,551,615. At the largest requests (10^15) and retries
+        // (1000 + 1 deliveries): 18 runs make 18,018 x 10^15 deliveries, which fits; 19 runs
+        // make 19,019 x 10^15, which does not.
+        assert_eq!(
+            check_total_deliveries(MAX_REQUESTS, MAX_RETRIES, 18),
+            Ok(18_018_000_000_000_000_000)
+        );
+        let error = check_total_deliveries(MAX_REQUESTS, MAX_RETRIES, 19).unwrap_err();
+        assert!(error.contains("does not fit in 64 bits"), "{error}");
+        assert!(check_total_deliveries(MAX_REQUESTS, MAX_RETRIES, MAX_RUNS).is_err());
+        assert_eq!(check_total_deliveries(1, 0, 1), Ok(1));
+        assert_eq!(check_total_deliveries(10_000, 20, 1), Ok(210_000));
     }
 }

@@ -26,8 +26,6 @@
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
 
 use super::{AttemptHistogram, Interrupted, Progress};
@@ -143,25 +141,22 @@ fn histograms_in_current_pool(
     );
     let pass = Pass::new(implementation, seeds, requests, max_retries, ack_loss);
     let chunks = requests.div_ceil(CHUNK_REQUESTS);
-    let stopped = AtomicBool::new(false);
-    let run_chunk = |mut losses: Losses, chunk: u64| -> Losses {
-        if stopped.load(Ordering::Relaxed) || progress.should_stop() {
-            stopped.store(true, Ordering::Relaxed);
-            return losses;
+    let run_chunk = |mut losses: Losses, chunk: u64| -> Result<Losses, Interrupted> {
+        if progress.should_stop() {
+            return Err(Interrupted);
         }
         let first = chunk * CHUNK_REQUESTS;
         let len = CHUNK_REQUESTS.min(requests - first);
         pass.run(first, len, &mut losses);
         progress.advance(len);
-        losses
+        Ok(losses)
     };
+    // `try_fold` and `try_reduce` stop handing out chunks once one reports the interruption,
+    // so even a run of a billion chunks stops within a chunk or so.
     let losses = (0..chunks)
         .into_par_iter()
-        .fold(|| pass.no_losses(), run_chunk)
-        .reduce(|| pass.no_losses(), Losses::merge);
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
-    }
+        .try_fold(|| pass.no_losses(), run_chunk)
+        .try_reduce(|| pass.no_losses(), |left, right| Ok(left.merge(right)))?;
     Ok(pass.histograms(&losses))
 }
 
@@ -408,5 +403,45 @@ impl Pass {
                 histogram
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    /// Asks to stop from its third question on, and counts the questions.
+    struct StopSoon {
+        questions: AtomicU64,
+    }
+
+    impl Progress for StopSoon {
+        fn should_stop(&self) -> bool {
+            self.questions.fetch_add(1, Ordering::SeqCst) >= 2
+        }
+    }
+
+    #[test]
+    fn an_interruption_stops_a_huge_run_within_a_few_chunks() {
+        // 2^40 requests are 2^20 chunks; after the stop only the chunks already handed to the
+        // two threads may still ask, not the million others.
+        let progress = StopSoon {
+            questions: AtomicU64::new(0),
+        };
+        let seeds = SeedSequence::new(42);
+        let result = attempt_histograms_with(
+            Implementation::detect(),
+            &seeds,
+            1 << 40,
+            20,
+            &[0.1],
+            2,
+            &progress,
+        );
+        assert_eq!(result.unwrap_err(), Interrupted);
+        let questions = progress.questions.load(Ordering::SeqCst);
+        assert!(questions < 1_000, "{questions} chunks were asked");
     }
 }

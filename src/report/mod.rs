@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod json;
 pub mod markdown;
 pub mod summary;
 pub mod sweep_charts;

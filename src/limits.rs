@@ -1,0 +1,178 @@
+//! Checks a run against this machine before it starts: a run estimated to take long gets a
+//! warning with the estimate, and a servers-engine run that would not fit in memory is refused
+//! with the estimate (see [`crate::model::cost`] for the rates).
+
+use crate::config::Config;
+use crate::model::Engine;
+use crate::model::cost::{self, Estimate};
+
+/// Runs estimated to take longer than this many seconds get a warning first.
+pub const WARN_AFTER_SECONDS: f64 = 60.0;
+/// The most memory a run may plan on when the available memory cannot be read.
+pub const MEMORY_CAP_WITHOUT_INFO: u64 = 16 << 30;
+
+/// A run this machine cannot hold. A usage error (exit code 2): the fix is smaller settings.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the servers engine would need about {} of memory for {requests} requests, but {} is \
+     available: use --engine fast (constant memory) or fewer --requests",
+    human_bytes(*needed),
+    human_bytes(*available)
+)]
+pub struct TooMuchMemory {
+    /// The requests per run.
+    pub requests: u64,
+    /// The estimated memory, in bytes.
+    pub needed: u64,
+    /// The memory the run may use, in bytes.
+    pub available: u64,
+}
+
+/// Checks `config` against `available_memory` (bytes); returns a warning to print first when
+/// the run is estimated to take long.
+pub fn check(config: &Config, available_memory: u64) -> Result<Option<String>, TooMuchMemory> {
+    let Estimate {
+        seconds,
+        memory_bytes,
+    } = cost::estimate(&config.model, config.engine);
+    if config.engine == Engine::Servers && memory_bytes > available_memory {
+        return Err(TooMuchMemory {
+            requests: config.model.requests,
+            needed: memory_bytes,
+            available: available_memory,
+        });
+    }
+    Ok((seconds > WARN_AFTER_SECONDS).then(|| {
+        format!(
+            "warning: this run is estimated to take about {}{}; Ctrl-C stops it and leaves \
+             the previous outputs intact",
+            human_duration(seconds),
+            match config.engine {
+                Engine::Fast { threads: 1 } => " on 1 thread".to_string(),
+                Engine::Fast { threads } => format!(" on {threads} threads"),
+                Engine::Servers => format!(" and {} of memory", human_bytes(memory_bytes)),
+            }
+        )
+    }))
+}
+
+/// The memory this machine has available now (Linux: `MemAvailable` of `/proc/meminfo`), or
+/// [`MEMORY_CAP_WITHOUT_INFO`] where that cannot be read.
+pub fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_available(&text))
+        .unwrap_or(MEMORY_CAP_WITHOUT_INFO)
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo
+        .lines()
+        .find(|line| line.starts_with("MemAvailable:"))?;
+    let kibibytes: u64 = line
+        .trim_start_matches("MemAvailable:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kibibytes.checked_mul(1024)
+}
+
+/// `seconds` as a rough human duration: `45 s`, `12 min`, `3.5 h`, `40 days`.
+fn human_duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7_200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else if seconds < 172_800.0 {
+        format!("{:.1} h", seconds / 3_600.0)
+    } else if seconds < 3.2e9 {
+        format!("{:.0} days", seconds / 86_400.0)
+    } else {
+        format!("{:.0e} years", seconds / 3.15576e7)
+    }
+}
+
+/// `bytes` in binary units: `512 B`, `1.5 GiB`.
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ArticleModel;
+    use std::path::PathBuf;
+
+    fn config(requests: u64, runs: u32, engine: Engine) -> Config {
+        Config {
+            model: ArticleModel {
+                ack_loss: vec![0.0],
+                requests,
+                max_retries: 20,
+                seed: 42,
+                runs,
+            },
+            engine,
+            out_dir: PathBuf::from("out"),
+            quiet: false,
+            json: false,
+        }
+    }
+
+    #[test]
+    fn short_runs_pass_silently() {
+        let article = config(10_000, 1, Engine::Fast { threads: 2 });
+        assert_eq!(check(&article, 1 << 30).unwrap(), None);
+    }
+
+    #[test]
+    fn long_runs_are_announced_with_the_estimate() {
+        // 10^12 requests x 3 runs at p = 0 on 2 threads: 3e12 / 1e9 = 3000 s = 50 min.
+        let long = config(1_000_000_000_000, 3, Engine::Fast { threads: 2 });
+        let warning = check(&long, 1 << 30).unwrap().unwrap();
+        assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
+    }
+
+    #[test]
+    fn servers_runs_beyond_the_memory_are_refused_with_the_estimate() {
+        // 10^9 requests x 128 bytes = 1.28e11 bytes = 119.2 GiB, against 8 GiB available.
+        let big = config(1_000_000_000, 1, Engine::Servers);
+        let error = check(&big, 8 << 30).unwrap_err().to_string();
+        assert!(error.contains("119.2 GiB"), "{error}");
+        assert!(error.contains("8.0 GiB is available"), "{error}");
+        // The fast engine needs no memory per request.
+        let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
+        assert!(check(&fast, 8 << 30).is_ok());
+    }
+
+    #[test]
+    fn meminfo_is_read_in_kibibytes() {
+        let text = "MemTotal:       24000000 kB\nMemAvailable:   2048 kB\n";
+        assert_eq!(mem_available(text), Some(2048 * 1024));
+        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn durations_and_sizes_read_naturally() {
+        assert_eq!(human_duration(45.0), "45 s");
+        assert_eq!(human_duration(3_000.0), "50 min");
+        assert_eq!(human_duration(9_000.0), "2.5 h");
+        assert_eq!(human_duration(864_000.0), "10 days");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+    }
+}
