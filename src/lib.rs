@@ -2,8 +2,10 @@
 //! counts double charges with and without an Idempotency-Key.
 //!
 //! The flow is one-way: [`cli`] (flags) → [`config`] (file + flags → one validated
-//! [`config::Config`]) → [`model`] (pure; uses [`rng`] and [`server`]) → [`report`] (results →
-//! bytes) → [`run`] writes the files through [`output`]. The core never prints or reads files.
+//! [`config::Config`] for the article model or [`config::TimelineConfig`] for a timeline
+//! scenario) → [`model`] (pure; uses [`rng`] and [`server`]; the timeline model is
+//! [`model::timeline`]) → [`report`] (results → bytes) → [`run`] writes the files through
+//! [`output`]. The core never prints or reads files.
 
 pub mod cli;
 pub mod config;
@@ -22,7 +24,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::Cli;
-use crate::config::{Config, ConfigError};
+use crate::config::{Command, Config, ConfigError, TimelineConfig};
 use crate::model::{Interrupted, Progress};
 
 /// Exit code for a usage error: a bad flag, config file or value.
@@ -38,21 +40,49 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Runs the command: validates the configuration, simulates, writes the files atomically and
 /// prints the table and the paths written (unless `--quiet`).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let config = Config::from_cli(&cli)?;
+    let command = Command::from_cli(&cli)?;
     // A second handler cannot be installed (e.g. `run` called twice in one process); the
     // first one sets the same flag.
     let _ = ctrlc::try_set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    match command {
+        Command::Article(config) => run_article(&config),
+        Command::Timeline(config) => run_timeline(&config),
+    }
+}
 
-    let progress = Reporter::new(&config);
+fn run_article(config: &Config) -> anyhow::Result<()> {
+    let progress = Reporter::new(
+        model::work_units(&config.model, config.engine),
+        "requests",
+        config.quiet,
+    );
     let results = model::simulate(&config.model, config.engine, &progress)?;
     progress.bar.finish_and_clear();
-
     let files = report::output_files(&results);
-    let written = output::write_all(&config.out_dir, &files, interrupted)
-        .with_context(|| format!("writing the outputs to {}", config.out_dir.display()))?;
+    let table = report::table::render(&results);
+    write_and_tell(&config.out_dir, &files, &table, config.quiet)
+}
 
-    if !config.quiet {
-        let mut text = report::table::render(&results);
+fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
+    let progress = Reporter::new(config.model.work_units(), "payments", config.quiet);
+    let results = model::timeline::simulate(&config.model, config.threads, &progress)?;
+    progress.bar.finish_and_clear();
+    let files = report::timeline_files(&results);
+    let table = report::timeline_table::render(&results);
+    write_and_tell(&config.out_dir, &files, &table, config.quiet)
+}
+
+/// Writes the files atomically, then prints the table and the paths written (unless quiet).
+fn write_and_tell(
+    out_dir: &std::path::Path,
+    files: &[report::OutputFile],
+    table: &str,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let written = output::write_all(out_dir, files, interrupted)
+        .with_context(|| format!("writing the outputs to {}", out_dir.display()))?;
+    if !quiet {
+        let mut text = table.to_string();
         text.push('\n');
         for path in &written {
             text.push_str(&format!("wrote {}\n", path.display()));
@@ -103,18 +133,17 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn new(config: &Config) -> Self {
-        let total = model::work_units(&config.model, config.engine);
-        let target = if config.quiet || !std::io::stderr().is_terminal() {
+    fn new(total: u64, unit: &str, quiet: bool) -> Self {
+        let target = if quiet || !std::io::stderr().is_terminal() {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
         };
         let bar = ProgressBar::with_draw_target(Some(total), target).with_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} requests \
-                 ({per_sec}, ETA {eta})",
-            )
+            ProgressStyle::with_template(&format!(
+                "{{elapsed_precise}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit} \
+                 ({{per_sec}}, ETA {{eta}})"
+            ))
             .expect("the template is valid")
             .progress_chars("=> "),
         );
