@@ -106,7 +106,8 @@ impl<'a> Layout<'a> {
     }
 
     fn x_range(&self) -> std::ops::Range<f64> {
-        -0.6..(self.scenarios * (self.strategies + 1) - 1) as f64 + 0.6
+        // The last bar of the last group is the rightmost; no gap after it.
+        -0.6..(self.scenarios * (self.strategies + 1) - 2) as f64 + 0.6
     }
 
     /// The strategy under the bar centred on `x`, blank between bars.
@@ -118,7 +119,7 @@ impl<'a> Layout<'a> {
     }
 
     fn ticks(&self) -> usize {
-        self.scenarios * (self.strategies + 1)
+        self.scenarios * (self.strategies + 1) - 1
     }
 
     /// Where each scenario's name goes: above the middle of its group.
