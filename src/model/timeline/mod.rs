@@ -403,9 +403,9 @@ pub fn simulate_scenario(
             let mut stream = start;
             stream.advance(u128::from(first) * stride);
             let mut simulator = Simulator::default();
-            let mut draws = PaymentDraws::new();
+            let mut draws = PaymentDraws::new(&start, copies, max_retries);
             for _ in 0..len {
-                draws.read(&stream, copies, max_retries);
+                draws.read(&stream);
                 stream.apply(&payment_jump);
                 let gap_us = match scenario.arrivals.process {
                     ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
@@ -415,7 +415,7 @@ pub fn simulate_scenario(
                     ArrivalProcess::Sequential => None,
                 };
                 for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                    let outcome = simulator.run(scenario, strategy, &draws);
+                    let outcome = simulator.run(scenario, strategy, &mut draws);
                     tally.record(&outcome, gap_us);
                 }
             }

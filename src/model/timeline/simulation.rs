@@ -13,54 +13,64 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::{CopyMode, CopySpacing, Scenario, Strategy};
-use crate::rng::{PcgState, unit_f64};
+use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
 /// request latency, processing time, ACK loss, response latency, backoff jitter.
 pub const DRAWS_PER_ATTEMPT: u64 = 6;
 
-/// The uniforms of one attempt, drawn when it is sent.
-#[derive(Debug, Clone, Copy)]
-pub struct AttemptDraws {
-    /// Compared with the request-loss probability.
-    pub request_loss: f64,
-    /// The request latency's quantile.
-    pub request_latency: f64,
-    /// The processing time's quantile.
-    pub processing: f64,
-    /// Compared with the ACK-loss probability.
-    pub ack_loss: f64,
-    /// The response latency's quantile.
-    pub response_latency: f64,
-    /// The backoff jitter before the next retry.
+/// One attempt's network and server, sampled from its six draws (in this order: request loss,
+/// request latency, processing time, ACK loss, response latency, backoff jitter).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttemptSample {
+    /// The request never reaches the server.
+    pub request_lost: bool,
+    /// Client to server (ms).
+    pub request_ms: f64,
+    /// Processing time if this attempt is processed (ms).
+    pub processing_ms: f64,
+    /// The response (ACK) is lost on the way back.
+    pub ack_lost: bool,
+    /// Server to client (ms).
+    pub response_ms: f64,
+    /// The uniform draw of the backoff before the next retry.
     pub jitter: f64,
 }
 
-impl AttemptDraws {
-    fn draw(stream: &mut PcgState) -> Self {
+impl AttemptSample {
+    fn draw(stream: &mut PcgState, scenario: &Scenario) -> Self {
         let mut next = || unit_f64(stream.next_u64());
+        let network = &scenario.network;
+        let (request_loss, request_latency, processing, ack_loss, response_latency, jitter) =
+            (next(), next(), next(), next(), next(), next());
         Self {
-            request_loss: next(),
-            request_latency: next(),
-            processing: next(),
-            ack_loss: next(),
-            response_latency: next(),
-            jitter: next(),
+            request_lost: request_loss < network.request_loss,
+            request_ms: network.request_latency.quantile(request_latency),
+            processing_ms: scenario.processing.quantile(processing),
+            ack_lost: ack_loss < network.ack_loss,
+            response_ms: network.response_latency.quantile(response_latency),
+            jitter,
         }
     }
 }
 
-/// The random numbers of one payment: where its stream starts, laid out as
+/// The random numbers of one payment, laid out in its slice of the run's stream as
 /// `[arrival gap, copy offset × copies, copy 0's attempts, copy 1's attempts, ...]`, each copy
-/// owning `(max_retries + 1) × 6` draws.
+/// owning `(max_retries + 1) × 6` draws. Attempts are sampled on first use and kept, so every
+/// strategy replays the same samples without drawing or sampling them again.
 #[derive(Debug, Clone)]
 pub struct PaymentDraws {
     /// The uniform of the gap to the next payment's arrival (Poisson arrivals).
     pub arrival_gap: f64,
     /// One uniform per copy, for its send offset (random copy spacing).
     pub copy_offsets: Vec<f64>,
-    /// Each copy's stream, positioned at its first attempt's draws.
-    pub copy_streams: Vec<PcgState>,
+    /// Each copy's stream, positioned after its last sampled attempt.
+    copy_streams: Vec<PcgState>,
+    /// Each copy's sampled attempts, in order.
+    attempts: Vec<Vec<AttemptSample>>,
+    /// From one copy's first draw to the next copy's.
+    copy_jump: Jump,
+    copies: u32,
 }
 
 impl PaymentDraws {
@@ -73,34 +83,42 @@ impl PaymentDraws {
         (u128::from(max_retries) + 1) * u128::from(DRAWS_PER_ATTEMPT)
     }
 
+    /// Empty buffers for the payments of a stream like `stream`, filled by
+    /// [`PaymentDraws::read`].
+    pub fn new(stream: &PcgState, copies: u32, max_retries: u32) -> Self {
+        Self {
+            arrival_gap: 0.0,
+            copy_offsets: Vec::with_capacity(copies as usize),
+            copy_streams: Vec::with_capacity(copies as usize),
+            attempts: vec![Vec::new(); copies as usize],
+            copy_jump: stream.jump(Self::copy_stride(max_retries)),
+            copies,
+        }
+    }
+
     /// Reads the payment whose stream starts at `start` (the state before its first draw).
-    pub fn read(&mut self, start: &PcgState, copies: u32, max_retries: u32) {
+    pub fn read(&mut self, start: &PcgState) {
         let mut stream = *start;
         self.arrival_gap = unit_f64(stream.next_u64());
         self.copy_offsets.clear();
         self.copy_offsets
-            .extend((0..copies).map(|_| unit_f64(stream.next_u64())));
-        let copy_jump = stream.jump(Self::copy_stride(max_retries));
+            .extend((0..self.copies).map(|_| unit_f64(stream.next_u64())));
         self.copy_streams.clear();
-        for _ in 0..copies {
+        for attempts in &mut self.attempts {
             self.copy_streams.push(stream);
-            stream.apply(&copy_jump);
+            stream.apply(&self.copy_jump);
+            attempts.clear();
         }
     }
 
-    /// Empty buffers, filled by [`PaymentDraws::read`].
-    pub fn new() -> Self {
-        Self {
-            arrival_gap: 0.0,
-            copy_offsets: Vec::new(),
-            copy_streams: Vec::new(),
+    /// Attempt `attempt` of copy `copy`, sampled on first use.
+    pub fn attempt(&mut self, copy: u32, attempt: u32, scenario: &Scenario) -> AttemptSample {
+        let (copy, attempt) = (copy as usize, attempt as usize);
+        let samples = &mut self.attempts[copy];
+        while samples.len() <= attempt {
+            samples.push(AttemptSample::draw(&mut self.copy_streams[copy], scenario));
         }
-    }
-}
-
-impl Default for PaymentDraws {
-    fn default() -> Self {
-        Self::new()
+        samples[attempt]
     }
 }
 
@@ -188,7 +206,6 @@ enum KeyState {
 
 #[derive(Debug, Clone, Copy)]
 struct Client {
-    stream: PcgState,
     /// Attempts sent so far.
     attempts: u32,
     /// The attempt the client is waiting for, if any.
@@ -251,23 +268,20 @@ impl Simulator {
         &mut self,
         scenario: &Scenario,
         strategy: Strategy,
-        draws: &PaymentDraws,
+        draws: &mut PaymentDraws,
     ) -> PaymentOutcome {
-        let network = &scenario.network;
         let client_policy = &scenario.client;
         let copies = scenario.arrivals.copies;
         self.heap.clear();
         self.sequence = 0;
         self.clients.clear();
-        self.clients
-            .extend(draws.copy_streams.iter().map(|&stream| Client {
-                stream,
-                attempts: 0,
-                waiting: None,
-                jitter: 0.0,
-                previous_backoff_ms: client_policy.backoff.initial_ms(),
-                done: false,
-            }));
+        self.clients.extend((0..copies).map(|_| Client {
+            attempts: 0,
+            waiting: None,
+            jitter: 0.0,
+            previous_backoff_ms: client_policy.backoff.initial_ms(),
+            done: false,
+        }));
         match scenario.arrivals.copy_mode {
             CopyMode::Sequential => self.schedule(0.0, Event::Send { copy: 0 }),
             CopyMode::Concurrent => {
@@ -303,24 +317,24 @@ impl Simulator {
                     let attempt = client.attempts;
                     client.attempts += 1;
                     client.waiting = Some(attempt);
-                    let draw = AttemptDraws::draw(&mut client.stream);
-                    client.jitter = draw.jitter;
+                    let sample = draws.attempt(copy, attempt, scenario);
+                    client.jitter = sample.jitter;
                     outcome.attempts += 1;
                     self.schedule(
                         now + client_policy.timeout_ms,
                         Event::Timeout { copy, attempt },
                     );
-                    if draw.request_loss >= network.request_loss {
+                    if !sample.request_lost {
                         let back = Return {
-                            ack_lost: draw.ack_loss < network.ack_loss,
-                            response_ms: network.response_latency.quantile(draw.response_latency),
+                            ack_lost: sample.ack_lost,
+                            response_ms: sample.response_ms,
                         };
                         self.schedule(
-                            now + network.request_latency.quantile(draw.request_latency),
+                            now + sample.request_ms,
                             Event::Arrive {
                                 copy,
                                 attempt,
-                                processing_ms: scenario.processing.quantile(draw.processing),
+                                processing_ms: sample.processing_ms,
                                 back,
                             },
                         );
