@@ -412,7 +412,10 @@ impl TimelineConfig {
         };
         Ok(TimelineConfig {
             model: TimelineModel {
-                title: stem.clone(),
+                title: path.file_name().map_or_else(
+                    || format!("{stem}.toml"),
+                    |name| name.to_string_lossy().into_owned(),
+                ),
                 seed: cli.seed.or(file.seed).unwrap_or(DEFAULT_SEED),
                 runs,
                 payments,

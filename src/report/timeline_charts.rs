@@ -53,7 +53,7 @@ fn label(strategy: Strategy) -> &'static str {
 fn parameters(results: &TimelineResults) -> String {
     let model = &results.model;
     let mut text = format!(
-        "{}.toml · seed {} · {} per scenario",
+        "{} · seed {} · {} per scenario",
         model.title,
         model.seed,
         match model.payments {

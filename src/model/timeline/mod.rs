@@ -154,7 +154,7 @@ pub struct Scenario {
 /// The validated parameters of a timeline experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineModel {
-    /// Where it came from (the scenario file's name), for titles.
+    /// Where it came from (the scenario file's name, e.g. `mobile-network.toml`), for charts.
     pub title: String,
     /// Seed of the run streams.
     pub seed: u64,

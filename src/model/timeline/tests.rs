@@ -170,6 +170,21 @@ fn sequential_payments_follow_each_other() {
     assert_eq!(tallies(sequential, 5, 1)[0].span.ms(), 60.0);
 }
 
+#[test]
+fn spans_merge_in_any_grouping() {
+    // Three payments: latencies 5, 50, 7 µs; the next starts 10, 10, 10 µs later. They start at
+    // 0, 10, 20 and end at 5, 60, 27: the span ends at 60 µs.
+    let single = |latency, gap| {
+        let mut span = Span::default();
+        span.push(latency, gap);
+        span
+    };
+    let [a, b, c] = [single(5, 10), single(50, 10), single(7, 10)];
+    assert_eq!(a.then(b).then(c), a.then(b.then(c)));
+    assert_eq!(a.then(b).then(c).ms(), 0.060);
+    assert_eq!(Span::default().then(a), a);
+}
+
 /// With timeouts longer than every round trip and no request loss, a payment without a key is
 /// charged twice exactly when its first ACK is lost: `P = p` (the article's closed form).
 #[test]
