@@ -184,32 +184,21 @@ pub struct FileSettings {
 impl FileSettings {
     /// Parses the text of a config file.
     pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|error| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: error.to_string().trim_end().replace('\n', "\n  "),
-        })
-    }
-
-    /// Reads and parses a config file.
-    pub fn read(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::from_toml(&text, path)
+        parse_toml(text, path)
     }
 }
 
-impl Config {
-    /// Reads the config file the flags name, if any, and merges it with the flags.
-    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
-        let file = match &cli.config {
-            Some(path) => Some((FileSettings::read(path)?, path.as_path())),
-            None => None,
-        };
-        Self::merge(cli, file, default_threads())
-    }
+/// Deserializes a config file's text; a syntax error, an unknown key or a value of the wrong
+/// type becomes a [`ConfigError::Parse`] naming the file, with the parser's line, column and
+/// excerpt.
+fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|error| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: error.to_string().trim_end().replace('\n', "\n  "),
+    })
+}
 
+impl Config {
     /// Merges flags over file settings over defaults and checks the result.
     pub fn merge(
         cli: &Cli,
@@ -386,6 +375,14 @@ mod tests {
         assert_eq!(config.model.requests, 50);
         assert_eq!(config.model.ack_loss, vec![0.2]);
         assert_eq!(config.engine, Engine::Servers);
+    }
+
+    #[test]
+    fn the_model_key_may_name_the_article() {
+        let config = merged(&[], "model = \"article\"\nseed = 3").unwrap();
+        assert_eq!(config.model.seed, 3);
+        let message = merged(&[], "model = \"queue\"").unwrap_err().to_string();
+        assert!(message.contains("unknown variant `queue`"), "{message}");
     }
 
     #[test]

@@ -54,8 +54,9 @@ pub fn is_timeline(text: &str) -> bool {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TimelineFile {
-    #[allow(dead_code)]
-    model: String,
+    /// Always `timeline` here (see [`is_timeline`]).
+    #[serde(rename = "model")]
+    _model: super::ModelName,
     seed: Option<u64>,
     runs: Option<u32>,
     payments: Option<u64>,
@@ -346,10 +347,7 @@ impl TimelineConfig {
                 return Err(ConfigError::NotForModel { flag, what: what() });
             }
         }
-        let file: TimelineFile = toml::from_str(text).map_err(|error| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: error.to_string().trim_end().replace('\n', "\n  "),
-        })?;
+        let file: TimelineFile = super::parse_toml(text, path)?;
         let invalid = Invalid { path };
         let payments = match (cli.payments, file.payments) {
             (Some(payments), _) => payments,
