@@ -204,25 +204,19 @@ enum KeyState {
     Complete,
 }
 
+/// One copy's client.
 #[derive(Debug, Clone, Copy)]
 struct Client {
     /// Attempts sent so far.
     attempts: u32,
     /// The attempt the client is waiting for, if any.
     waiting: Option<u32>,
-    /// Draws of the attempt it is waiting for (the jitter is used on retry).
+    /// The jitter draw of the attempt it sent last, for the backoff before its next retry.
     jitter: f64,
+    /// The wait before its previous retry (decorrelated jitter grows from it).
     previous_backoff_ms: f64,
+    /// It succeeded or gave up.
     done: bool,
-}
-
-/// How one copy (one client) ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CopyOutcome {
-    /// It got a charge or a replayed response.
-    Succeeded,
-    /// It used every retry without a success response.
-    GaveUp,
 }
 
 /// What happened to one payment under one strategy.
