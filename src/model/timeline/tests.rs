@@ -217,20 +217,29 @@ fn none_agrees_with_the_article_closed_form() {
         },
     };
     let expected = closed_form::double_charged(p, max_retries).mean;
-    let experiments = 20;
+    let experiments = 200;
     let payments = 4_000;
     let mut covered = 0;
+    let mut extra_charges = 0;
     for seed in 0..experiments {
         let none = &tallies(article.clone(), payments, seed)[0];
         if wilson(none.double_charged_payments, payments).contains(expected) {
             covered += 1;
         }
+        assert_eq!(none.deliveries, none.charges);
+        extra_charges += none.extra_charges;
     }
-    // Each 95% interval misses with probability 0.05: 16 or fewer of 20 has probability 0.016.
+    // Each 95% interval misses with probability 0.05: 177 or fewer of 200 has probability 2e-4.
     assert!(
-        covered >= 17,
+        covered >= 178,
         "{covered} of {experiments} intervals contain {expected}"
     );
+    // Extra charges per payment, pooled: mean p + p² + p³ (the article's retries per request),
+    // within 3.29 standard errors (two-sided 0.1%) of the closed form.
+    let retries = closed_form::retries(p, max_retries);
+    let pooled = (experiments * payments) as f64;
+    let z = (extra_charges as f64 / pooled - retries.mean) / (retries.variance / pooled).sqrt();
+    assert!(z.abs() < 3.29, "extra charges z = {z}");
 }
 
 #[test]
