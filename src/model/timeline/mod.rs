@@ -11,7 +11,8 @@
 //! the payments in flight on the threads, not by the total.
 //!
 //! Every strategy and every scenario of a run reads the same stream (common random numbers):
-//! differences between them come from the strategy or the scenario, not from the draws.
+//! differences between strategies come from the strategy, not from the draws (and between
+//! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
 
 pub mod backoff;
 pub mod distribution;
