@@ -197,15 +197,15 @@ impl Span {
     /// Appends a payment that reaches its final outcome `latency_us` after it starts, with the
     /// next payment starting `gap_us` after it.
     fn push(&mut self, latency_us: u64, gap_us: u64) {
-        self.end_us = self.end_us.max(self.starts_us + latency_us);
-        self.starts_us += gap_us;
+        self.end_us = self.end_us.max(self.starts_us.saturating_add(latency_us));
+        self.starts_us = self.starts_us.saturating_add(gap_us);
     }
 
     /// The span of `self`'s payments followed by `later`'s (associative, not commutative).
     fn then(self, later: Span) -> Span {
         Span {
-            starts_us: self.starts_us + later.starts_us,
-            end_us: self.end_us.max(self.starts_us + later.end_us),
+            starts_us: self.starts_us.saturating_add(later.starts_us),
+            end_us: self.end_us.max(self.starts_us.saturating_add(later.end_us)),
         }
     }
 
