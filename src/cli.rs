@@ -51,6 +51,11 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = parse::max_retries, allow_hyphen_values = true)]
     pub max_retries: Option<u32>,
 
+    /// Payments per run and scenario of a timeline scenario file (see --config) [default: the
+    /// file's `payments`, else 10000]
+    #[arg(long, value_name = "N", value_parser = parse::payments, allow_hyphen_values = true)]
+    pub payments: Option<u64>,
+
     /// Independent replications of every p; run 0 is the article's run [default: 1]
     #[arg(long, value_name = "K", value_parser = parse::runs, allow_hyphen_values = true)]
     pub runs: Option<u32>,
@@ -60,7 +65,8 @@ pub struct Cli {
     pub out: Option<PathBuf>,
 
     /// TOML file with the same settings (p, seed, requests, max_retries, runs, out, threads,
-    /// engine); flags override it
+    /// engine); flags override it. A file with `model = "timeline"` is a timeline scenario
+    /// (latencies, timeouts, backoff, three server strategies; see the README)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 

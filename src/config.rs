@@ -11,6 +11,64 @@ use crate::cli::{Cli, EngineChoice};
 use crate::model::{ArticleModel, Engine};
 use crate::parse::{self, AckLossList};
 
+pub mod timeline;
+
+pub use timeline::TimelineConfig;
+
+/// Which model a config file describes (its `model` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelName {
+    /// The article's model (the default when the key is absent).
+    Article,
+    /// The timeline model (see [`timeline`]).
+    Timeline,
+}
+
+/// What the command line asks for, validated: an article experiment or a timeline scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Job {
+    /// The article's model (no config file, or one without `model = "timeline"`).
+    Article(Config),
+    /// A timeline scenario file.
+    Timeline(TimelineConfig),
+}
+
+impl Job {
+    /// Reads the config file the flags name, if any, decides which model it describes and
+    /// merges it with the flags.
+    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
+        let Some(path) = &cli.config else {
+            reject_timeline_flags(cli)?;
+            return Config::merge(cli, None, default_threads()).map(Job::Article);
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if timeline::is_timeline(&text) {
+            TimelineConfig::from_toml(&text, path, cli, default_threads()).map(Job::Timeline)
+        } else {
+            reject_timeline_flags(cli)?;
+            let file = FileSettings::from_toml(&text, path)?;
+            Config::merge(cli, Some((file, path)), default_threads()).map(Job::Article)
+        }
+    }
+}
+
+/// `--payments` belongs to timeline scenarios.
+fn reject_timeline_flags(cli: &Cli) -> Result<(), ConfigError> {
+    match cli.payments {
+        Some(_) => Err(ConfigError::NotForModel {
+            flag: "--payments",
+            what: "the article model: it counts --requests; --payments is for timeline \
+                   scenario files (model = \"timeline\")"
+                .into(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The article's ACK-loss probabilities.
 pub const DEFAULT_ACK_LOSS: [f64; 3] = [0.01, 0.05, 0.10];
 /// The article's seed.
@@ -46,8 +104,8 @@ pub enum Origin {
     File {
         /// The file as given.
         path: PathBuf,
-        /// The key.
-        key: &'static str,
+        /// The key, with its tables: `network.ack_loss`.
+        key: String,
     },
 }
 
@@ -89,6 +147,14 @@ pub enum ConfigError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A flag that the chosen model does not have.
+    #[error("{flag} does not apply to {what}")]
+    NotForModel {
+        /// The flag, e.g. `--p`.
+        flag: &'static str,
+        /// Which model or file it was given with.
+        what: String,
+    },
     /// The config file is not valid TOML or has an unknown key or a value of the wrong type.
     #[error("config file {}: {message}", path.display())]
     Parse {
@@ -103,6 +169,8 @@ pub enum ConfigError {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileSettings {
+    /// `article` (the default); a `timeline` file is read by [`timeline`] instead.
+    pub model: Option<ModelName>,
     /// ACK-loss probabilities: an array of numbers, or a string in the `--p` syntax.
     pub p: Option<toml::Value>,
     /// Seed of numpy's `default_rng`.
@@ -124,32 +192,21 @@ pub struct FileSettings {
 impl FileSettings {
     /// Parses the text of a config file.
     pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|error| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: error.to_string().trim_end().replace('\n', "\n  "),
-        })
-    }
-
-    /// Reads and parses a config file.
-    pub fn read(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::from_toml(&text, path)
+        parse_toml(text, path)
     }
 }
 
-impl Config {
-    /// Reads the config file the flags name, if any, and merges it with the flags.
-    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
-        let file = match &cli.config {
-            Some(path) => Some((FileSettings::read(path)?, path.as_path())),
-            None => None,
-        };
-        Self::merge(cli, file, default_threads())
-    }
+/// Deserializes a config file's text; a syntax error, an unknown key or a value of the wrong
+/// type becomes a [`ConfigError::Parse`] naming the file, with the parser's line, column and
+/// excerpt.
+fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|error| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: error.to_string().trim_end().replace('\n', "\n  "),
+    })
+}
 
+impl Config {
     /// Merges flags over file settings over defaults and checks the result.
     pub fn merge(
         cli: &Cli,
@@ -162,7 +219,7 @@ impl Config {
         };
         let origin = |key: &'static str| Origin::File {
             path: path.unwrap_or(Path::new("")).to_path_buf(),
-            key,
+            key: key.to_string(),
         };
         let ack_loss = match (&cli.ack_loss, file.p) {
             (Some(AckLossList(values)), _) => values.clone(),
@@ -329,6 +386,14 @@ mod tests {
         assert_eq!(config.model.requests, 50);
         assert_eq!(config.model.ack_loss, vec![0.2]);
         assert_eq!(config.engine, Engine::Servers);
+    }
+
+    #[test]
+    fn the_model_key_may_name_the_article() {
+        let config = merged(&[], "model = \"article\"\nseed = 3").unwrap();
+        assert_eq!(config.model.seed, 3);
+        let message = merged(&[], "model = \"queue\"").unwrap_err().to_string();
+        assert!(message.contains("unknown variant `queue`"), "{message}");
     }
 
     #[test]

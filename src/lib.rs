@@ -23,7 +23,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::cli::{Cli, Command};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Job, TimelineConfig};
 use crate::model::{Interrupted, Progress};
 
 /// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
@@ -46,33 +46,64 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Man) => return print_to_stdout(&cli::man_page()),
         None => {}
     }
-    let config = Config::from_cli(&cli)?;
-    let warning = limits::check(&config, limits::available_memory())?;
+    match Job::from_cli(&cli)? {
+        Job::Article(config) => run_article(&config),
+        Job::Timeline(config) => run_timeline(&config),
+    }
+}
+
+/// The article's model: the table, or the JSON summary with `--json`.
+fn run_article(config: &Config) -> anyhow::Result<()> {
+    let warning = limits::check(config, limits::available_memory())?;
     if let Some(warning) = warning.filter(|_| !config.quiet) {
         eprintln!("{warning}");
     }
     install_interrupt_handler()?;
-
-    let progress = Reporter::new(&config);
+    let progress = Reporter::new(
+        model::work_units(&config.model, config.engine),
+        "requests",
+        config.quiet,
+    );
     let results = model::simulate(&config.model, config.engine, &progress);
     progress.bar.finish_and_clear();
     let results = results?;
-
     let files = report::output_files(&results);
     // The error names the folder or file that could not be written.
     let written = output::write_all(&config.out_dir, &files, interrupted)?;
-
     if config.json {
-        print_to_stdout(&report::json::summary(&results, &written))?;
-    } else if !config.quiet {
-        let mut text = report::table::render(&results);
-        text.push('\n');
-        for path in &written {
-            text.push_str(&format!("wrote {}\n", path.display()));
-        }
-        print_to_stdout(text.as_bytes())?;
+        print_to_stdout(&report::json::summary(&results, &written))
+    } else {
+        tell(&report::table::render(&results), &written, config.quiet)
     }
-    Ok(())
+}
+
+/// A timeline scenario file: the companion piece's tables.
+fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
+    install_interrupt_handler()?;
+    let progress = Reporter::new(config.model.work_units(), "payments", config.quiet);
+    let results = model::timeline::simulate(&config.model, config.threads, &progress);
+    progress.bar.finish_and_clear();
+    let results = results?;
+    let files = report::timeline_files(&results);
+    let written = output::write_all(&config.out_dir, &files, interrupted)?;
+    tell(
+        &report::timeline_table::render(&results),
+        &written,
+        config.quiet,
+    )
+}
+
+/// Prints the table and the paths written, unless quiet.
+fn tell(table: &str, written: &[std::path::PathBuf], quiet: bool) -> anyhow::Result<()> {
+    if quiet {
+        return Ok(());
+    }
+    let mut text = table.to_string();
+    text.push('\n');
+    for path in written {
+        text.push_str(&format!("wrote {}\n", path.display()));
+    }
+    print_to_stdout(text.as_bytes())
 }
 
 /// The exit code for an error returned by [`run`].
@@ -126,23 +157,23 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn new(config: &Config) -> Self {
-        let total = model::work_units(&config.model, config.engine);
-        let target = if config.quiet || !std::io::stderr().is_terminal() {
+    /// A bar for `total` units of work named `unit` (e.g. "requests").
+    fn new(total: u64, unit: &'static str, quiet: bool) -> Self {
+        let target = if quiet || !std::io::stderr().is_terminal() {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
         };
         let bar = ProgressBar::with_draw_target(Some(total), target).with_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} requests \
-                 ({rate}, ETA {eta})",
-            )
+            ProgressStyle::with_template(&format!(
+                "{{elapsed_precise}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit} \
+                 ({{rate}}, ETA {{eta}})"
+            ))
             .expect("the template is valid")
             .with_key(
                 "rate",
-                |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                    let _ = write!(out, "{:.1} M requests/s", state.per_sec() / 1e6);
+                move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:.2} M {unit}/s", state.per_sec() / 1e6);
                 },
             )
             .progress_chars("=> "),

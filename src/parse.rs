@@ -14,6 +14,10 @@ pub const MAX_RUNS: u32 = 100_000;
 pub const MAX_ACK_LOSS_VALUES: usize = 10_000;
 /// The most worker threads.
 pub const MAX_THREADS: usize = 1_024;
+/// The largest `--payments` of a timeline scenario.
+pub const MAX_PAYMENTS: u64 = 1_000_000_000_000;
+/// The most copies of one payment in a timeline scenario.
+pub const MAX_COPIES: u32 = 1_000;
 
 /// A list of ACK-loss probabilities, each in `[0, 1]`, in the order given (at least one).
 #[derive(Debug, Clone, PartialEq)]
@@ -223,6 +227,21 @@ pub fn check_total_deliveries(requests: u64, max_retries: u32, runs: u32) -> Res
                 u64::MAX
             )
         })
+}
+
+/// Parses and checks a number of payments (timeline scenarios).
+pub fn payments(text: &str) -> Result<u64, String> {
+    check_payments(whole_number(text, "a number of payments", "from 1")?)
+}
+
+/// Accepts 1 to [`MAX_PAYMENTS`] payments.
+pub fn check_payments(value: u64) -> Result<u64, String> {
+    check_range(value, 1, MAX_PAYMENTS, "payments")
+}
+
+/// Accepts 1 to [`MAX_COPIES`] copies of a payment.
+pub fn check_copies(value: u32) -> Result<u32, String> {
+    check_range(value, 1, MAX_COPIES, "copies")
 }
 
 fn check_range<T>(value: T, low: T, high: T, what: &str) -> Result<T, String>

@@ -112,3 +112,36 @@ fn sweep_charts_render_from_one_to_many_p_values_and_runs() {
         }
     }
 }
+
+/// The timeline charts of a shipped scenario file, simulated with `payments` payments.
+fn timeline_charts(file: &str, payments: u64) -> Vec<OutputFile> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cli = <simulate::cli::Cli as clap::Parser>::parse_from(["simulate"]);
+    let mut config = simulate::config::TimelineConfig::from_toml(&text, &path, &cli, 2).unwrap();
+    config.model.payments = payments;
+    let results = model::timeline::simulate(&config.model, 2, &Silent).unwrap();
+    simulate::report::timeline_charts::all(&results)
+}
+
+#[test]
+fn timeline_charts_render_with_content() {
+    for (file, payments) in [
+        ("same-key-burst.toml", 1),
+        ("mobile-network.toml", 5_000),
+        ("retry-storm.toml", 2_000),
+    ] {
+        let stem = file.trim_end_matches(".toml");
+        for chart in timeline_charts(file, payments) {
+            let name = format!("{stem}_{}", chart.name);
+            assert!(
+                rasterise(&name, &chart.bytes) > 0.01,
+                "{name} is almost blank"
+            );
+            let text = String::from_utf8(chart.bytes).unwrap();
+            assert!(text.contains("seed 42"), "{name} lacks the parameters");
+        }
+    }
+}

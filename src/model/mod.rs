@@ -13,6 +13,7 @@ pub mod histogram;
 pub mod kernel;
 pub mod reference;
 pub mod summary;
+pub mod timeline;
 
 pub use histogram::AttemptHistogram;
 

@@ -22,7 +22,7 @@ pub(super) const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
 /// Green: duplicates the key store absorbed.
 pub(super) const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
 /// Grey: the one legitimate charge per request.
-const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
+pub(super) const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
 /// Blue: the key server's bars in the double-charge chart.
 pub(super) const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
 /// Series colours of the attempts chart, one per p (cycled).
@@ -199,11 +199,15 @@ fn group_label(points: &[&PointResult], x: f64) -> String {
         .map_or_else(String::new, |point| p_label(point.ack_loss))
 }
 
-fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f64, f64)> {
+pub(super) fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f64, f64)> {
     Rectangle::new([(x0, y0), (x1, y1)], colour.filled())
 }
 
-fn value_label(text: String, at: (f64, f64), size: u32) -> Text<'static, (f64, f64), String> {
+pub(super) fn value_label(
+    text: String,
+    at: (f64, f64),
+    size: u32,
+) -> Text<'static, (f64, f64), String> {
     Text::new(
         text,
         at,

@@ -7,9 +7,13 @@ pub mod markdown;
 pub mod summary;
 pub mod sweep_charts;
 pub mod table;
+pub mod timeline_charts;
+pub mod timeline_csv;
+pub mod timeline_table;
 
 use crate::model::ArticleResults;
 use crate::model::summary::summarise;
+use crate::model::timeline::TimelineResults;
 
 /// One output file: its name inside the output folder and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +47,16 @@ pub fn output_files(results: &ArticleResults) -> Vec<OutputFile> {
         name: "report.md",
         bytes: markdown::report_md(results, &summary),
     });
+    files
+}
+
+/// Every file a timeline run writes, in a fixed order.
+pub fn timeline_files(results: &TimelineResults) -> Vec<OutputFile> {
+    let mut files = vec![OutputFile {
+        name: "timeline.csv",
+        bytes: timeline_csv::timeline_csv(results),
+    }];
+    files.extend(timeline_charts::all(results));
     files
 }
 

@@ -37,12 +37,18 @@ pub fn rows(results: &ArticleResults) -> Vec<[String; 7]> {
 
 /// The table as text, ending in a newline.
 pub fn render(results: &ArticleResults) -> String {
-    let rows = rows(results);
-    let widths: Vec<usize> = (0..HEADERS.len())
+    let rows: Vec<Vec<String>> = rows(results).into_iter().map(Vec::from).collect();
+    layout(&HEADERS, &rows)
+}
+
+/// Lays out a table: headers, a rule of dashes, then the rows; the first column left-aligned,
+/// the others right-aligned, columns two spaces apart, every line ending in a newline.
+pub fn layout(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..headers.len())
         .map(|column| {
             rows.iter()
                 .map(|row| row[column].len())
-                .chain([HEADERS[column].len()])
+                .chain([headers[column].len()])
                 .max()
                 .unwrap_or(0)
         })
@@ -62,10 +68,10 @@ pub fn render(results: &ArticleResults) -> String {
             .collect();
         format!("{}\n", padded.join("  ").trim_end())
     };
-    let mut text = line(&HEADERS);
+    let mut text = line(headers);
     let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
     text.push_str(&line(&rule.iter().map(String::as_str).collect::<Vec<_>>()));
-    for row in &rows {
+    for row in rows {
         text.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
     }
     text

@@ -1,0 +1,192 @@
+//! Latency and processing-time distributions, sampled by inverse transform from one uniform
+//! draw each, so that every strategy sees the same sampled times (common random numbers).
+
+use serde::Deserialize;
+
+/// The standard normal quantile at 0.99: `scipy.stats.norm.ppf(0.99)`.
+pub const Z_99: f64 = 2.326_347_874_040_841;
+
+/// A distribution of durations in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(tag = "distribution", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Distribution {
+    /// Always `ms` milliseconds.
+    Fixed {
+        /// The duration (ms, at least 0).
+        ms: f64,
+    },
+    /// Uniform between `low_ms` and `high_ms`.
+    Uniform {
+        /// The shortest duration (ms, at least 0).
+        low_ms: f64,
+        /// The longest duration (ms, at least `low_ms`).
+        high_ms: f64,
+    },
+    /// Exponential with mean `mean_ms`.
+    Exponential {
+        /// The mean duration (ms, more than 0).
+        mean_ms: f64,
+    },
+    /// Log-normal given by its median and 99th percentile:
+    /// `mu = ln(median_ms)`, `sigma = ln(p99_ms / median_ms) / 2.326347874`.
+    LogNormal {
+        /// The median duration (ms, more than 0).
+        median_ms: f64,
+        /// The 99th-percentile duration (ms, at least `median_ms`).
+        p99_ms: f64,
+    },
+}
+
+impl Distribution {
+    /// The duration at quantile `u` in `[0, 1)`: the inverse of the cumulative distribution.
+    pub fn quantile(&self, u: f64) -> f64 {
+        match *self {
+            Distribution::Fixed { ms } => ms,
+            Distribution::Uniform { low_ms, high_ms } => low_ms + (high_ms - low_ms) * u,
+            Distribution::Exponential { mean_ms } => -mean_ms * (-u).ln_1p(),
+            Distribution::LogNormal { median_ms, p99_ms } => {
+                let sigma = (p99_ms / median_ms).ln() / Z_99;
+                let z = std::f64::consts::SQRT_2 * statrs::function::erf::erf_inv(2.0 * u - 1.0);
+                median_ms * (sigma * z).exp()
+            }
+        }
+    }
+
+    /// The longest duration it can produce (infinite for unbounded distributions).
+    pub fn max_ms(&self) -> f64 {
+        match *self {
+            Distribution::Fixed { ms } => ms,
+            Distribution::Uniform { high_ms, .. } => high_ms,
+            Distribution::Exponential { .. } | Distribution::LogNormal { .. } => f64::INFINITY,
+        }
+    }
+
+    /// Why the parameters are unusable, as `(key, value, reason)`; `None` when they are fine.
+    pub fn problem(&self) -> Option<(&'static str, f64, String)> {
+        let negative = |key, value: f64| {
+            (!(value >= 0.0 && value.is_finite())).then(|| {
+                (
+                    key,
+                    value,
+                    "a duration must be a finite number of ms, at least 0".into(),
+                )
+            })
+        };
+        let positive = |key, value: f64| {
+            (!(value > 0.0 && value.is_finite())).then(|| {
+                (
+                    key,
+                    value,
+                    "must be a finite number of ms, more than 0".into(),
+                )
+            })
+        };
+        match *self {
+            Distribution::Fixed { ms } => negative("ms", ms),
+            Distribution::Uniform { low_ms, high_ms } => negative("low_ms", low_ms)
+                .or_else(|| negative("high_ms", high_ms))
+                .or_else(|| {
+                    (high_ms < low_ms).then(|| {
+                        (
+                            "high_ms",
+                            high_ms,
+                            format!("must be at least low_ms = {low_ms}"),
+                        )
+                    })
+                }),
+            Distribution::Exponential { mean_ms } => positive("mean_ms", mean_ms),
+            Distribution::LogNormal { median_ms, p99_ms } => positive("median_ms", median_ms)
+                .or_else(|| positive("p99_ms", p99_ms))
+                .or_else(|| {
+                    (p99_ms < median_ms).then(|| {
+                        (
+                            "p99_ms",
+                            p99_ms,
+                            format!("must be at least median_ms = {median_ms}"),
+                        )
+                    })
+                }),
+        }
+    }
+
+    /// A short description for chart subtitles: `fixed 10 ms`, `log-normal median 40 ms, p99 900 ms`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Distribution::Fixed { ms } => format!("{ms} ms"),
+            Distribution::Uniform { low_ms, high_ms } => format!("uniform {low_ms}-{high_ms} ms"),
+            Distribution::Exponential { mean_ms } => format!("exponential mean {mean_ms} ms"),
+            Distribution::LogNormal { median_ms, p99_ms } => {
+                format!("log-normal median {median_ms} ms, p99 {p99_ms} ms")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            (actual - expected).abs() <= tolerance * expected.abs().max(1.0),
+            "{actual} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn log_normal_has_the_given_median_and_p99() {
+        let latency = Distribution::LogNormal {
+            median_ms: 40.0,
+            p99_ms: 900.0,
+        };
+        close(latency.quantile(0.5), 40.0, 1e-12);
+        close(latency.quantile(0.99), 900.0, 1e-9);
+        // Symmetric in log space: the 1st percentile is median^2 / p99.
+        close(latency.quantile(0.01), 40.0 * 40.0 / 900.0, 1e-9);
+    }
+
+    #[test]
+    fn closed_form_quantiles() {
+        close(Distribution::Fixed { ms: 3.0 }.quantile(0.7), 3.0, 0.0);
+        let uniform = Distribution::Uniform {
+            low_ms: 10.0,
+            high_ms: 30.0,
+        };
+        close(uniform.quantile(0.25), 15.0, 1e-15);
+        // Exponential: the median is mean * ln 2.
+        let exponential = Distribution::Exponential { mean_ms: 100.0 };
+        close(
+            exponential.quantile(0.5),
+            100.0 * std::f64::consts::LN_2,
+            1e-12,
+        );
+        close(exponential.quantile(0.0), 0.0, 0.0);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let (key, value, _) = Distribution::Fixed { ms: -1.0 }.problem().unwrap();
+        assert_eq!((key, value), ("ms", -1.0));
+        let (key, _, reason) = Distribution::LogNormal {
+            median_ms: 40.0,
+            p99_ms: 20.0,
+        }
+        .problem()
+        .unwrap();
+        assert_eq!(key, "p99_ms");
+        assert!(reason.contains("median_ms = 40"), "{reason}");
+        assert!(
+            Distribution::Exponential { mean_ms: 0.0 }
+                .problem()
+                .is_some()
+        );
+        assert!(
+            Distribution::Uniform {
+                low_ms: 1.0,
+                high_ms: 2.0
+            }
+            .problem()
+            .is_none()
+        );
+    }
+}

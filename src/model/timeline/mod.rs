@@ -1,0 +1,434 @@
+//! The timeline model: payments, copies and retries on a simulated clock, with latencies,
+//! losses, timeouts, backoff and three server strategies for the Idempotency-Key (pure:
+//! parameters, seed and a [`Progress`] in; counts and latency histograms out).
+//!
+//! Each payment has its own key, and keys do not interact (no shared server capacity), so
+//! every payment is simulated on its own (see [`simulation`]) from its own slice of the run's
+//! random stream: payment `i` starts `i × stride` draws into
+//! `SeedSequence(seed, spawn_key=(run,))`, reached by jump-ahead. Payments are processed in
+//! chunks on several threads; chunk results are integer counters, exact-mergeable histograms
+//! and an order-aware span, so any thread count gives the same bytes, and memory is bounded by
+//! the payments in flight on the threads, not by the total.
+//!
+//! Every strategy and every scenario of a run reads the same stream (common random numbers):
+//! differences between strategies come from the strategy, not from the draws (and between
+//! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
+
+pub mod backoff;
+pub mod distribution;
+pub mod latency;
+pub mod simulation;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use serde::Deserialize;
+
+pub use backoff::Backoff;
+pub use distribution::Distribution;
+pub use latency::LatencyHistogram;
+use simulation::{PaymentDraws, Simulator};
+
+use super::{Interrupted, Progress};
+use crate::rng::{PcgState, SeedSequence};
+
+/// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Level 0: every delivery is processed and charges.
+    None,
+    /// Level 1: look the key up at arrival; if absent, process, then charge and insert the key;
+    /// if present, replay the stored response. Look-ups before the first insert all charge.
+    CheckThenInsert,
+    /// Level 2: insert the key atomically at arrival; a completed key replays its response, an
+    /// in-flight key answers 409 Conflict (the IETF idempotency-key draft).
+    UniqueKey,
+}
+
+impl Strategy {
+    /// All three, in the order they are reported.
+    pub const ALL: [Strategy; 3] = [
+        Strategy::None,
+        Strategy::CheckThenInsert,
+        Strategy::UniqueKey,
+    ];
+
+    /// The name in scenario files, CSV and charts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::None => "none",
+            Strategy::CheckThenInsert => "check_then_insert",
+            Strategy::UniqueKey => "unique_key",
+        }
+    }
+}
+
+/// When payments start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArrivalProcess {
+    /// A Poisson process: exponential gaps with mean `1000 / rate_per_s` ms.
+    Poisson {
+        /// Payments per second (more than 0).
+        rate_per_s: f64,
+    },
+    /// Every payment at t = 0.
+    Burst,
+    /// Each payment when the previous one reached its final outcome.
+    Sequential,
+}
+
+/// How a payment's copies (same key) are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyMode {
+    /// All within `copy_spread_ms` of the first, each on its own client (parallel threads).
+    Concurrent,
+    /// One after another: each copy is sent when the previous one reached its final outcome.
+    Sequential,
+}
+
+/// Where concurrent copies fall within their spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CopySpacing {
+    /// Copy `c` of `n` at `c × spread / (n − 1)`.
+    Even,
+    /// The first at 0, the others uniformly at random in `[0, spread)`.
+    Random,
+}
+
+/// Payments and their copies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Arrivals {
+    /// When payments start.
+    pub process: ArrivalProcess,
+    /// Copies of each payment sent with the same key (at least 1).
+    pub copies: u32,
+    /// Concurrent or sequential copies.
+    pub copy_mode: CopyMode,
+    /// Concurrent copies are sent within this time of the first (ms).
+    pub copy_spread_ms: f64,
+    /// Even or random placement within the spread.
+    pub copy_spacing: CopySpacing,
+}
+
+/// The network between client and server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Network {
+    /// Client to server (ms).
+    pub request_latency: Distribution,
+    /// Server to client (ms).
+    pub response_latency: Distribution,
+    /// Probability that a request is lost on the way (the server never sees it).
+    pub request_loss: f64,
+    /// Probability that a response (ACK) is lost on the way back.
+    pub ack_loss: f64,
+}
+
+/// The client's retry policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClientPolicy {
+    /// The client stops waiting this long after sending and retries (ms, more than 0).
+    pub timeout_ms: f64,
+    /// Retries at most after the first send, per copy.
+    pub max_retries: u32,
+    /// The wait before each retry.
+    pub backoff: Backoff,
+}
+
+/// One scenario: everything that shapes a payment's timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Its name in tables, CSV and charts.
+    pub name: String,
+    /// Payments and copies.
+    pub arrivals: Arrivals,
+    /// Latencies and losses.
+    pub network: Network,
+    /// The server's processing time per charge (ms).
+    pub processing: Distribution,
+    /// Timeout, retries, backoff.
+    pub client: ClientPolicy,
+}
+
+/// The validated parameters of a timeline experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineModel {
+    /// Where it came from (the scenario file's name, e.g. `mobile-network.toml`), for charts.
+    pub title: String,
+    /// Seed of the run streams.
+    pub seed: u64,
+    /// Independent replications (at least 1).
+    pub runs: u32,
+    /// Payments per run and scenario (at least 1).
+    pub payments: u64,
+    /// Strategies compared, in the order reported.
+    pub strategies: Vec<Strategy>,
+    /// Scenarios, in the order reported (at least 1).
+    pub scenarios: Vec<Scenario>,
+}
+
+impl TimelineModel {
+    /// Run `run`'s stream: `SeedSequence(seed, spawn_key=(run,))`.
+    pub fn seed_sequence(&self, run: u32) -> SeedSequence {
+        SeedSequence::with_spawn_key(self.seed, &[u64::from(run)])
+    }
+
+    /// The units of work [`simulate`] reports: payments × scenarios × runs.
+    pub fn work_units(&self) -> u64 {
+        self.payments
+            .saturating_mul(self.scenarios.len() as u64)
+            .saturating_mul(u64::from(self.runs))
+    }
+}
+
+/// The time the payments of a run took, from the first send to the last final outcome,
+/// in whole microseconds (so that chunks merge exactly in any grouping).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    /// From the first payment's start to the start of the payment after the last (µs).
+    starts_us: u64,
+    /// From the first payment's start to the latest final outcome (µs).
+    end_us: u64,
+}
+
+impl Span {
+    /// Appends a payment that reaches its final outcome `latency_us` after it starts, with the
+    /// next payment starting `gap_us` after it.
+    fn push(&mut self, latency_us: u64, gap_us: u64) {
+        self.end_us = self.end_us.max(self.starts_us.saturating_add(latency_us));
+        self.starts_us = self.starts_us.saturating_add(gap_us);
+    }
+
+    /// The span of `self`'s payments followed by `later`'s (associative, not commutative).
+    fn then(self, later: Span) -> Span {
+        Span {
+            starts_us: self.starts_us.saturating_add(later.starts_us),
+            end_us: self.end_us.max(self.starts_us.saturating_add(later.end_us)),
+        }
+    }
+
+    /// Simulated time from the first send to the last final outcome (ms).
+    pub fn ms(&self) -> f64 {
+        self.end_us as f64 / 1000.0
+    }
+}
+
+/// What one strategy did with all payments of one run and scenario.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StrategyTally {
+    /// Payments simulated.
+    pub payments: u64,
+    /// Attempts the clients sent: first sends of every copy plus retries.
+    pub attempts: u64,
+    /// Attempts that reached the server.
+    pub deliveries: u64,
+    /// Charges the server made.
+    pub charges: u64,
+    /// Payments charged two or more times.
+    pub double_charged_payments: u64,
+    /// Charges beyond one per payment.
+    pub extra_charges: u64,
+    /// Deliveries answered with the stored response (prevented duplicates).
+    pub replays: u64,
+    /// Deliveries answered 409 Conflict (key in flight).
+    pub conflicts: u64,
+    /// Payments for which some copy got a success response.
+    pub succeeded: u64,
+    /// Payments whose clients all gave up although the customer was charged.
+    pub gave_up_charged: u64,
+    /// Payments whose clients all gave up and that were never charged.
+    pub gave_up_not_charged: u64,
+    /// Client latency to the final outcome, per payment.
+    pub latency: LatencyHistogram,
+    /// The simulated time the payments took.
+    pub span: Span,
+}
+
+impl StrategyTally {
+    fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
+        self.payments += 1;
+        self.attempts += outcome.attempts;
+        self.deliveries += outcome.deliveries;
+        self.charges += outcome.charges;
+        self.double_charged_payments += u64::from(outcome.charges >= 2);
+        self.extra_charges += outcome.charges.saturating_sub(1);
+        self.replays += outcome.replays;
+        self.conflicts += outcome.conflicts;
+        match (outcome.succeeded, outcome.charges > 0) {
+            (true, _) => self.succeeded += 1,
+            (false, true) => self.gave_up_charged += 1,
+            (false, false) => self.gave_up_not_charged += 1,
+        }
+        self.latency.record(outcome.latency_ms);
+        let latency_us = microseconds(outcome.latency_ms);
+        self.span.push(latency_us, gap_us.unwrap_or(latency_us));
+    }
+
+    /// Adds the tally of the payments that come after these.
+    fn then(mut self, later: &StrategyTally) -> StrategyTally {
+        self.payments += later.payments;
+        self.attempts += later.attempts;
+        self.deliveries += later.deliveries;
+        self.charges += later.charges;
+        self.double_charged_payments += later.double_charged_payments;
+        self.extra_charges += later.extra_charges;
+        self.replays += later.replays;
+        self.conflicts += later.conflicts;
+        self.succeeded += later.succeeded;
+        self.gave_up_charged += later.gave_up_charged;
+        self.gave_up_not_charged += later.gave_up_not_charged;
+        self.latency.merge(&later.latency);
+        self.span = self.span.then(later.span);
+        self
+    }
+
+    /// Deliveries per payment: the retry amplification.
+    pub fn deliveries_per_payment(&self) -> f64 {
+        self.deliveries as f64 / self.payments.max(1) as f64
+    }
+}
+
+fn microseconds(ms: f64) -> u64 {
+    (ms * 1000.0).round() as u64
+}
+
+/// One strategy's results in one run and scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineRow {
+    /// The replication.
+    pub run: u32,
+    /// Index into [`TimelineModel::scenarios`].
+    pub scenario: usize,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// What happened.
+    pub tally: StrategyTally,
+}
+
+/// The results of a timeline experiment: rows by run, then scenario, then strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineResults {
+    /// The parameters.
+    pub model: TimelineModel,
+    /// One row per (run, scenario, strategy).
+    pub rows: Vec<TimelineRow>,
+}
+
+impl TimelineResults {
+    /// The rows of run 0.
+    pub fn first_run(&self) -> impl Iterator<Item = &TimelineRow> {
+        self.rows.iter().filter(|row| row.run == 0)
+    }
+
+    /// The scenario of a row.
+    pub fn scenario(&self, row: &TimelineRow) -> &Scenario {
+        &self.model.scenarios[row.scenario]
+    }
+}
+
+/// Payments per unit of parallel work (and per progress report).
+pub const CHUNK_PAYMENTS: u64 = 4_096;
+
+/// Runs the experiment on `threads` threads.
+pub fn simulate(
+    model: &TimelineModel,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<TimelineResults, Interrupted> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool can be built");
+    let mut rows = Vec::new();
+    for run in 0..model.runs {
+        let start = model.seed_sequence(run).pcg_state();
+        for (index, scenario) in model.scenarios.iter().enumerate() {
+            let tallies = pool.install(|| {
+                simulate_scenario(scenario, &model.strategies, start, model.payments, progress)
+            })?;
+            rows.extend(
+                model
+                    .strategies
+                    .iter()
+                    .zip(tallies)
+                    .map(|(&strategy, tally)| TimelineRow {
+                        run,
+                        scenario: index,
+                        strategy,
+                        tally,
+                    }),
+            );
+        }
+    }
+    Ok(TimelineResults {
+        model: model.clone(),
+        rows,
+    })
+}
+
+/// The tallies of `strategies` (in that order) over `payments` payments of one scenario
+/// whose stream starts at `start`, on the current rayon pool.
+pub fn simulate_scenario(
+    scenario: &Scenario,
+    strategies: &[Strategy],
+    start: PcgState,
+    payments: u64,
+    progress: &dyn Progress,
+) -> Result<Vec<StrategyTally>, Interrupted> {
+    let copies = scenario.arrivals.copies;
+    let max_retries = scenario.client.max_retries;
+    let stride = PaymentDraws::stride(copies, max_retries);
+    let payment_jump = start.jump(stride);
+    let empty = || vec![StrategyTally::default(); strategies.len()];
+    let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
+        earlier
+            .into_iter()
+            .zip(&later)
+            .map(|(earlier, later)| earlier.then(later))
+            .collect::<Vec<_>>()
+    };
+    let stopped = AtomicBool::new(false);
+    let chunks = payments.div_ceil(CHUNK_PAYMENTS);
+    let tallies = (0..chunks)
+        .into_par_iter()
+        .map(|chunk| {
+            let mut tallies = empty();
+            if stopped.load(Ordering::Relaxed) || progress.should_stop() {
+                stopped.store(true, Ordering::Relaxed);
+                return tallies;
+            }
+            let first = chunk * CHUNK_PAYMENTS;
+            let len = CHUNK_PAYMENTS.min(payments - first);
+            let mut stream = start;
+            stream.advance(u128::from(first) * stride);
+            let mut simulator = Simulator::default();
+            let mut draws = PaymentDraws::new(&start, copies, max_retries);
+            for _ in 0..len {
+                draws.read(&stream);
+                stream.apply(&payment_jump);
+                let gap_us = match scenario.arrivals.process {
+                    ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
+                        -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
+                    )),
+                    ArrivalProcess::Burst => Some(0),
+                    ArrivalProcess::Sequential => None,
+                };
+                for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
+                    let outcome = simulator.run(scenario, strategy, &mut draws);
+                    tally.record(&outcome, gap_us);
+                }
+            }
+            progress.advance(len);
+            tallies
+        })
+        .reduce(empty, merge);
+    if stopped.load(Ordering::Relaxed) {
+        return Err(Interrupted);
+    }
+    Ok(tallies)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,379 @@
+//! Hand-worked timelines, the article's closed form, invariants over random scenarios and
+//! determinism across thread counts.
+
+use proptest::prelude::{ProptestConfig, any, prop_assert_eq, prop_compose, prop_oneof, proptest};
+use proptest::strategy::Strategy as Generator;
+
+use super::*;
+use crate::model::Silent;
+use crate::model::closed_form;
+use crate::stats::wilson;
+
+fn fixed(ms: f64) -> Distribution {
+    Distribution::Fixed { ms }
+}
+
+/// 1 ms each way, 10 ms processing, no loss, a 1 s timeout, no retry, one copy.
+fn scenario() -> Scenario {
+    Scenario {
+        name: "test".into(),
+        arrivals: Arrivals {
+            process: ArrivalProcess::Burst,
+            copies: 1,
+            copy_mode: CopyMode::Concurrent,
+            copy_spread_ms: 0.0,
+            copy_spacing: CopySpacing::Even,
+        },
+        network: Network {
+            request_latency: fixed(1.0),
+            response_latency: fixed(1.0),
+            request_loss: 0.0,
+            ack_loss: 0.0,
+        },
+        processing: fixed(10.0),
+        client: ClientPolicy {
+            timeout_ms: 1_000.0,
+            max_retries: 0,
+            backoff: Backoff::None,
+        },
+    }
+}
+
+fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
+    TimelineModel {
+        title: "test".into(),
+        seed,
+        runs: 1,
+        payments,
+        strategies: Strategy::ALL.to_vec(),
+        scenarios: vec![scenario],
+    }
+}
+
+/// The tallies of `none`, `check_then_insert` and `unique_key`.
+fn tallies(scenario: Scenario, payments: u64, seed: u64) -> Vec<StrategyTally> {
+    simulate(&model(scenario, payments, seed), 2, &Silent)
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|row| row.tally)
+        .collect()
+}
+
+fn close(actual: Option<f64>, expected: f64) {
+    let actual = actual.unwrap();
+    // Quantiles are bucket upper edges, at most 4.7% above the value.
+    assert!(
+        actual >= expected && actual <= expected * 1.047,
+        "{actual} vs {expected}"
+    );
+}
+
+#[test]
+fn two_copies_inside_the_processing_window_race_past_the_check() {
+    // Copy 0 sent at 0 ms arrives at 1, finds no key, processes until 11, charges, inserts.
+    // Copy 1 sent at 4 ms arrives at 5: the key is not inserted yet, so it charges too (at 15).
+    // With a unique key, copy 1 finds the key in flight: 409 at 5, received at 6; after the
+    // 20 ms backoff it is sent again at 26, arrives at 27 and gets the stored response.
+    let mut race = scenario();
+    race.arrivals.copies = 2;
+    race.arrivals.copy_spread_ms = 4.0;
+    race.client.max_retries = 1;
+    race.client.backoff = Backoff::Constant { base_ms: 20.0 };
+    let [none, check, unique] = tallies(race, 1, 1).try_into().unwrap();
+    assert_eq!((none.charges, none.double_charged_payments), (2, 1));
+    assert_eq!(
+        (check.charges, check.double_charged_payments, check.replays),
+        (2, 1, 0)
+    );
+    assert_eq!(
+        (unique.charges, unique.conflicts, unique.replays),
+        (1, 1, 1)
+    );
+    assert_eq!((unique.attempts, unique.deliveries), (3, 3));
+    for tally in [&none, &check, &unique] {
+        assert_eq!(tally.succeeded, 1);
+        // The first success: copy 0's charge at 11 ms, received at 12 ms.
+        close(tally.latency.quantile_ms(0.5), 12.0);
+    }
+    // The payment's final outcome is its first success, at 12 ms.
+    assert_eq!(unique.span.ms(), 12.0);
+}
+
+#[test]
+fn a_copy_that_looks_up_at_the_insert_sees_the_key() {
+    // Copy 1 sent at 10 ms arrives at 11, the instant copy 0's insert happens; the insert was
+    // scheduled first (at 1 ms), so the look-up sees the key and replays.
+    let mut edge = scenario();
+    edge.arrivals.copies = 2;
+    edge.arrivals.copy_spread_ms = 10.0;
+    let [_, check, _] = tallies(edge, 1, 1).try_into().unwrap();
+    assert_eq!((check.charges, check.replays), (1, 1));
+}
+
+#[test]
+fn lost_acks_charge_every_attempt_without_a_key() {
+    // Every ACK lost, timeout 100 ms, 50 ms constant backoff, 2 retries: sends at 0, 150, 300;
+    // the client gives up at 400 ms, charged although told it failed.
+    let mut lossy = scenario();
+    lossy.network.ack_loss = 1.0;
+    lossy.client = ClientPolicy {
+        timeout_ms: 100.0,
+        max_retries: 2,
+        backoff: Backoff::Constant { base_ms: 50.0 },
+    };
+    let [none, check, unique] = tallies(lossy, 3, 5).try_into().unwrap();
+    assert_eq!((none.charges, none.gave_up_charged), (9, 3));
+    assert_eq!(none.double_charged_payments, 3);
+    assert_eq!(none.extra_charges, 6);
+    for keyed in [&check, &unique] {
+        assert_eq!((keyed.charges, keyed.replays, keyed.conflicts), (3, 6, 0));
+        assert_eq!(keyed.gave_up_charged, 3);
+    }
+    close(none.latency.quantile_ms(0.99), 400.0);
+    // Burst arrivals: every payment starts at 0.
+    assert_eq!(none.span.ms(), 400.0);
+}
+
+#[test]
+fn lost_requests_charge_nothing() {
+    let mut lost = scenario();
+    lost.network.request_loss = 1.0;
+    lost.client.max_retries = 3;
+    for tally in tallies(lost, 10, 3) {
+        assert_eq!(
+            (tally.attempts, tally.deliveries, tally.charges),
+            (40, 0, 0)
+        );
+        assert_eq!(tally.gave_up_not_charged, 10);
+    }
+}
+
+#[test]
+fn sequential_copies_are_charged_once_with_any_key_check() {
+    let mut sequential = scenario();
+    sequential.arrivals.copies = 10;
+    sequential.arrivals.copy_mode = CopyMode::Sequential;
+    sequential.arrivals.process = ArrivalProcess::Sequential;
+    let charges: Vec<u64> = tallies(sequential, 2, 1)
+        .iter()
+        .map(|tally| tally.charges)
+        .collect();
+    assert_eq!(charges, vec![20, 2, 2]);
+}
+
+#[test]
+fn sequential_payments_follow_each_other() {
+    // Each payment takes 12 ms (1 + 10 + 1); 5 in a row end at 60 ms.
+    let mut sequential = scenario();
+    sequential.arrivals.process = ArrivalProcess::Sequential;
+    assert_eq!(tallies(sequential, 5, 1)[0].span.ms(), 60.0);
+}
+
+#[test]
+fn spans_merge_in_any_grouping() {
+    // Three payments: latencies 5, 50, 7 µs; the next starts 10, 10, 10 µs later. They start at
+    // 0, 10, 20 and end at 5, 60, 27: the span ends at 60 µs.
+    let single = |latency, gap| {
+        let mut span = Span::default();
+        span.push(latency, gap);
+        span
+    };
+    let [a, b, c] = [single(5, 10), single(50, 10), single(7, 10)];
+    assert_eq!(a.then(b).then(c), a.then(b.then(c)));
+    assert_eq!(a.then(b).then(c).ms(), 0.060);
+    assert_eq!(Span::default().then(a), a);
+}
+
+/// With timeouts longer than every round trip and no request loss, a payment without a key is
+/// charged twice exactly when its first ACK is lost: `P = p` (the article's closed form).
+#[test]
+fn none_agrees_with_the_article_closed_form() {
+    let p = 0.1;
+    let max_retries = 3;
+    let mut article = scenario();
+    article.network = Network {
+        request_latency: Distribution::Uniform {
+            low_ms: 5.0,
+            high_ms: 50.0,
+        },
+        response_latency: Distribution::Uniform {
+            low_ms: 5.0,
+            high_ms: 50.0,
+        },
+        request_loss: 0.0,
+        ack_loss: p,
+    };
+    article.processing = Distribution::Uniform {
+        low_ms: 1.0,
+        high_ms: 100.0,
+    };
+    article.client = ClientPolicy {
+        timeout_ms: 201.0,
+        max_retries,
+        backoff: Backoff::FullJitter {
+            base_ms: 10.0,
+            cap_ms: 1000.0,
+        },
+    };
+    let expected = closed_form::double_charged(p, max_retries).mean;
+    let experiments = 200;
+    let payments = 4_000;
+    let mut covered = 0;
+    let mut extra_charges = 0;
+    for seed in 0..experiments {
+        let none = &tallies(article.clone(), payments, seed)[0];
+        if wilson(none.double_charged_payments, payments).contains(expected) {
+            covered += 1;
+        }
+        assert_eq!(none.deliveries, none.charges);
+        extra_charges += none.extra_charges;
+    }
+    // Each 95% interval misses with probability 0.05: 177 or fewer of 200 has probability 2e-4.
+    assert!(
+        covered >= 178,
+        "{covered} of {experiments} intervals contain {expected}"
+    );
+    // Extra charges per payment, pooled: mean p + p² + p³ (the article's retries per request),
+    // within 3.29 standard errors (two-sided 0.1%) of the closed form.
+    let retries = closed_form::retries(p, max_retries);
+    let pooled = (experiments * payments) as f64;
+    let z = (extra_charges as f64 / pooled - retries.mean) / (retries.variance / pooled).sqrt();
+    assert!(z.abs() < 3.29, "extra charges z = {z}");
+}
+
+#[test]
+fn any_thread_count_gives_the_same_results() {
+    let mut busy = scenario();
+    busy.arrivals.process = ArrivalProcess::Poisson { rate_per_s: 50.0 };
+    busy.arrivals.copies = 3;
+    busy.arrivals.copy_spread_ms = 30.0;
+    busy.arrivals.copy_spacing = CopySpacing::Random;
+    busy.network.ack_loss = 0.2;
+    busy.network.request_loss = 0.1;
+    busy.network.response_latency = Distribution::LogNormal {
+        median_ms: 20.0,
+        p99_ms: 400.0,
+    };
+    busy.client = ClientPolicy {
+        timeout_ms: 100.0,
+        max_retries: 4,
+        backoff: Backoff::DecorrelatedJitter {
+            base_ms: 10.0,
+            cap_ms: 500.0,
+        },
+    };
+    let model = model(busy, 3 * CHUNK_PAYMENTS + 17, 9);
+    let one = simulate(&model, 1, &Silent).unwrap();
+    for threads in [2, 7] {
+        assert_eq!(
+            simulate(&model, threads, &Silent).unwrap(),
+            one,
+            "{threads} threads"
+        );
+    }
+}
+
+fn distribution() -> impl Generator<Value = Distribution> {
+    prop_oneof![
+        (0.0..50.0).prop_map(|ms| Distribution::Fixed { ms }),
+        (0.0..50.0, 0.0..50.0).prop_map(|(low, width)| Distribution::Uniform {
+            low_ms: low,
+            high_ms: low + width
+        }),
+        (0.1..50.0).prop_map(|mean_ms| Distribution::Exponential { mean_ms }),
+        (0.1..50.0, 1.0..20.0).prop_map(|(median, factor)| Distribution::LogNormal {
+            median_ms: median,
+            p99_ms: median * factor
+        }),
+    ]
+}
+
+fn bounded() -> impl Generator<Value = Distribution> {
+    (0.0..50.0, 0.0..50.0).prop_map(|(low, width)| Distribution::Uniform {
+        low_ms: low,
+        high_ms: low + width,
+    })
+}
+
+fn backoff() -> impl Generator<Value = Backoff> {
+    (0usize..6, 0.0..100.0, 0.0..1000.0).prop_map(|(policy, base_ms, cap_ms)| match policy {
+        0 => Backoff::None,
+        1 => Backoff::Constant { base_ms },
+        2 => Backoff::Exponential { base_ms, cap_ms },
+        3 => Backoff::FullJitter { base_ms, cap_ms },
+        4 => Backoff::EqualJitter { base_ms, cap_ms },
+        _ => Backoff::DecorrelatedJitter { base_ms, cap_ms },
+    })
+}
+
+prop_compose! {
+    fn random_scenario()(
+        request_latency in distribution(),
+        response_latency in distribution(),
+        processing in distribution(),
+        request_loss in 0.0..1.0,
+        ack_loss in 0.0..1.0,
+        copies in 1u32..6,
+        sequential in any::<bool>(),
+        random_spacing in any::<bool>(),
+        copy_spread_ms in 0.0..100.0,
+        timeout_ms in 0.1..200.0,
+        max_retries in 0u32..6,
+        backoff in backoff(),
+    ) -> Scenario {
+        Scenario {
+            name: "random".into(),
+            arrivals: Arrivals {
+                process: ArrivalProcess::Burst,
+                copies,
+                copy_mode: if sequential { CopyMode::Sequential } else { CopyMode::Concurrent },
+                copy_spread_ms,
+                copy_spacing: if random_spacing { CopySpacing::Random } else { CopySpacing::Even },
+            },
+            network: Network { request_latency, response_latency, request_loss, ack_loss },
+            processing,
+            client: ClientPolicy { timeout_ms, max_retries, backoff },
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn unique_key_never_charges_twice(scenario in random_scenario(), seed in any::<u64>()) {
+        let tallies = tallies(scenario, 40, seed);
+        let unique = &tallies[2];
+        prop_assert_eq!(unique.double_charged_payments, 0);
+        prop_assert_eq!(unique.extra_charges, 0);
+        // Every payment ends in exactly one outcome.
+        for tally in &tallies {
+            prop_assert_eq!(
+                tally.succeeded + tally.gave_up_charged + tally.gave_up_not_charged,
+                40
+            );
+            prop_assert_eq!(tally.latency.count(), 40);
+        }
+    }
+
+    /// A retry is sent at least `timeout_ms` after the attempt before it and needs at least the
+    /// shortest request latency to arrive; when that is no earlier than the longest request
+    /// latency plus the longest processing time, and copies are sequential (or single), no two
+    /// deliveries of a key overlap.
+    #[test]
+    fn check_then_insert_is_safe_without_overlap(
+        mut scenario in random_scenario(),
+        request_latency in bounded(),
+        processing in bounded(),
+        slack in 0.0..50.0,
+        seed in any::<u64>(),
+    ) {
+        scenario.network.request_latency = request_latency;
+        scenario.processing = processing;
+        scenario.arrivals.copy_mode = CopyMode::Sequential;
+        scenario.client.timeout_ms = request_latency.max_ms() + processing.max_ms() + slack + 0.1;
+        let tallies = tallies(scenario, 40, seed);
+        prop_assert_eq!(tallies[1].double_charged_payments, 0);
+    }
+}

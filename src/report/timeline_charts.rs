@@ -1,0 +1,497 @@
+//! SVG charts of a timeline run (run 0): charges and double charges, client outcomes, and the
+//! latency distribution, per scenario and strategy. Same frame, fonts and colours as the
+//! article's charts ([`super::charts`]).
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::OutputFile;
+use super::charts::{ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, svg, value_label};
+use super::table::grouped;
+use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
+
+/// Orange: the naive check's lines in the latency chart.
+const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+
+/// Every chart of a timeline run.
+pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
+    vec![
+        OutputFile {
+            name: "timeline_charges.svg",
+            bytes: charges(results).into_bytes(),
+        },
+        OutputFile {
+            name: "timeline_outcomes.svg",
+            bytes: outcomes(results).into_bytes(),
+        },
+        OutputFile {
+            name: "timeline_latency.svg",
+            bytes: latency(results).into_bytes(),
+        },
+    ]
+}
+
+/// The line colour of a strategy.
+fn colour(strategy: Strategy) -> RGBColor {
+    match strategy {
+        Strategy::None => CHARGED_TWICE,
+        Strategy::CheckThenInsert => CHECKED,
+        Strategy::UniqueKey => KEYED,
+    }
+}
+
+/// A strategy as written under its bar.
+fn label(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::None => "none",
+        Strategy::CheckThenInsert => "check then insert",
+        Strategy::UniqueKey => "unique key",
+    }
+}
+
+/// The run's parameters, printed under each title.
+fn parameters(results: &TimelineResults) -> String {
+    let model = &results.model;
+    let mut text = format!(
+        "{} · seed {} · {} per scenario",
+        model.title,
+        model.seed,
+        match model.payments {
+            1 => "1 payment".to_string(),
+            n => format!("{} payments", grouped(n)),
+        }
+    );
+    if let [scenario] = &model.scenarios[..] {
+        let client = &scenario.client;
+        text.push_str(&format!(
+            " · ACK loss {} · request loss {} · timeout {} ms · {} retries, {}",
+            scenario.network.ack_loss,
+            scenario.network.request_loss,
+            client.timeout_ms,
+            client.max_retries,
+            client.backoff.describe()
+        ));
+    }
+    if model.runs > 1 {
+        text.push_str(&format!(" · run 0 of {}", model.runs));
+    }
+    text
+}
+
+/// Bars of run 0 laid out in groups of strategies, one group per scenario: bar `(i, j)` is
+/// centred on `i × (strategies + 1) + j`.
+struct Layout<'a> {
+    rows: Vec<&'a TimelineRow>,
+    strategies: usize,
+    scenarios: usize,
+}
+
+impl<'a> Layout<'a> {
+    fn new(results: &'a TimelineResults) -> Self {
+        Self {
+            rows: results.first_run().collect(),
+            strategies: results.model.strategies.len(),
+            scenarios: results.model.scenarios.len(),
+        }
+    }
+
+    fn centre(&self, row: &TimelineRow) -> f64 {
+        let within = self
+            .rows
+            .iter()
+            .filter(|other| other.scenario == row.scenario)
+            .position(|other| other.strategy == row.strategy)
+            .unwrap_or(0);
+        (row.scenario * (self.strategies + 1) + within) as f64
+    }
+
+    fn x_range(&self) -> std::ops::Range<f64> {
+        // The last bar of the last group is the rightmost; no gap after it.
+        -0.6..(self.scenarios * (self.strategies + 1) - 2) as f64 + 0.6
+    }
+
+    /// The strategy under the bar centred on `x`, blank between bars.
+    fn tick(&self, x: f64) -> String {
+        self.rows
+            .iter()
+            .find(|row| (self.centre(row) - x).abs() < 1e-9)
+            .map_or_else(String::new, |row| label(row.strategy).to_string())
+    }
+
+    fn ticks(&self) -> usize {
+        self.scenarios * (self.strategies + 1) - 1
+    }
+
+    /// Where each scenario's name goes: above the middle of its group.
+    fn scenario_centres(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        (0..self.scenarios).map(move |index| {
+            let first = (index * (self.strategies + 1)) as f64;
+            (index, first + (self.strategies - 1) as f64 / 2.0)
+        })
+    }
+
+    fn tick_font(&self) -> u32 {
+        if self.rows.len() > 9 { 11 } else { 14 }
+    }
+}
+
+/// A scenario's name above its group of bars (its baseline at `at`).
+fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), String> {
+    Text::new(
+        format!("scenario: {text}"),
+        at,
+        (FONT, 16)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+    )
+}
+
+/// A label in a series colour, centred above `at`.
+fn coloured_label(
+    text: String,
+    at: (f64, f64),
+    size: u32,
+    colour: RGBColor,
+) -> Text<'static, (f64, f64), String> {
+    Text::new(
+        text,
+        at,
+        (FONT, size)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&colour)
+            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+    )
+}
+
+fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
+}
+
+/// (1) Charges per strategy: the first charge of each payment and the extra charges on top,
+/// with the number of payments charged twice or more.
+pub fn charges(results: &TimelineResults) -> String {
+    let layout = Layout::new(results);
+    let highest = layout
+        .rows
+        .iter()
+        .map(|row| row.tally.charges)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    // Room above the bars for their labels, the scenario names and the legend.
+    let top = highest * 1.6;
+    svg(
+        "Charges per server strategy: first charges and extra charges",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(80)
+                .build_cartesian_2d(layout.x_range(), 0f64..top)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(layout.ticks())
+                .x_label_formatter(&|x| layout.tick(*x))
+                .x_desc("server strategy for the Idempotency-Key")
+                .y_desc("charges (count)")
+                .y_label_formatter(&|y| grouped(y.round() as u64))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, layout.tick_font()))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            let half = 0.36;
+            chart
+                .draw_series(layout.rows.iter().map(|row| {
+                    let x = layout.centre(row);
+                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    bar(x - half, x + half, 0.0, first, FIRST_CHARGE)
+                }))
+                .map_err(|e| e.to_string())?
+                .label("first charge of each payment")
+                .legend(legend_box(FIRST_CHARGE));
+            chart
+                .draw_series(layout.rows.iter().map(|row| {
+                    let x = layout.centre(row);
+                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    bar(
+                        x - half,
+                        x + half,
+                        first,
+                        row.tally.charges as f64,
+                        CHARGED_TWICE,
+                    )
+                }))
+                .map_err(|e| e.to_string())?
+                .label("extra charges: the same payment charged again")
+                .legend(legend_box(CHARGED_TWICE));
+            let size = layout.tick_font();
+            chart
+                .draw_series(layout.rows.iter().flat_map(|row| {
+                    let x = layout.centre(row);
+                    let charges = row.tally.charges as f64;
+                    [
+                        value_label(
+                            format!(
+                                "{} double-charged",
+                                grouped(row.tally.double_charged_payments)
+                            ),
+                            (x, charges + top * 0.005),
+                            size - 2,
+                        ),
+                        value_label(
+                            match row.tally.charges {
+                                1 => "1 charge".to_string(),
+                                n => format!("{} charges", grouped(n)),
+                            },
+                            (x, charges + top * 0.045),
+                            size,
+                        ),
+                    ]
+                }))
+                .map_err(|e| e.to_string())?;
+            if layout.scenarios > 1 {
+                chart
+                    .draw_series(layout.scenario_centres().map(|(index, x)| {
+                        scenario_title(
+                            results.model.scenarios[index].name.clone(),
+                            (x, highest * 1.27),
+                        )
+                    }))
+                    .map_err(|e| e.to_string())?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// (2) How each payment ended for its customer, as shares of the payments.
+pub fn outcomes(results: &TimelineResults) -> String {
+    let layout = Layout::new(results);
+    // Room above 100% for the labels, the scenario names and the legend.
+    let top = 1.6;
+    svg(
+        "How payments ended for the customer, per server strategy",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(80)
+                .build_cartesian_2d(layout.x_range(), 0f64..top)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(layout.ticks())
+                .x_label_formatter(&|x| layout.tick(*x))
+                .x_desc("server strategy for the Idempotency-Key")
+                .y_desc("share of payments (%)")
+                .y_labels(7)
+                .y_label_formatter(&|y| {
+                    if *y <= 1.0 + 1e-9 {
+                        format!("{:.0}%", y * 100.0)
+                    } else {
+                        String::new()
+                    }
+                })
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, layout.tick_font()))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            let half = 0.36;
+            let share = |row: &TimelineRow, part: usize| -> (f64, f64) {
+                let tally = &row.tally;
+                let counts = [
+                    tally.succeeded,
+                    tally.gave_up_charged,
+                    tally.gave_up_not_charged,
+                ];
+                let whole = tally.payments.max(1) as f64;
+                let below: u64 = counts[..part].iter().sum();
+                (below as f64 / whole, (below + counts[part]) as f64 / whole)
+            };
+            let parts = [
+                (ABSORBED, "succeeded: a copy got a success response"),
+                (
+                    CHARGED_TWICE,
+                    "gave up although charged (paid, told it failed)",
+                ),
+                (FIRST_CHARGE, "gave up, not charged"),
+            ];
+            for (part, (colour, text)) in parts.into_iter().enumerate() {
+                chart
+                    .draw_series(layout.rows.iter().map(|row| {
+                        let x = layout.centre(row);
+                        let (low, high) = share(row, part);
+                        bar(x - half, x + half, low, high, colour)
+                    }))
+                    .map_err(|e| e.to_string())?
+                    .label(text)
+                    .legend(legend_box(colour));
+            }
+            // Above each bar: the share that succeeded (green) and the share charged although
+            // the client gave up (red), in the colours of their segments.
+            chart
+                .draw_series(layout.rows.iter().flat_map(|row| {
+                    let tally = &row.tally;
+                    let percent = |count: u64| count as f64 * 100.0 / tally.payments.max(1) as f64;
+                    let x = layout.centre(row);
+                    [
+                        coloured_label(
+                            format!("{:.1}%", percent(tally.gave_up_charged)),
+                            (x, 1.01),
+                            13,
+                            CHARGED_TWICE,
+                        ),
+                        coloured_label(
+                            format!("{:.1}%", percent(tally.succeeded)),
+                            (x, 1.065),
+                            13,
+                            ABSORBED,
+                        ),
+                    ]
+                }))
+                .map_err(|e| e.to_string())?;
+            if layout.scenarios > 1 {
+                chart
+                    .draw_series(layout.scenario_centres().map(|(index, x)| {
+                        scenario_title(results.model.scenarios[index].name.clone(), (x, 1.17))
+                    }))
+                    .map_err(|e| e.to_string())?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// The cumulative share of payments by latency: `(upper edge ms, share at or below)`.
+fn cumulative(histogram: &LatencyHistogram) -> Vec<(f64, f64)> {
+    let count = histogram.count().max(1) as f64;
+    let mut seen = 0;
+    histogram
+        .buckets()
+        .map(|(edge, n)| {
+            seen += n;
+            (edge, seen as f64 / count)
+        })
+        .collect()
+}
+
+/// (3) Client latency to the final outcome: the cumulative distribution per scenario and
+/// strategy on a log time axis, with p50 and p99 in the legend.
+pub fn latency(results: &TimelineResults) -> String {
+    let rows: Vec<&TimelineRow> = results.first_run().collect();
+    let curves: Vec<Vec<(f64, f64)>> = rows
+        .iter()
+        .map(|row| cumulative(&row.tally.latency))
+        .collect();
+    let shortest = curves
+        .iter()
+        .filter_map(|curve| curve.first().map(|point| point.0))
+        .fold(f64::INFINITY, f64::min);
+    let longest = curves
+        .iter()
+        .filter_map(|curve| curve.last().map(|point| point.0))
+        .fold(0.0, f64::max);
+    let low = 10f64.powf((shortest.max(1e-3) / 1.5).log10().floor());
+    let high = 10f64.powf((longest.max(low * 10.0) * 1.5).log10().ceil());
+    let scenarios = results.model.scenarios.len();
+    svg(
+        "Client latency to the final outcome, per server strategy",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(80)
+                .margin_right(40)
+                .build_cartesian_2d((low..high).log_scale(), 0f64..1.0)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .x_desc("time from the first send to success or giving up (ms, log scale)")
+                .y_desc("share of payments done (%)")
+                .x_label_formatter(&|x| {
+                    if *x >= 1.0 {
+                        grouped(x.round() as u64)
+                    } else {
+                        format!("{x}")
+                    }
+                })
+                .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            // Wider lines first, so that identical curves stay visible beneath narrower ones.
+            for (order, (row, curve)) in rows.iter().zip(&curves).enumerate() {
+                let width = (rows.len() - order) as u32 + 1;
+                let base = colour(row.strategy);
+                let shade = if scenarios > 1 && row.scenario % 2 == 1 {
+                    base.mix(0.55)
+                } else {
+                    base.mix(1.0)
+                };
+                // A step function: the share stays until the next bucket edge.
+                let mut points = vec![(low, 0.0)];
+                let mut previous = 0.0;
+                for &(edge, share) in curve {
+                    points.push((edge, previous));
+                    points.push((edge, share));
+                    previous = share;
+                }
+                points.push((high, previous));
+                let quantile = |q| {
+                    row.tally
+                        .latency
+                        .quantile_ms(q)
+                        .map_or_else(|| "-".into(), |ms| format!("{ms:.0}"))
+                };
+                let name = if scenarios > 1 {
+                    format!("{} · {}", results.scenario(row).name, row.strategy.name())
+                } else {
+                    row.strategy.name().to_string()
+                };
+                chart
+                    .draw_series(LineSeries::new(points, shade.stroke_width(width)))
+                    .map_err(|e| e.to_string())?
+                    .label(format!(
+                        "{name}: p50 {} ms, p99 {} ms",
+                        quantile(0.5),
+                        quantile(0.99)
+                    ))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], shade.stroke_width(3))
+                    });
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .label_font((FONT, 14))
+                .draw()
+                .map_err(|e| e.to_string())
+        },
+    )
+}

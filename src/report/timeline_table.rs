@@ -1,0 +1,82 @@
+//! The stdout tables of a timeline run (run 0): charges per strategy and scenario, as in the
+//! companion piece's table, then every metric per scenario and strategy.
+
+use super::table::{grouped, layout, percent};
+use crate::model::timeline::TimelineResults;
+
+/// Latency quantile in ms with one decimal, `-` when there are no payments.
+fn milliseconds(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |ms| format!("{ms:.1}"))
+}
+
+/// The charges table: one row per scenario, one column per strategy.
+pub fn charges_table(results: &TimelineResults) -> String {
+    let strategies = &results.model.strategies;
+    let mut headers = vec!["charges"];
+    headers.extend(strategies.iter().map(|strategy| strategy.name()));
+    let rows: Vec<Vec<String>> = results
+        .model
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(index, scenario)| {
+            let mut row = vec![scenario.name.clone()];
+            row.extend(
+                results
+                    .first_run()
+                    .filter(|row| row.scenario == index)
+                    .map(|row| grouped(row.tally.charges)),
+            );
+            row
+        })
+        .collect();
+    layout(&headers, &rows)
+}
+
+/// The column headers of the detail table.
+pub const HEADERS: [&str; 13] = [
+    "scenario",
+    "strategy",
+    "payments",
+    "deliveries",
+    "charges",
+    "double-charged",
+    "replays",
+    "409s",
+    "succeeded",
+    "gave up, charged",
+    "gave up, not charged",
+    "p50 ms",
+    "p99 ms",
+];
+
+/// The detail table: one row per scenario and strategy of run 0.
+pub fn detail_table(results: &TimelineResults) -> String {
+    let rows: Vec<Vec<String>> = results
+        .first_run()
+        .map(|row| {
+            let tally = &row.tally;
+            vec![
+                results.scenario(row).name.clone(),
+                row.strategy.name().to_string(),
+                grouped(tally.payments),
+                grouped(tally.deliveries),
+                grouped(tally.charges),
+                grouped(tally.double_charged_payments),
+                grouped(tally.replays),
+                grouped(tally.conflicts),
+                percent(tally.succeeded, tally.payments),
+                percent(tally.gave_up_charged, tally.payments),
+                percent(tally.gave_up_not_charged, tally.payments),
+                milliseconds(tally.latency.quantile_ms(0.5)),
+                milliseconds(tally.latency.quantile_ms(0.99)),
+            ]
+        })
+        .collect();
+    layout(&HEADERS, &rows)
+}
+
+/// Both tables, a blank line apart.
+pub fn render(results: &TimelineResults) -> String {
+    format!("{}\n{}", charges_table(results), detail_table(results))
+}
