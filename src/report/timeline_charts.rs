@@ -6,7 +6,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::OutputFile;
-use super::charts::{ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, svg, value_label};
+use super::charts::{
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, draw_legend, svg, value_label,
+};
 use super::table::grouped;
 use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
 
@@ -277,11 +279,31 @@ pub fn charges(results: &TimelineResults) -> String {
     )
 }
 
-/// (2) How each payment ended for its customer, as shares of the payments.
+/// (2) How each payment ended for its customer. Most payments succeed, so a bar of all
+/// outcomes would hide the ones a review is about: the bars stack the payments that did not
+/// succeed, per 10,000 payments (charged although the client gave up, and not charged), and
+/// the share that succeeded is written above each bar.
 pub fn outcomes(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    // Room above 100% for the labels, the scenario names and the legend.
-    let top = 1.6;
+    let per = 10_000.0;
+    let failed = |row: &TimelineRow| {
+        let tally = &row.tally;
+        let whole = tally.payments.max(1) as f64;
+        (
+            tally.gave_up_charged as f64 * per / whole,
+            tally.gave_up_not_charged as f64 * per / whole,
+        )
+    };
+    let highest = layout
+        .rows
+        .iter()
+        .map(|row| {
+            let (charged, not_charged) = failed(row);
+            charged + not_charged
+        })
+        .fold(0.0, f64::max);
+    // Room above the tallest bar for two label lines, the scenario names and the legend.
+    let top = if highest > 0.0 { highest * 1.6 } else { 10.0 };
     svg(
         "How payments ended for the customer, per server strategy",
         &parameters(results),
@@ -298,68 +320,65 @@ pub fn outcomes(results: &TimelineResults) -> String {
                 .x_labels(layout.ticks())
                 .x_label_formatter(&|x| layout.tick(*x))
                 .x_desc("server strategy for the Idempotency-Key")
-                .y_desc("share of payments (%)")
-                .y_labels(7)
+                .y_desc("payments that did not succeed, per 10,000")
                 .y_label_formatter(&|y| {
-                    if *y <= 1.0 + 1e-9 {
-                        format!("{:.0}%", y * 100.0)
-                    } else {
-                        String::new()
-                    }
+                    let text = format!("{y:.2}");
+                    text.trim_end_matches('0').trim_end_matches('.').to_string()
                 })
                 .axis_desc_style((FONT, 16))
                 .label_style((FONT, layout.tick_font()))
                 .draw()
                 .map_err(|e| e.to_string())?;
             let half = 0.36;
-            let share = |row: &TimelineRow, part: usize| -> (f64, f64) {
-                let tally = &row.tally;
-                let counts = [
-                    tally.succeeded,
-                    tally.gave_up_charged,
-                    tally.gave_up_not_charged,
-                ];
-                let whole = tally.payments.max(1) as f64;
-                let below: u64 = counts[..part].iter().sum();
-                (below as f64 / whole, (below + counts[part]) as f64 / whole)
-            };
             let parts = [
-                (ABSORBED, "succeeded: a copy got a success response"),
                 (
                     CHARGED_TWICE,
                     "gave up although charged (paid, told it failed)",
                 ),
                 (FIRST_CHARGE, "gave up, not charged"),
             ];
+            // The labels above the bars, explained once.
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+                .map_err(|e| e.to_string())?
+                .label("above the bars: % succeeded (ok), % paid but told it failed (paid)")
+                .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], WHITE.filled()));
             for (part, (colour, text)) in parts.into_iter().enumerate() {
                 chart
                     .draw_series(layout.rows.iter().map(|row| {
                         let x = layout.centre(row);
-                        let (low, high) = share(row, part);
+                        let (charged, not_charged) = failed(row);
+                        let (low, high) = match part {
+                            0 => (0.0, charged),
+                            _ => (charged, charged + not_charged),
+                        };
                         bar(x - half, x + half, low, high, colour)
                     }))
                     .map_err(|e| e.to_string())?
                     .label(text)
                     .legend(legend_box(colour));
             }
-            // Above each bar: the share that succeeded (green) and the share charged although
-            // the client gave up (red), in the colours of their segments.
+            // Above each bar: the share that succeeded ("ok", green) and the share charged
+            // although the client gave up ("paid", red), in the colours they stand for.
+            let line = top / 22.0;
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
                     let tally = &row.tally;
                     let percent = |count: u64| count as f64 * 100.0 / tally.payments.max(1) as f64;
                     let x = layout.centre(row);
+                    let (charged, not_charged) = failed(row);
+                    let above = charged + not_charged + line * 0.3;
                     [
                         coloured_label(
-                            format!("{:.1}%", percent(tally.gave_up_charged)),
-                            (x, 1.01),
-                            13,
+                            format!("{:.2}% paid", percent(tally.gave_up_charged)),
+                            (x, above),
+                            12,
                             CHARGED_TWICE,
                         ),
                         coloured_label(
-                            format!("{:.1}%", percent(tally.succeeded)),
-                            (x, 1.065),
-                            13,
+                            format!("{:.2}% ok", percent(tally.succeeded)),
+                            (x, above + line),
+                            12,
                             ABSORBED,
                         ),
                     ]
@@ -368,18 +387,13 @@ pub fn outcomes(results: &TimelineResults) -> String {
             if layout.scenarios > 1 {
                 chart
                     .draw_series(layout.scenario_centres().map(|(index, x)| {
-                        scenario_title(results.model.scenarios[index].name.clone(), (x, 1.17))
+                        // Between the labels (up to about 0.72 of the height) and the
+                        // legend (the top eighth).
+                        scenario_title(results.model.scenarios[index].name.clone(), (x, top * 0.8))
                     }))
                     .map_err(|e| e.to_string())?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
         },
     )
 }
