@@ -77,8 +77,11 @@ fn run_article(config: &Config) -> anyhow::Result<()> {
     }
 }
 
-/// A timeline scenario file: the companion piece's tables.
+/// A timeline scenario file: the companion piece's tables, or the JSON summary.
 fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_timeline(config).filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
     install_interrupt_handler()?;
     let progress = Reporter::new(config.model.work_units(), "payments", config.quiet);
     let results = model::timeline::simulate(&config.model, config.threads, &progress);
@@ -86,11 +89,15 @@ fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
     let results = results?;
     let files = report::timeline_files(&results);
     let written = output::write_all(&config.out_dir, &files, interrupted)?;
-    tell(
-        &report::timeline_table::render(&results),
-        &written,
-        config.quiet,
-    )
+    if config.json {
+        print_to_stdout(&report::json::timeline_summary(&results, &written))
+    } else {
+        tell(
+            &report::timeline_table::render(&results),
+            &written,
+            config.quiet,
+        )
+    }
 }
 
 /// Prints the table and the paths written, unless quiet.

@@ -2,7 +2,7 @@
 //! warning with the estimate, and a servers-engine run that would not fit in memory is refused
 //! with the estimate (see [`crate::model::cost`] for the rates).
 
-use crate::config::Config;
+use crate::config::{Config, TimelineConfig};
 use crate::model::Engine;
 use crate::model::cost::{self, Estimate};
 
@@ -42,18 +42,39 @@ pub fn check(config: &Config, available_memory: u64) -> Result<Option<String>, T
             available: available_memory,
         });
     }
-    Ok((seconds > WARN_AFTER_SECONDS).then(|| {
+    Ok(long_run_warning(
+        seconds,
+        &match config.engine {
+            Engine::Fast { threads } => on_threads(threads),
+            Engine::Servers => format!(" and {} of memory", human_bytes(memory_bytes)),
+        },
+    ))
+}
+
+/// Checks a timeline scenario: a warning to print first when the run is estimated to take
+/// long (its memory does not grow with the payments).
+pub fn check_timeline(config: &TimelineConfig) -> Option<String> {
+    let estimate = cost::estimate_timeline(&config.model, config.threads);
+    long_run_warning(estimate.seconds, &on_threads(config.threads))
+}
+
+/// The warning for a run estimated to take `seconds`, if that is long; `how` ends the
+/// estimate (e.g. " on 2 threads").
+fn long_run_warning(seconds: f64, how: &str) -> Option<String> {
+    (seconds > WARN_AFTER_SECONDS).then(|| {
         format!(
-            "warning: this run is estimated to take about {}{}; Ctrl-C stops it and leaves \
+            "warning: this run is estimated to take about {}{how}; Ctrl-C stops it and leaves \
              the previous outputs intact",
-            human_duration(seconds),
-            match config.engine {
-                Engine::Fast { threads: 1 } => " on 1 thread".to_string(),
-                Engine::Fast { threads } => format!(" on {threads} threads"),
-                Engine::Servers => format!(" and {} of memory", human_bytes(memory_bytes)),
-            }
+            human_duration(seconds)
         )
-    }))
+    })
+}
+
+fn on_threads(threads: usize) -> String {
+    match threads {
+        1 => " on 1 thread".to_string(),
+        threads => format!(" on {threads} threads"),
+    }
 }
 
 /// The memory this machine has available now (Linux: `MemAvailable` of `/proc/meminfo`), or

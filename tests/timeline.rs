@@ -246,3 +246,59 @@ fn payments_is_a_timeline_flag() {
         .code(2)
         .stderr(predicates::str::contains("--payments does not apply"));
 }
+
+#[test]
+fn json_prints_the_companion_charges_for_scripts() {
+    let out = TempDir::new().unwrap();
+    let assert = simulate()
+        .arg("--json")
+        .arg("--config")
+        .arg(scenario_file("same-key-burst.toml"))
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(json["parameters"]["scenario_file"], "same-key-burst.toml");
+    // The companion piece: 10 / 1 / 1 sequentially, 10 / more than 1 / 1 concurrently.
+    let charges = |scenario: &str| -> Vec<u64> {
+        json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|row| row["scenario"] == scenario)
+            .map(|row| row["charges"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(charges("sequential"), [10, 1, 1]);
+    let concurrent = charges("concurrent");
+    assert_eq!((concurrent[0], concurrent[2]), (10, 1));
+    assert!(concurrent[1] > 1, "{concurrent:?}");
+    assert_eq!(json["files"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_long_timeline_run_is_announced_before_it_starts() {
+    // 10^12 payments of one copy at about 10^6 per second per thread: days, not seconds.
+    let folder = TempDir::new().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
+        .arg("--config")
+        .arg(scenario_file("mobile-network.toml"))
+        .args(["--payments", "1000000000000", "--threads", "1", "--out"])
+        .arg(folder.path().join("out"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first_line = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut first_line).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        first_line.starts_with("warning: this run is estimated to take about")
+            && first_line.contains("days on 1 thread"),
+        "{first_line}"
+    );
+    assert!(!folder.path().join("out").join("timeline.csv").exists());
+}

@@ -35,6 +35,8 @@ pub struct TimelineConfig {
     pub out_dir: PathBuf,
     /// No table, no paths, no progress bar.
     pub quiet: bool,
+    /// Print the JSON summary instead of the table.
+    pub json: bool,
 }
 
 /// Whether a config file's text declares `model = "timeline"`.
@@ -427,6 +429,7 @@ impl TimelineConfig {
                 .or(file.out)
                 .unwrap_or_else(|| Path::new(super::DEFAULT_OUT).join(&stem)),
             quiet: cli.quiet,
+            json: cli.json,
         })
     }
 }

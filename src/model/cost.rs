@@ -6,6 +6,7 @@
 //! sends about [`SERVER_DELIVERIES_PER_SECOND`] deliveries per second to both servers and keeps
 //! about [`SERVER_BYTES_PER_REQUEST`] bytes per request (attempt counters, flags, both ledgers).
 
+use super::timeline::TimelineModel;
 use super::{ArticleModel, Engine};
 
 /// Requests the fast engine walks per second on one thread (including the jumps of retries).
@@ -15,6 +16,10 @@ pub const SERVER_DELIVERIES_PER_SECOND: f64 = 1e7;
 /// Memory the servers engine holds per request at its peak (measured: 4 million requests at
 /// p = 0.1 peak at 514 MB, 1 million at 134 MB; hash tables grow by doubling).
 pub const SERVER_BYTES_PER_REQUEST: u64 = 128;
+
+/// Payment-copies per second one thread simulates with three strategies (measured: 10^6
+/// payments of `configs/mobile-network.toml`, one copy each, in 1.0 s on one thread).
+pub const TIMELINE_COPIES_PER_SECOND_PER_THREAD: f64 = 1e6;
 
 /// What a run is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +63,24 @@ pub fn estimate(model: &ArticleModel, engine: Engine) -> Estimate {
                 memory_bytes: model.requests.saturating_mul(SERVER_BYTES_PER_REQUEST),
             }
         }
+    }
+}
+
+/// The expected cost of a timeline run on `threads` threads. Its memory is bounded by the
+/// payments in flight in one chunk, not by the total, so only time is estimated.
+pub fn estimate_timeline(model: &TimelineModel, threads: usize) -> Estimate {
+    let copies: f64 = model
+        .scenarios
+        .iter()
+        .map(|scenario| f64::from(scenario.arrivals.copies))
+        .sum();
+    let work = model.payments as f64
+        * f64::from(model.runs)
+        * copies
+        * (model.strategies.len() as f64 / 3.0);
+    Estimate {
+        seconds: work / (TIMELINE_COPIES_PER_SECOND_PER_THREAD * threads.max(1) as f64),
+        memory_bytes: 0,
     }
 }
 

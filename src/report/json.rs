@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::csv::{ResultRow, result_rows};
 use crate::model::ArticleResults;
+use crate::model::timeline::TimelineResults;
 
 /// The parameters of the run, as `results.csv` would repeat them in every row.
 #[derive(Debug, Serialize)]
@@ -38,13 +39,56 @@ pub fn summary(results: &ArticleResults, files: &[PathBuf]) -> Vec<u8> {
             runs: model.runs,
         },
         results: rows.iter().map(row_object).collect(),
-        files: files
-            .iter()
-            .map(|path| path.to_string_lossy().into_owned())
-            .collect(),
+        files: paths(files),
     };
+    pretty(&summary)
+}
+
+/// The parameters of a timeline run.
+#[derive(Debug, Serialize)]
+struct TimelineParameters<'a> {
+    scenario_file: &'a str,
+    seed: u64,
+    payments: u64,
+    runs: u32,
+    scenarios: Vec<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct TimelineSummary<'a> {
+    parameters: TimelineParameters<'a>,
+    results: Vec<super::timeline_csv::TimelineRow>,
+    files: Vec<String>,
+}
+
+/// The summary of a timeline run: its parameters, the rows of `timeline.csv` (same keys, same
+/// order) and the paths written, as pretty-printed JSON ending in a newline.
+pub fn timeline_summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
+    let model = &results.model;
+    let summary = TimelineSummary {
+        parameters: TimelineParameters {
+            scenario_file: &model.title,
+            seed: model.seed,
+            payments: model.payments,
+            runs: model.runs,
+            scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
+        },
+        results: super::timeline_csv::rows(results),
+        files: paths(files),
+    };
+    pretty(&summary)
+}
+
+fn paths(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect()
+}
+
+fn pretty(summary: &impl Serialize) -> Vec<u8> {
     let mut bytes =
-        serde_json::to_vec_pretty(&summary).expect("serializing into memory cannot fail");
+        serde_json::to_vec_pretty(summary).expect("serializing into memory cannot fail");
     bytes.push(b'\n');
     bytes
 }
