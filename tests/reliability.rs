@@ -8,10 +8,9 @@
 //!   out-of-space path of `write` itself is the same error path and is not exercised apart.
 //! - A rename failing after others succeeded (the last file's name taken by a folder): the
 //!   replaced files are put back.
-//! - A read-only output folder (made read-only before the run; the files are only staged after
-//!   the simulation, so before and halfway are the same case) when not root; as root, which
-//!   ignores permissions, that test says so and checks nothing, and the output path whose
-//!   parent is a file (`tests/cli.rs`) and the rename failure above cover the failure paths.
+//! - An output folder made read-only halfway through a run: with `chattr +i` as root (which
+//!   ignores permission bits but not the immutable attribute; the test fails if that cannot be
+//!   set), with `chmod 555` otherwise.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -224,26 +223,79 @@ fn a_rename_failing_midway_restores_the_files_already_replaced() {
     );
 }
 
-#[test]
-fn a_read_only_output_folder_leaves_the_previous_outputs_intact() {
-    use std::os::unix::fs::PermissionsExt;
-    if nix::unistd::geteuid().is_root() {
-        eprintln!("skipped: root ignores permissions (see the module documentation)");
-        return;
+/// Makes a folder read-only for the running process and undoes it on drop. As root, which
+/// ignores permission bits, the folder is made immutable (`chattr +i`, which binds root too);
+/// otherwise its permissions become `r-x`.
+struct ReadOnly<'a>(&'a Path);
+
+impl<'a> ReadOnly<'a> {
+    fn make(folder: &'a Path) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        if nix::unistd::geteuid().is_root() {
+            let status = Process::new("chattr").arg("+i").arg(folder).status();
+            assert!(
+                matches!(status, Ok(status) if status.success()),
+                "as root, this test needs `chattr +i` on {} (e2fsprogs, a file system with \
+                 the immutable attribute such as ext4): {status:?}",
+                folder.display()
+            );
+        } else {
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        }
+        ReadOnly(folder)
     }
-    let out = previous_outputs();
-    let before = snapshot(out.path());
-    let read_only = std::fs::Permissions::from_mode(0o555);
-    std::fs::set_permissions(out.path(), read_only).unwrap();
-    let assert = simulate()
-        .args(["--quiet", "--out"])
+}
+
+impl Drop for ReadOnly<'_> {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if nix::unistd::geteuid().is_root() {
+            let _ = Process::new("chattr").arg("-i").arg(self.0).status();
+        } else {
+            let _ = std::fs::set_permissions(self.0, std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+#[test]
+fn a_folder_made_read_only_halfway_leaves_the_previous_outputs_intact() {
+    // On the project's own disk (target/tmp), where the immutable attribute is supported.
+    let out = tempfile::Builder::new()
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    simulate()
+        .args(["--quiet", "--requests", "100", "--p", "0.2", "--out"])
         .arg(out.path())
-        .assert();
-    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert
-        .code(1)
-        .stderr(predicate::str::contains("cannot write into output folder"));
-    assert_eq!(snapshot(out.path()), before);
+        .assert()
+        .success();
+    let before = snapshot(out.path());
+    assert_eq!(before.len(), ARTICLE_FILES.len());
+    // A run of a few seconds; the folder turns read-only while it simulates.
+    let child = Process::new(cargo_bin("simulate"))
+        .args([
+            "--quiet",
+            "--requests",
+            "2000000000",
+            "--threads",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_handler(&child);
+    let read_only = ReadOnly::make(out.path());
+    let (code, stderr) = finish(child);
+    let after = snapshot(out.path());
+    drop(read_only);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot write into output folder"),
+        "{stderr}"
+    );
+    assert_eq!(after, before);
 }
 
 #[test]
