@@ -3,9 +3,9 @@
 //!
 //! What the failure tests cover (tests run as root in CI, where permissions are ignored):
 //! - SIGINT and SIGTERM during a long run: exit 130, previous outputs byte-identical.
-//! - A full disk: simulated with `RLIMIT_FSIZE`, so a write fails partway with `EFBIG` exactly
-//!   where `ENOSPC` would (mounting a tiny tmpfs needs privileges we cannot count on). The
-//!   out-of-space path of `write` itself is the same error path and is not exercised apart.
+//! - A full disk: as root (as in CI), a real one, a tmpfs too small for a second set of
+//!   outputs (`ENOSPC`); for everyone, a file size limit (`RLIMIT_FSIZE`) that makes a write
+//!   fail partway with `EFBIG` where `ENOSPC` would.
 //! - A rename failing after others succeeded (the last file's name taken by a folder): the
 //!   replaced files are put back.
 //! - An output folder made read-only halfway through a run: with `chattr +i` as root (which
@@ -220,6 +220,63 @@ fn a_rename_failing_midway_restores_the_files_already_replaced() {
     assert_eq!(
         std::fs::read(out.path().join("attempts.svg/keep")).unwrap(),
         b"mine"
+    );
+}
+
+/// A small tmpfs mounted for the test and unmounted on drop (root only).
+struct SmallDisk(PathBuf);
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Process::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_really_full_disk_leaves_the_previous_outputs_intact() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!(
+            "skipped: mounting a small tmpfs needs root (as in CI); \
+             a_full_disk_leaves_the_previous_outputs_intact covers the same path with a file \
+             size limit"
+        );
+        return;
+    }
+    let args = ["--quiet", "--requests", "100", "--p", "0.2", "--out"];
+    // The outputs' size in whole pages, from a run on the ordinary disk.
+    let sizing = TempDir::new().unwrap();
+    simulate().args(args).arg(sizing.path()).assert().success();
+    let pages: u64 = snapshot(sizing.path())
+        .values()
+        .map(|bytes| (bytes.as_ref().unwrap().len() as u64).div_ceil(4096))
+        .sum();
+    // Room for the previous outputs and about half a second set: staging runs out of space.
+    let folder = TempDir::new().unwrap();
+    let mount = folder.path().join("disk");
+    std::fs::create_dir(&mount).unwrap();
+    let size = format!("size={}k", (pages + pages / 2 + 2) * 4);
+    let status = Process::new("mount")
+        .args(["-t", "tmpfs", "-o", &size, "tmpfs"])
+        .arg(&mount)
+        .status()
+        .unwrap();
+    assert!(status.success(), "as root, mounting a tmpfs must work here");
+    let _disk = SmallDisk(mount.clone());
+    simulate().args(args).arg(&mount).assert().success();
+    let before = snapshot(&mount);
+    assert_eq!(before.len(), ARTICLE_FILES.len());
+    // The same outputs again, from another seed: they no longer fit beside the previous ones.
+    simulate()
+        .args(args)
+        .arg(&mount)
+        .args(["--seed", "7"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("No space left on device"));
+    assert_eq!(
+        snapshot(&mount),
+        before,
+        "no staging folder or partial file is left"
     );
 }
 
