@@ -35,7 +35,9 @@ fn scenario() -> Scenario {
             timeout_ms: 1_000.0,
             max_retries: 0,
             backoff: Backoff::None,
+            different_body_rate: 0.0,
         },
+        key: KeyLifecycle::default(),
     }
 }
 
@@ -47,6 +49,7 @@ fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
         payments,
         strategies: Strategy::ALL.to_vec(),
         scenarios: vec![scenario],
+        ttl_sweep_ms: Vec::new(),
     }
 }
 
@@ -121,6 +124,7 @@ fn lost_acks_charge_every_attempt_without_a_key() {
         timeout_ms: 100.0,
         max_retries: 2,
         backoff: Backoff::Constant { base_ms: 50.0 },
+        different_body_rate: 0.0,
     };
     let [none, check, unique] = tallies(lossy, 3, 5).try_into().unwrap();
     assert_eq!((none.charges, none.gave_up_charged), (9, 3));
@@ -215,6 +219,7 @@ fn none_agrees_with_the_article_closed_form() {
             base_ms: 10.0,
             cap_ms: 1000.0,
         },
+        different_body_rate: 0.0,
     };
     let expected = closed_form::double_charged(p, max_retries).mean;
     let experiments = 200;
@@ -262,6 +267,7 @@ fn any_thread_count_gives_the_same_results() {
             base_ms: 10.0,
             cap_ms: 500.0,
         },
+        different_body_rate: 0.0,
     };
     let model = model(busy, 3 * CHUNK_PAYMENTS + 17, 9);
     let one = simulate(&model, 1, &Silent).unwrap();
@@ -333,7 +339,8 @@ prop_compose! {
             },
             network: Network { request_latency, response_latency, request_loss, ack_loss },
             processing,
-            client: ClientPolicy { timeout_ms, max_retries, backoff },
+            client: ClientPolicy { timeout_ms, max_retries, backoff, different_body_rate: 0.0 },
+            key: KeyLifecycle::default(),
         }
     }
 }
