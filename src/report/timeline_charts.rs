@@ -32,7 +32,7 @@ pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
 }
 
 /// The line colour of a strategy.
-fn colour(strategy: Strategy) -> RGBColor {
+pub(super) fn colour(strategy: Strategy) -> RGBColor {
     match strategy {
         Strategy::None => CHARGED_TWICE,
         Strategy::CheckThenInsert => CHECKED,
@@ -50,7 +50,7 @@ fn label(strategy: Strategy) -> &'static str {
 }
 
 /// The run's parameters, printed under each title.
-fn parameters(results: &TimelineResults) -> String {
+pub(super) fn parameters(results: &TimelineResults) -> String {
     let model = &results.model;
     let mut text = format!(
         "{} · seed {} · {} per scenario",

@@ -185,10 +185,13 @@ pub enum DuplicateAnswer {
     Replay,
     /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
     /// acknowledges): the sender stops.
+    #[serde(rename = "ok_200")]
     Ok200,
     /// 409 Conflict, in flight or complete: the sender retries.
+    #[serde(rename = "conflict_409")]
     Conflict409,
     /// 500 Internal Server Error, in flight or complete: the sender retries.
+    #[serde(rename = "error_500")]
     Error500,
 }
 
