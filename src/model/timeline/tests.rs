@@ -619,8 +619,21 @@ proptest! {
         scenario.client.different_body_rate = different_body_rate;
         scenario.key.error_rate = error_rate;
         scenario.key.error_policy = policy;
-        let unique = &tallies(scenario, 40, seed)[2];
+        let tallies = tallies(scenario, 40, seed);
+        let unique = &tallies[2];
         prop_assert_eq!(unique.told_succeeded_not_charged, 0);
         prop_assert_eq!(unique.wrong_replays, 0);
+        // Every delivery gets exactly one answer (the stack of timeline_answers.svg).
+        for tally in &tallies {
+            prop_assert_eq!(
+                tally.deliveries,
+                tally.charges
+                    + tally.server_errors
+                    + tally.replays
+                    + tally.conflicts
+                    + tally.errors_replayed
+                    + tally.rejected_mismatches
+            );
+        }
     }
 }
