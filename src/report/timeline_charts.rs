@@ -509,6 +509,9 @@ const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
 /// Pink: 422 answers to another body.
 const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
 
+/// A segment of the answers chart: its colour, legend text and count per row.
+type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+
 /// (4) What the server answered to the deliveries: every delivery is charged, fails with a
 /// 500, is replayed, or is answered 409, a replayed 500 or 422, so the stack is the deliveries.
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
@@ -523,7 +526,7 @@ pub fn answers(results: &TimelineResults) -> String {
         .max(1) as f64;
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.75;
-    let parts: [(RGBColor, &str, fn(&TimelineRow) -> u64); 6] = [
+    let parts: [AnswerPart; 6] = [
         (FIRST_CHARGE, "processed and charged", |row| {
             row.tally.charges
         }),
