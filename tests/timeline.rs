@@ -339,11 +339,11 @@ fn columns(folder: &Path, file: &str, fields: &[&str]) -> Vec<(String, Vec<Strin
 }
 
 /// Writes a scenario file into a fresh folder and runs it.
-fn run_text(text: &str) -> (String, TempDir) {
+fn run_text(text: &str, args: &[&str]) -> (String, TempDir) {
     let folder = TempDir::new().unwrap();
     let path = folder.path().join("lifecycle.toml");
     std::fs::write(&path, text).unwrap();
-    let (stdout, out) = run(&path, &["--quiet"]);
+    let (stdout, out) = run(&path, args);
     drop(folder);
     (stdout, out)
 }
@@ -372,7 +372,32 @@ backoff = { policy = "none" }
 
 #[test]
 fn a_retry_after_the_ttl_charges_again_and_the_sweep_shows_it() {
-    let (_, out) = run_text(EXPIRING);
+    let (stdout, out) = run_text(EXPIRING, &[]);
+    // The lifecycle table's last row (unique_key): TTL 500 ms, one expired-key charge, charged and told it failed
+    // (every ACK lost).
+    let row: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("lifecycle "))
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        [
+            "lifecycle",
+            "unique_key",
+            "500",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "1",
+            "1",
+            "0"
+        ]
+    );
     let fields = ["charges", "expired_key_charges", "key_ttl_ms"];
     let expected = |strategy: &str, charges: &str, expired: &str| {
         (
@@ -436,7 +461,7 @@ max_retries = 5
 backoff = {{ policy = "constant", base_ms = 100.0 }}
 "#
     );
-    let (_, out) = run_text(&text);
+    let (_, out) = run_text(&text, &["--quiet"]);
     columns(
         out.path(),
         "timeline.csv",
