@@ -377,8 +377,7 @@ fn a_retry_after_the_ttl_charges_again_and_the_sweep_shows_it() {
     // (every ACK lost).
     let row: Vec<&str> = stdout
         .lines()
-        .filter(|line| line.starts_with("lifecycle "))
-        .last()
+        .rfind(|line| line.starts_with("lifecycle "))
         .unwrap()
         .split_whitespace()
         .collect();
