@@ -514,6 +514,42 @@ mod tests {
     }
 
     #[test]
+    fn lifecycle_defaults_change_nothing_and_scenarios_override_them() {
+        let config = load(&[], "model = \"timeline\"").unwrap();
+        let scenario = &config.model.scenarios[0];
+        assert_eq!(scenario.key.key_ttl_ms, None);
+        assert!(scenario.key.fingerprint);
+        assert_eq!(scenario.key.error_rate, 0.0);
+        assert_eq!(scenario.key.error_policy, ErrorPolicy::Store);
+        assert_eq!(scenario.key.duplicate_answer, DuplicateAnswer::Replay);
+        assert_eq!(scenario.client.different_body_rate, 0.0);
+        assert!(config.model.ttl_sweep_ms.is_empty());
+        let text = "model = \"timeline\"\n\
+                    ttl_sweep_ms = [1000, 5000]\n\
+                    [server]\nkey_ttl_ms = 86400000\nerror_rate = 0.05\n\
+                    [client]\ndifferent_body_rate = 0.1\n\
+                    [[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\n\
+                    server = { fingerprint = false, error_policy = \"retry\", duplicate_answer = \"conflict_409\" }\n";
+        let config = load(&[], text).unwrap();
+        let [a, b] = &config.model.scenarios[..] else {
+            panic!("two scenarios")
+        };
+        assert_eq!(config.model.ttl_sweep_ms, vec![1_000.0, 5_000.0]);
+        for scenario in [a, b] {
+            assert_eq!(scenario.key.key_ttl_ms, Some(86_400_000.0));
+            assert_eq!(scenario.key.error_rate, 0.05);
+            assert_eq!(scenario.client.different_body_rate, 0.1);
+        }
+        assert!(a.key.fingerprint && !b.key.fingerprint);
+        assert_eq!(
+            (b.key.error_policy, b.key.duplicate_answer),
+            (ErrorPolicy::Retry, DuplicateAnswer::Conflict409)
+        );
+        assert_eq!(a.key.duplicate_answer, DuplicateAnswer::Replay);
+    }
+
+    #[test]
     fn scenarios_override_the_base_key_by_key() {
         let text = "model = \"timeline\"\n\
                     [arrivals]\ncopies = 10\ncopy_spread_ms = 5\n\
