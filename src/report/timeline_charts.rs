@@ -513,7 +513,8 @@ const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
 type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
 
 /// (4) What the server answered to the deliveries: every delivery is charged, fails with a
-/// 500, is replayed, or is answered 409, a replayed 500 or 422, so the stack is the deliveries.
+/// 500, is replayed (its own body's response or, without a fingerprint, another's), or is
+/// answered 409, a replayed 500 or 422, so the stack is the deliveries.
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
 pub fn answers(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
@@ -525,8 +526,8 @@ pub fn answers(results: &TimelineResults) -> String {
         .unwrap_or(1)
         .max(1) as f64;
     // Room above the bars for their labels, the scenario names and the legend.
-    let top = highest * 1.75;
-    let parts: [AnswerPart; 6] = [
+    let top = highest * 1.85;
+    let parts: [AnswerPart; 7] = [
         (FIRST_CHARGE, "processed and charged", |row| {
             row.tally.charges
         }),
@@ -534,7 +535,10 @@ pub fn answers(results: &TimelineResults) -> String {
             row.tally.server_errors
         }),
         (ABSORBED, "success replayed (200 to a duplicate)", |row| {
-            row.tally.replays
+            row.tally.replays - row.tally.wrong_replays
+        }),
+        (CHECKED, "wrong replay: another body's response", |row| {
+            row.tally.wrong_replays
         }),
         (CONFLICTED, "409 Conflict", |row| row.tally.conflicts),
         (FAILED, "500 replayed or answered to a duplicate", |row| {
