@@ -90,6 +90,8 @@ pub const LIFECYCLE_DRAWS_PER_ATTEMPT: u64 = 2;
 pub struct LifecycleDraws {
     draws: Vec<[f64; 2]>,
     attempts_per_copy: usize,
+    /// Attempts of all copies: `copies × (max_retries + 1)`.
+    attempts: usize,
 }
 
 impl LifecycleDraws {
@@ -98,19 +100,23 @@ impl LifecycleDraws {
         u128::from(copies) * (u128::from(max_retries) + 1) * u128::from(LIFECYCLE_DRAWS_PER_ATTEMPT)
     }
 
-    fn new(copies: u32, max_retries: u32) -> Self {
+    /// Empty buffers for payments with `copies` copies and `max_retries`, filled by
+    /// [`LifecycleDraws::read`].
+    pub fn new(copies: u32, max_retries: u32) -> Self {
+        let attempts = copies as usize * (max_retries as usize + 1);
         Self {
-            draws: Vec::with_capacity(copies as usize * (max_retries as usize + 1)),
+            draws: Vec::with_capacity(attempts),
             attempts_per_copy: max_retries as usize + 1,
+            attempts,
         }
     }
 
     /// Reads the next payment's draws from `stream`, leaving it at the payment after.
     pub fn read(&mut self, stream: &mut PcgState) {
-        let total = self.draws.capacity();
         self.draws.clear();
-        self.draws
-            .extend((0..total).map(|_| [unit_f64(stream.next_u64()), unit_f64(stream.next_u64())]));
+        self.draws.extend(
+            (0..self.attempts).map(|_| [unit_f64(stream.next_u64()), unit_f64(stream.next_u64())]),
+        );
     }
 
     fn get(&self, copy: u32, attempt: u32) -> [f64; 2] {

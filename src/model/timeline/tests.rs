@@ -637,3 +637,52 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_payment_reads_exactly_its_stride_of_lifecycle_draws() {
+    // Chunks start payment `first` at `first × stride` draws: reading 5 payments one after
+    // another must leave the stream where jumping 5 strides puts it.
+    let (copies, max_retries) = (3, 4);
+    let start = model(scenario(), 1, 11)
+        .lifecycle_seed_sequence(0)
+        .pcg_state();
+    let mut read = start;
+    let mut draws = simulation::LifecycleDraws::new(copies, max_retries);
+    for _ in 0..5 {
+        draws.read(&mut read);
+    }
+    let mut jumped = start;
+    jumped.advance(5 * simulation::LifecycleDraws::stride(copies, max_retries));
+    // 3 copies × 5 attempts × 2 draws.
+    assert_eq!(simulation::LifecycleDraws::stride(copies, max_retries), 30);
+    assert_eq!(read, jumped);
+}
+
+/// No losses, one copy, no retry: every payment's one delivery is its first processing, so the
+/// 500s are Binomial(payments, error_rate); every ACK lost with `max_retries` immediate
+/// retries and no fingerprint: every retry is delivered and replayed, so the wrong replays are
+/// Binomial(payments × max_retries, different_body_rate). Both within 4 standard deviations.
+#[test]
+fn failures_and_different_bodies_follow_their_rates() {
+    let within = |count: u64, trials: u64, rate: f64| {
+        let mean = trials as f64 * rate;
+        let deviation = (trials as f64 * rate * (1.0 - rate)).sqrt();
+        assert!(
+            (count as f64 - mean).abs() < 4.0 * deviation,
+            "{count} of {trials} vs rate {rate}"
+        );
+    };
+    let payments = 3 * CHUNK_PAYMENTS + 100;
+    let mut failing = scenario();
+    failing.key.error_rate = 0.1;
+    let unique = &tallies(failing, payments, 12)[2];
+    within(unique.server_errors, payments, 0.1);
+    let mut buggy = scenario();
+    buggy.network.ack_loss = 1.0;
+    buggy.client.max_retries = 3;
+    buggy.client.different_body_rate = 0.2;
+    buggy.key.fingerprint = false;
+    let unique = &tallies(buggy, payments, 13)[2];
+    assert_eq!(unique.replays, 3 * payments);
+    within(unique.wrong_replays, 3 * payments, 0.2);
+}
