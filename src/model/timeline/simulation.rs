@@ -558,13 +558,14 @@ impl Simulator {
                         outcome.server_errors += 1;
                         let stored = keeps_key && lifecycle.error_policy == ErrorPolicy::Store;
                         unstored_failure = !stored;
-                        if stored {
-                            key.state = KeyState::Failed;
-                            if strategy == Strategy::CheckThenInsert {
+                        // A success stored meanwhile (a racing check_then_insert charge) stays.
+                        if stored && key.state != KeyState::Complete {
+                            if key.state == KeyState::Absent {
                                 key.created_ms = now;
                                 key.body = body;
                             }
-                        } else if key.state == KeyState::InFlight {
+                            key.state = KeyState::Failed;
+                        } else if !stored && key.state == KeyState::InFlight {
                             key.state = KeyState::Absent;
                         }
                         Answer::ServerError
