@@ -123,7 +123,10 @@ fn timeline_charts(file: &str, payments: u64) -> Vec<OutputFile> {
     let mut config = simulate::config::TimelineConfig::from_toml(&text, &path, &cli, 2).unwrap();
     config.model.payments = payments;
     let results = model::timeline::simulate(&config.model, 2, &Silent).unwrap();
-    simulate::report::timeline_charts::all(&results)
+    simulate::report::timeline_files(&results)
+        .into_iter()
+        .filter(|file| file.name.ends_with(".svg"))
+        .collect()
 }
 
 #[test]
@@ -132,6 +135,10 @@ fn timeline_charts_render_with_content() {
         ("same-key-burst.toml", 1),
         ("mobile-network.toml", 5_000),
         ("retry-storm.toml", 2_000),
+        ("key-ttl.toml", 2_000),
+        ("same-key-different-body.toml", 2_000),
+        ("error-replay.toml", 2_000),
+        ("webhook-receiver.toml", 2_000),
     ] {
         let stem = file.trim_end_matches(".toml");
         for chart in timeline_charts(file, payments) {

@@ -113,6 +113,10 @@ fn every_shipped_scenario_runs_and_unique_key_never_double_charges() {
         "same-key-burst.toml",
         "mobile-network.toml",
         "retry-storm.toml",
+        "key-ttl.toml",
+        "same-key-different-body.toml",
+        "error-replay.toml",
+        "webhook-receiver.toml",
     ] {
         let (_, out) = run(&scenario_file(name), &["--payments", "2000", "--quiet"]);
         let mut reader = csv::Reader::from_path(out.path().join("timeline.csv")).unwrap();
@@ -120,9 +124,33 @@ fn every_shipped_scenario_runs_and_unique_key_never_double_charges() {
         let column = |field: &str| headers.iter().position(|h| h == field).unwrap();
         for record in reader.records() {
             let record = record.unwrap();
-            if &record[column("strategy")] == "unique_key" {
-                assert_eq!(&record[column("double_charged_payments")], "0", "{name}");
+            let count = |field: &str| record[column(field)].parse::<u64>().unwrap();
+            // A TTL shorter than the retry window lets unique_key charge twice (key-ttl.toml).
+            if &record[column("strategy")] == "unique_key"
+                && record[column("key_ttl_ms")].is_empty()
+            {
+                assert_eq!(count("double_charged_payments"), 0, "{name}");
             }
+            // Only a server without a fingerprint tells a success no charge backs.
+            if &record[column("scenario")] != "no fingerprint" {
+                assert_eq!(count("told_succeeded_not_charged"), 0, "{name}");
+            }
+            let answers: u64 = [
+                "charges",
+                "server_errors",
+                "replays",
+                "conflicts",
+                "errors_replayed",
+                "rejected_mismatches",
+            ]
+            .iter()
+            .map(|field| count(field))
+            .sum();
+            assert_eq!(
+                answers,
+                count("deliveries"),
+                "{name}: one answer per delivery"
+            );
             let outcomes: u64 = ["succeeded", "gave_up_charged", "gave_up_not_charged"]
                 .iter()
                 .map(|field| record[column(field)].parse::<u64>().unwrap())
@@ -134,9 +162,25 @@ fn every_shipped_scenario_runs_and_unique_key_never_double_charges() {
 
 #[test]
 fn runs_are_byte_identical_for_any_thread_count() {
+    for (name, files) in [
+        (
+            "retry-storm.toml",
+            &["timeline.csv", "timeline_answers.svg"][..],
+        ),
+        (
+            "same-key-different-body.toml",
+            &["timeline.csv", "timeline_outcomes.svg"][..],
+        ),
+        ("key-ttl.toml", &["ttl_sweep.csv", "ttl_sweep.svg"][..]),
+    ] {
+        identical_for_any_thread_count(name, files);
+    }
+}
+
+fn identical_for_any_thread_count(name: &str, names: &[&str]) {
     let files = |threads: &str| {
         let (_, out) = run(
-            &scenario_file("retry-storm.toml"),
+            &scenario_file(name),
             &[
                 "--payments",
                 "9000",
@@ -147,13 +191,10 @@ fn runs_are_byte_identical_for_any_thread_count() {
                 "--quiet",
             ],
         );
-        [
-            "timeline.csv",
-            "timeline_charges.svg",
-            "timeline_outcomes.svg",
-            "timeline_latency.svg",
-        ]
-        .map(|name| std::fs::read(out.path().join(name)).unwrap())
+        names
+            .iter()
+            .map(|name| std::fs::read(out.path().join(name)).unwrap())
+            .collect::<Vec<_>>()
     };
     let one = files("1");
     assert_eq!(files("2"), one);
@@ -233,6 +274,36 @@ fn bad_scenario_files_name_file_key_and_value() {
         &["key `scenario[0].client.backoff.base_ms`", "-1"],
     );
     rejected("[client]\nretries = 3", &[], &["unknown field `retries`"]);
+    rejected(
+        "[server]\nkey_ttl_ms = 0",
+        &[],
+        &["key `server.key_ttl_ms`", "value 0", "TTL"],
+    );
+    rejected(
+        "[server]\nerror_rate = 1.5",
+        &[],
+        &["key `server.error_rate`", "1.5", "probability"],
+    );
+    rejected(
+        "[[scenario]]\nname = \"buggy\"\nclient = { different_body_rate = -0.1 }",
+        &[],
+        &["key `scenario[0].client.different_body_rate`", "-0.1"],
+    );
+    rejected(
+        "[server]\nerror_policy = \"ignore\"",
+        &[],
+        &["error_policy", "ignore", "unknown variant"],
+    );
+    rejected(
+        "[server]\nduplicate_answer = \"ok\"",
+        &[],
+        &["duplicate_answer", "ok", "unknown variant"],
+    );
+    rejected(
+        "ttl_sweep_ms = [1000.0, -1.0]",
+        &[],
+        &["key `ttl_sweep_ms`", "-1"],
+    );
     rejected("payments = 0", &[], &["key `payments`", "got 0"]);
     rejected("", &["--p", "0.1"], &["--p does not apply"]);
 }
@@ -274,7 +345,21 @@ fn json_prints_the_companion_charges_for_scripts() {
     let concurrent = charges("concurrent");
     assert_eq!((concurrent[0], concurrent[2]), (10, 1));
     assert!(concurrent[1] > 1, "{concurrent:?}");
-    assert_eq!(json["files"].as_array().unwrap().len(), 4);
+    // `files` lists exactly what the run wrote.
+    let mut listed: Vec<String> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| path.as_str().unwrap().to_string())
+        .collect();
+    let mut written: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    listed.sort();
+    written.sort();
+    assert_eq!(listed, written);
+    assert!(listed.iter().any(|path| path.ends_with("timeline.csv")));
 }
 
 #[test]
@@ -301,4 +386,173 @@ fn a_long_timeline_run_is_announced_before_it_starts() {
         "{first_line}"
     );
     assert!(!folder.path().join("out").join("timeline.csv").exists());
+}
+
+/// The rows of `file` in `folder` as (strategy, the values of `fields`).
+fn columns(folder: &Path, file: &str, fields: &[&str]) -> Vec<(String, Vec<String>)> {
+    let mut reader = csv::Reader::from_path(folder.join(file)).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |field: &str| headers.iter().position(|h| h == field).unwrap();
+    reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            (
+                record[column("strategy")].to_string(),
+                fields
+                    .iter()
+                    .map(|f| record[column(f)].to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Writes a scenario file into a fresh folder and runs it.
+fn run_text(text: &str, args: &[&str]) -> (String, TempDir) {
+    let folder = TempDir::new().unwrap();
+    let path = folder.path().join("lifecycle.toml");
+    std::fs::write(&path, text).unwrap();
+    let (stdout, out) = run(&path, args);
+    drop(folder);
+    (stdout, out)
+}
+
+/// One payment, 1 ms each way, 10 ms processing, every ACK lost, a 1 s timeout and one
+/// immediate retry: the first delivery arrives at 1 ms (unique_key creates the key) and is
+/// charged at 11 ms (check_then_insert creates it); the retry arrives at 1001 ms. The retry
+/// window is 2 × 1000 ms.
+const EXPIRING: &str = r#"model = "timeline"
+payments = 1
+ttl_sweep_ms = [500.0, 2000.0]
+[arrivals]
+process = "burst"
+[network]
+request_latency = { distribution = "fixed", ms = 1.0 }
+response_latency = { distribution = "fixed", ms = 1.0 }
+ack_loss = 1.0
+[server]
+processing = { distribution = "fixed", ms = 10.0 }
+key_ttl_ms = 500.0
+[client]
+timeout_ms = 1000.0
+max_retries = 1
+backoff = { policy = "none" }
+"#;
+
+#[test]
+fn a_retry_after_the_ttl_charges_again_and_the_sweep_shows_it() {
+    let (stdout, out) = run_text(EXPIRING, &[]);
+    // The lifecycle table's last row (unique_key): TTL 500 ms, one expired-key charge, charged and told it failed
+    // (every ACK lost).
+    let row: Vec<&str> = stdout
+        .lines()
+        .rfind(|line| line.starts_with("lifecycle "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        [
+            "lifecycle",
+            "unique_key",
+            "500",
+            "0",
+            "0",
+            "0",
+            "0",
+            "0",
+            "1",
+            "1",
+            "0"
+        ]
+    );
+    let fields = ["charges", "expired_key_charges", "key_ttl_ms"];
+    let expected = |strategy: &str, charges: &str, expired: &str| {
+        (
+            strategy.to_string(),
+            vec![charges.to_string(), expired.to_string(), "500".to_string()],
+        )
+    };
+    assert_eq!(
+        columns(out.path(), "timeline.csv", &fields),
+        [
+            expected("none", "2", "0"),
+            expected("check_then_insert", "2", "1"),
+            expected("unique_key", "2", "1"),
+        ]
+    );
+    // At 2000 ms both keys outlive the retry: one charge with a key.
+    let sweep = columns(
+        out.path(),
+        "ttl_sweep.csv",
+        &["key_ttl_ms", "charges", "retry_window_ms"],
+    );
+    let row = |strategy: &str, ttl: &str, charges: &str| {
+        (
+            strategy.to_string(),
+            vec![ttl.to_string(), charges.to_string(), "2000.0".to_string()],
+        )
+    };
+    assert_eq!(
+        sweep,
+        [
+            row("none", "500.0", "2"),
+            row("check_then_insert", "500.0", "2"),
+            row("unique_key", "500.0", "2"),
+            row("none", "2000.0", "2"),
+            row("check_then_insert", "2000.0", "1"),
+            row("unique_key", "2000.0", "1"),
+        ]
+    );
+    assert!(out.path().join("ttl_sweep.svg").exists());
+}
+
+/// A webhook sender with a 1 s timeout and 5 retries 100 ms apart, a receiver that takes
+/// 1.5 s and deduplicates by event id: the first retry arrives at 1101 ms, while the event is
+/// in flight.
+fn webhook(answer: &str) -> Vec<(String, Vec<String>)> {
+    let text = format!(
+        r#"model = "timeline"
+payments = 1
+strategies = ["unique_key"]
+[arrivals]
+process = "burst"
+[network]
+request_latency = {{ distribution = "fixed", ms = 1.0 }}
+response_latency = {{ distribution = "fixed", ms = 1.0 }}
+[server]
+processing = {{ distribution = "fixed", ms = 1500.0 }}
+duplicate_answer = "{answer}"
+[client]
+timeout_ms = 1000.0
+max_retries = 5
+backoff = {{ policy = "constant", base_ms = 100.0 }}
+"#
+    );
+    let (_, out) = run_text(&text, &["--quiet"]);
+    columns(
+        out.path(),
+        "timeline.csv",
+        &["deliveries", "charges", "succeeded"],
+    )
+}
+
+#[test]
+fn webhook_senders_stop_at_a_200_and_run_to_their_limit_otherwise() {
+    let row = |deliveries: &str, succeeded: &str| {
+        vec![(
+            "unique_key".to_string(),
+            vec![
+                deliveries.to_string(),
+                "1".to_string(),
+                succeeded.to_string(),
+            ],
+        )]
+    };
+    // 200 to the duplicate at 1101 ms: two deliveries.
+    assert_eq!(webhook("ok_200"), row("2", "1"));
+    // 409 or 500 to every duplicate: 1 + max_retries deliveries, and the sender gives up.
+    assert_eq!(webhook("conflict_409"), row("6", "0"));
+    assert_eq!(webhook("error_500"), row("6", "0"));
 }

@@ -14,8 +14,8 @@ use serde::Deserialize;
 use super::{ConfigError, Origin};
 use crate::cli::Cli;
 use crate::model::timeline::{
-    ArrivalProcess, Arrivals, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution, Network,
-    Scenario, Strategy, TimelineModel,
+    ArrivalProcess, Arrivals, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
+    DuplicateAnswer, ErrorPolicy, KeyLifecycle, Network, Scenario, Strategy, TimelineModel,
 };
 use crate::parse;
 
@@ -65,6 +65,7 @@ struct TimelineFile {
     strategies: Option<Vec<Strategy>>,
     out: Option<PathBuf>,
     threads: Option<usize>,
+    ttl_sweep_ms: Option<Vec<f64>>,
     #[serde(default)]
     arrivals: ArrivalsTable,
     #[serde(default)]
@@ -146,6 +147,11 @@ struct NetworkTable {
 #[serde(deny_unknown_fields)]
 struct ServerTable {
     processing: Option<Distribution>,
+    key_ttl_ms: Option<f64>,
+    fingerprint: Option<bool>,
+    error_rate: Option<f64>,
+    error_policy: Option<ErrorPolicy>,
+    duplicate_answer: Option<DuplicateAnswer>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -154,6 +160,7 @@ struct ClientTable {
     timeout_ms: Option<f64>,
     max_retries: Option<u32>,
     backoff: Option<Backoff>,
+    different_body_rate: Option<f64>,
 }
 
 /// Default request and response latency: 20 ms each way.
@@ -194,11 +201,23 @@ impl Sections {
             },
             server: ServerTable {
                 processing: over.server.processing.or(self.server.processing),
+                key_ttl_ms: over.server.key_ttl_ms.or(self.server.key_ttl_ms),
+                fingerprint: over.server.fingerprint.or(self.server.fingerprint),
+                error_rate: over.server.error_rate.or(self.server.error_rate),
+                error_policy: over.server.error_policy.or(self.server.error_policy),
+                duplicate_answer: over
+                    .server
+                    .duplicate_answer
+                    .or(self.server.duplicate_answer),
             },
             client: ClientTable {
                 timeout_ms: over.client.timeout_ms.or(self.client.timeout_ms),
                 max_retries: over.client.max_retries.or(self.client.max_retries),
                 backoff: over.client.backoff.or(self.client.backoff),
+                different_body_rate: over
+                    .client
+                    .different_body_rate
+                    .or(self.client.different_body_rate),
             },
         }
     }
@@ -235,9 +254,17 @@ impl Sections {
                 return Err(invalid.at(key(&format!("{name}.{field}")), value, &reason));
             }
         }
+        if let Some(ttl) = self.server.key_ttl_ms {
+            check_ttl(ttl).map_err(|reason| invalid.at(key("server.key_ttl_ms"), ttl, reason))?;
+        }
         for (name, probability) in [
             ("network.request_loss", network.request_loss),
             ("network.ack_loss", network.ack_loss),
+            ("server.error_rate", self.server.error_rate),
+            (
+                "client.different_body_rate",
+                self.client.different_body_rate,
+            ),
         ] {
             if let Some(value) = probability {
                 parse::check_ack_loss(value).map_err(|_| {
@@ -299,8 +326,28 @@ impl Sections {
                 timeout_ms: self.client.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
                 max_retries: self.client.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
                 backoff: self.client.backoff.unwrap_or(DEFAULT_BACKOFF),
+                different_body_rate: self.client.different_body_rate.unwrap_or(0.0),
+            },
+            key: {
+                let defaults = KeyLifecycle::default();
+                let server = &self.server;
+                KeyLifecycle {
+                    key_ttl_ms: server.key_ttl_ms,
+                    fingerprint: server.fingerprint.unwrap_or(defaults.fingerprint),
+                    error_rate: server.error_rate.unwrap_or(defaults.error_rate),
+                    error_policy: server.error_policy.unwrap_or(defaults.error_policy),
+                    duplicate_answer: server.duplicate_answer.unwrap_or(defaults.duplicate_answer),
+                }
             },
         }
+    }
+}
+
+fn check_ttl(value: f64) -> Result<(), &'static str> {
+    if value > 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err("a key TTL must be a finite number of ms, more than 0 (leave it out: never expires)")
     }
 }
 
@@ -379,6 +426,14 @@ impl TimelineConfig {
                 "list each of none, check_then_insert, unique_key at most once, at least one",
             ));
         }
+        let ttl_sweep_ms = file.ttl_sweep_ms.unwrap_or_default();
+        if let Some(&bad) = ttl_sweep_ms.iter().find(|&&ttl| check_ttl(ttl).is_err()) {
+            return Err(invalid.at(
+                "ttl_sweep_ms".into(),
+                bad,
+                "every TTL of the sweep must be a finite number of ms, more than 0",
+            ));
+        }
         let base = Sections {
             arrivals: file.arrivals,
             network: file.network,
@@ -421,6 +476,7 @@ impl TimelineConfig {
                 payments,
                 strategies,
                 scenarios,
+                ttl_sweep_ms,
             },
             threads,
             out_dir: cli
@@ -458,6 +514,42 @@ mod tests {
             scenario.arrivals.process,
             ArrivalProcess::Poisson { rate_per_s: 100.0 }
         );
+    }
+
+    #[test]
+    fn lifecycle_defaults_change_nothing_and_scenarios_override_them() {
+        let config = load(&[], "model = \"timeline\"").unwrap();
+        let scenario = &config.model.scenarios[0];
+        assert_eq!(scenario.key.key_ttl_ms, None);
+        assert!(scenario.key.fingerprint);
+        assert_eq!(scenario.key.error_rate, 0.0);
+        assert_eq!(scenario.key.error_policy, ErrorPolicy::Store);
+        assert_eq!(scenario.key.duplicate_answer, DuplicateAnswer::Replay);
+        assert_eq!(scenario.client.different_body_rate, 0.0);
+        assert!(config.model.ttl_sweep_ms.is_empty());
+        let text = "model = \"timeline\"\n\
+                    ttl_sweep_ms = [1000, 5000]\n\
+                    [server]\nkey_ttl_ms = 86400000\nerror_rate = 0.05\n\
+                    [client]\ndifferent_body_rate = 0.1\n\
+                    [[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\n\
+                    server = { fingerprint = false, error_policy = \"retry\", duplicate_answer = \"conflict_409\" }\n";
+        let config = load(&[], text).unwrap();
+        let [a, b] = &config.model.scenarios[..] else {
+            panic!("two scenarios")
+        };
+        assert_eq!(config.model.ttl_sweep_ms, vec![1_000.0, 5_000.0]);
+        for scenario in [a, b] {
+            assert_eq!(scenario.key.key_ttl_ms, Some(86_400_000.0));
+            assert_eq!(scenario.key.error_rate, 0.05);
+            assert_eq!(scenario.client.different_body_rate, 0.1);
+        }
+        assert!(a.key.fingerprint && !b.key.fingerprint);
+        assert_eq!(
+            (b.key.error_policy, b.key.duplicate_answer),
+            (ErrorPolicy::Retry, DuplicateAnswer::Conflict409)
+        );
+        assert_eq!(a.key.duplicate_answer, DuplicateAnswer::Replay);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod table;
 pub mod timeline_charts;
 pub mod timeline_csv;
 pub mod timeline_table;
+pub mod ttl_sweep_chart;
 
 use crate::model::ArticleResults;
 use crate::model::summary::summarise;
@@ -57,6 +58,16 @@ pub fn timeline_files(results: &TimelineResults) -> Vec<OutputFile> {
         bytes: timeline_csv::timeline_csv(results),
     }];
     files.extend(timeline_charts::all(results));
+    if !results.ttl_sweep.is_empty() {
+        files.push(OutputFile {
+            name: "ttl_sweep.csv",
+            bytes: timeline_csv::ttl_sweep_csv(results),
+        });
+        files.push(OutputFile {
+            name: "ttl_sweep.svg",
+            bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
+        });
+    }
     files
 }
 

@@ -30,11 +30,15 @@ pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
             name: "timeline_latency.svg",
             bytes: latency(results).into_bytes(),
         },
+        OutputFile {
+            name: "timeline_answers.svg",
+            bytes: answers(results).into_bytes(),
+        },
     ]
 }
 
 /// The line colour of a strategy.
-fn colour(strategy: Strategy) -> RGBColor {
+pub(super) fn colour(strategy: Strategy) -> RGBColor {
     match strategy {
         Strategy::None => CHARGED_TWICE,
         Strategy::CheckThenInsert => CHECKED,
@@ -52,7 +56,7 @@ fn label(strategy: Strategy) -> &'static str {
 }
 
 /// The run's parameters, printed under each title.
-fn parameters(results: &TimelineResults) -> String {
+pub(super) fn parameters(results: &TimelineResults) -> String {
     let model = &results.model;
     let mut text = format!(
         "{} · seed {} · {} per scenario",
@@ -133,7 +137,7 @@ impl<'a> Layout<'a> {
     }
 
     fn tick_font(&self) -> u32 {
-        if self.rows.len() > 9 { 11 } else { 14 }
+        if self.rows.len() > 6 { 11 } else { 14 }
     }
 }
 
@@ -389,7 +393,7 @@ pub fn outcomes(results: &TimelineResults) -> String {
                     .draw_series(layout.scenario_centres().map(|(index, x)| {
                         // Between the labels (up to about 0.72 of the height) and the
                         // legend (the top eighth).
-                        scenario_title(results.model.scenarios[index].name.clone(), (x, top * 0.8))
+                        scenario_title(results.model.scenarios[index].name.clone(), (x, top * 0.77))
                     }))
                     .map_err(|e| e.to_string())?;
             }
@@ -506,6 +510,120 @@ pub fn latency(results: &TimelineResults) -> String {
                 .label_font((FONT, 14))
                 .draw()
                 .map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// Purple: 409 Conflict answers.
+const CONFLICTED: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+/// Brown: 500s, from a failed processing or replayed.
+const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+/// Pink: 422 answers to another body.
+const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+
+/// A segment of the answers chart: its colour, legend text and count per row.
+type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+
+/// (4) What the server answered to the deliveries: every delivery is charged, fails with a
+/// 500, is replayed (its own body's response or, without a fingerprint, another's), or is
+/// answered 409, a replayed 500 or 422, so the stack is the deliveries.
+/// For a webhook receiver: deliveries per event and processed events per duplicate answer.
+pub fn answers(results: &TimelineResults) -> String {
+    let layout = Layout::new(results);
+    let highest = layout
+        .rows
+        .iter()
+        .map(|row| row.tally.deliveries)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    // Room above the bars for their labels, the scenario names and the legend.
+    let top = highest * 1.85;
+    let parts: [AnswerPart; 7] = [
+        (FIRST_CHARGE, "processed and charged", |row| {
+            row.tally.charges
+        }),
+        (CHARGED_TWICE, "processed, failed with a 500", |row| {
+            row.tally.server_errors
+        }),
+        (ABSORBED, "success replayed (200 to a duplicate)", |row| {
+            row.tally.replays - row.tally.wrong_replays
+        }),
+        (CHECKED, "wrong replay: another body's response", |row| {
+            row.tally.wrong_replays
+        }),
+        (CONFLICTED, "409 Conflict", |row| row.tally.conflicts),
+        (FAILED, "500 replayed or answered to a duplicate", |row| {
+            row.tally.errors_replayed
+        }),
+        (REJECTED, "422: another body under the key", |row| {
+            row.tally.rejected_mismatches
+        }),
+    ];
+    svg(
+        "What the server answered to each delivery, per server strategy",
+        &parameters(results),
+        |area| {
+            let mut chart = ChartBuilder::on(area)
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(80)
+                .build_cartesian_2d(layout.x_range(), 0f64..top)
+                .map_err(|e| e.to_string())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(layout.ticks())
+                .x_label_formatter(&|x| layout.tick(*x))
+                .x_desc("server strategy for the Idempotency-Key")
+                .y_desc("deliveries (count)")
+                .y_label_formatter(&|y| grouped(y.round() as u64))
+                .axis_desc_style((FONT, 16))
+                .label_style((FONT, layout.tick_font()))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            let half = 0.36;
+            for (part, &(colour, text, count)) in parts.iter().enumerate() {
+                chart
+                    .draw_series(layout.rows.iter().map(|row| {
+                        let x = layout.centre(row);
+                        let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
+                        bar(
+                            x - half,
+                            x + half,
+                            below as f64,
+                            (below + count(row)) as f64,
+                            colour,
+                        )
+                    }))
+                    .map_err(|e| e.to_string())?
+                    .label(text)
+                    .legend(legend_box(colour));
+            }
+            let size = layout.tick_font();
+            chart
+                .draw_series(layout.rows.iter().map(|row| {
+                    value_label(
+                        format!("{:.2} per payment", row.tally.deliveries_per_payment()),
+                        (
+                            layout.centre(row),
+                            row.tally.deliveries as f64 + top * 0.005,
+                        ),
+                        size - 1,
+                    )
+                }))
+                .map_err(|e| e.to_string())?;
+            if layout.scenarios > 1 {
+                chart
+                    .draw_series(layout.scenario_centres().map(|(index, x)| {
+                        scenario_title(
+                            results.model.scenarios[index].name.clone(),
+                            (x, highest * 1.12),
+                        )
+                    }))
+                    .map_err(|e| e.to_string())?;
+            }
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
 }

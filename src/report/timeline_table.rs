@@ -1,5 +1,6 @@
 //! The stdout tables of a timeline run (run 0): charges per strategy and scenario, as in the
-//! companion piece's table, then every metric per scenario and strategy.
+//! companion piece's table, then every metric per scenario and strategy, then the key
+//! lifecycle counts and the ambiguous outcomes.
 
 use super::table::{grouped, layout, percent};
 use crate::model::timeline::TimelineResults;
@@ -76,7 +77,56 @@ pub fn detail_table(results: &TimelineResults) -> String {
     layout(&HEADERS, &rows)
 }
 
-/// Both tables, a blank line apart.
+/// The column headers of the key lifecycle table.
+pub const LIFECYCLE_HEADERS: [&str; 11] = [
+    "scenario",
+    "strategy",
+    "key TTL ms",
+    "422s",
+    "wrong replays",
+    "500s",
+    "500s replayed",
+    "reprocessed after 500",
+    "expired-key charges",
+    "charged, told failed",
+    "told ok, not charged",
+];
+
+/// The key lifecycle table: one row per scenario and strategy of run 0.
+pub fn lifecycle_table(results: &TimelineResults) -> String {
+    let rows: Vec<Vec<String>> = results
+        .first_run()
+        .map(|row| {
+            let tally = &row.tally;
+            vec![
+                results.scenario(row).name.clone(),
+                row.strategy.name().to_string(),
+                results
+                    .scenario(row)
+                    .key
+                    .key_ttl_ms
+                    .map_or_else(|| "never".to_string(), |ttl| grouped(ttl.round() as u64)),
+                grouped(tally.rejected_mismatches),
+                grouped(tally.wrong_replays),
+                grouped(tally.server_errors),
+                grouped(tally.errors_replayed),
+                grouped(tally.errors_retried),
+                grouped(tally.expired_key_charges),
+                grouped(tally.gave_up_charged),
+                grouped(tally.told_succeeded_not_charged),
+            ]
+        })
+        .collect();
+    layout(&LIFECYCLE_HEADERS, &rows)
+}
+
+/// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous
+/// outcomes, reported for every scenario).
 pub fn render(results: &TimelineResults) -> String {
-    format!("{}\n{}", charges_table(results), detail_table(results))
+    format!(
+        "{}\n{}\n{}",
+        charges_table(results),
+        detail_table(results),
+        lifecycle_table(results)
+    )
 }

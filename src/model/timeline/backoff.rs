@@ -67,6 +67,19 @@ impl Backoff {
         }
     }
 
+    /// The longest wait before retry number `retry` (0 for the first) over every draw (ms):
+    /// 0, `base_ms`, or `min(cap_ms, base_ms × 2^retry)` for the exponential, full and equal
+    /// jitter, and `min(cap_ms, base_ms × 3^(retry + 1))` for decorrelated jitter (its ceiling
+    /// `previous × 3` grows threefold from `base_ms` when every draw is the highest).
+    pub fn max_delay_ms(&self, retry: u32) -> f64 {
+        match *self {
+            Backoff::DecorrelatedJitter { base_ms, cap_ms } => {
+                cap_ms.min(base_ms * 3f64.powi(retry.saturating_add(1).min(1_000) as i32))
+            }
+            _ => self.delay_ms(retry, self.initial_ms(), 1.0),
+        }
+    }
+
     /// The "previous sleep" before the first retry: `base_ms` (0 for no backoff).
     pub fn initial_ms(&self) -> f64 {
         match *self {
@@ -179,5 +192,27 @@ mod tests {
         assert_eq!(policy.delay_ms(1, 200.0, 0.5), 350.0);
         // capped.
         assert_eq!(policy.delay_ms(2, 900.0, 0.99), 1_000.0);
+    }
+
+    #[test]
+    fn the_longest_waits_follow_the_ceilings() {
+        let full = Backoff::FullJitter {
+            base_ms: BASE,
+            cap_ms: CAP,
+        };
+        // 100, 200, 400, 800, then the cap.
+        let waits: Vec<f64> = (0..5).map(|retry| full.max_delay_ms(retry)).collect();
+        assert_eq!(waits, vec![100.0, 200.0, 400.0, 800.0, 1_000.0]);
+        let decorrelated = Backoff::DecorrelatedJitter {
+            base_ms: BASE,
+            cap_ms: CAP,
+        };
+        // 100 × 3 = 300, 100 × 9 = 900, then the cap.
+        let waits: Vec<f64> = (0..3)
+            .map(|retry| decorrelated.max_delay_ms(retry))
+            .collect();
+        assert_eq!(waits, vec![300.0, 900.0, 1_000.0]);
+        assert_eq!(Backoff::Constant { base_ms: 20.0 }.max_delay_ms(7), 20.0);
+        assert_eq!(Backoff::None.max_delay_ms(3), 0.0);
     }
 }

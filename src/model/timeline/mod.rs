@@ -27,7 +27,7 @@ use serde::Deserialize;
 pub use backoff::Backoff;
 pub use distribution::Distribution;
 pub use latency::LatencyHistogram;
-use simulation::{PaymentDraws, Simulator};
+use simulation::{LifecycleDraws, PaymentDraws, Simulator};
 
 use super::{Interrupted, Progress};
 use crate::rng::{PcgState, SeedSequence};
@@ -135,6 +135,108 @@ pub struct ClientPolicy {
     pub max_retries: u32,
     /// The wait before each retry.
     pub backoff: Backoff,
+    /// Share of retries that carry a different body under the same key (a client bug; 0 to 1).
+    pub different_body_rate: f64,
+}
+
+impl ClientPolicy {
+    /// The client's whole retry window for one copy (ms), in closed form:
+    /// `(max_retries + 1) × timeout_ms + Σ_{r < max_retries} max_backoff(r)` with
+    /// [`Backoff::max_delay_ms`]. Every attempt is sent at most `r × timeout_ms + Σ_{i < r}
+    /// max_backoff(i)` after the first (a 409 or 500 only makes the wait shorter), so with
+    /// request latencies under `timeout_ms` every delivery of a copy reaches the server within
+    /// this window of the first send.
+    pub fn retry_window_ms(&self) -> f64 {
+        let backoffs: f64 = (0..self.max_retries)
+            .map(|retry| self.backoff.max_delay_ms(retry))
+            .sum();
+        f64::from(self.max_retries + 1) * self.timeout_ms + backoffs
+    }
+}
+
+/// What the server does with a first delivery that failed with a 500 (`[server] error_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorPolicy {
+    /// Stripe's behaviour: the 500 is stored under the key and replayed to every retry, which
+    /// is not charged.
+    Store,
+    /// The failure is not stored: the key is released and a retry is processed again.
+    Retry,
+}
+
+impl ErrorPolicy {
+    /// The name in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorPolicy::Store => "store",
+            ErrorPolicy::Retry => "retry",
+        }
+    }
+}
+
+/// How the server answers a duplicate: a delivery whose key is present with a matching body
+/// (`[server] duplicate_answer`; for a webhook receiver, a delivery of an event id it has
+/// seen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DuplicateAnswer {
+    /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
+    Replay,
+    /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
+    /// acknowledges): the sender stops.
+    #[serde(rename = "ok_200")]
+    Ok200,
+    /// 409 Conflict, in flight or complete: the sender retries.
+    #[serde(rename = "conflict_409")]
+    Conflict409,
+    /// 500 Internal Server Error, in flight or complete: the sender retries.
+    #[serde(rename = "error_500")]
+    Error500,
+}
+
+impl DuplicateAnswer {
+    /// The name in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            DuplicateAnswer::Replay => "replay",
+            DuplicateAnswer::Ok200 => "ok_200",
+            DuplicateAnswer::Conflict409 => "conflict_409",
+            DuplicateAnswer::Error500 => "error_500",
+        }
+    }
+}
+
+/// The life of a key on the server: expiry, body fingerprint, failures and duplicate answers.
+/// Strategy `none` keeps no key, so only `error_rate` applies to it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyLifecycle {
+    /// The key store prunes a key this long after it was created (ms); a delivery that arrives
+    /// later is processed as new. `None`: never.
+    pub key_ttl_ms: Option<f64>,
+    /// The server stores a fingerprint of the body with the key and answers 422 to a delivery
+    /// of the key with another body; without it, it answers as if the body matched.
+    pub fingerprint: bool,
+    /// Share of first processings (the first delivery the server processes for a payment) that
+    /// fail with a 500 and charge nothing (0 to 1).
+    pub error_rate: f64,
+    /// Whether that 500 is stored and replayed, or the key released.
+    pub error_policy: ErrorPolicy,
+    /// The answer to a duplicate.
+    pub duplicate_answer: DuplicateAnswer,
+}
+
+impl Default for KeyLifecycle {
+    /// Keys never expire, fingerprint on, no failures, replay: the plain timeline model.
+    fn default() -> Self {
+        Self {
+            key_ttl_ms: None,
+            fingerprint: true,
+            error_rate: 0.0,
+            error_policy: ErrorPolicy::Store,
+            duplicate_answer: DuplicateAnswer::Replay,
+        }
+    }
 }
 
 /// One scenario: everything that shapes a payment's timeline.
@@ -150,6 +252,15 @@ pub struct Scenario {
     pub processing: Distribution,
     /// Timeout, retries, backoff.
     pub client: ClientPolicy,
+    /// Expiry, fingerprint, failures and duplicate answers of the key.
+    pub key: KeyLifecycle,
+}
+
+impl Scenario {
+    /// Whether a payment needs its lifecycle draws (failures or different bodies are possible).
+    fn needs_lifecycle_draws(&self) -> bool {
+        self.key.error_rate > 0.0 || self.client.different_body_rate > 0.0
+    }
 }
 
 /// The validated parameters of a timeline experiment.
@@ -167,6 +278,9 @@ pub struct TimelineModel {
     pub strategies: Vec<Strategy>,
     /// Scenarios, in the order reported (at least 1).
     pub scenarios: Vec<Scenario>,
+    /// Key TTLs (ms) at which every scenario and strategy is simulated again (run 0) for the
+    /// TTL sweep; empty: no sweep.
+    pub ttl_sweep_ms: Vec<f64>,
 }
 
 impl TimelineModel {
@@ -175,11 +289,19 @@ impl TimelineModel {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run)])
     }
 
-    /// The units of work [`simulate`] reports: payments × scenarios × runs.
+    /// Run `run`'s lifecycle stream (failures and different bodies):
+    /// `SeedSequence(seed, spawn_key=(run, 1))`, apart from the attempts' stream so that the
+    /// attempts' draws are the same with and without the lifecycle settings.
+    pub fn lifecycle_seed_sequence(&self, run: u32) -> SeedSequence {
+        SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 1])
+    }
+
+    /// The units of work [`simulate`] reports: payments × scenarios × (runs + TTL sweep
+    /// points).
     pub fn work_units(&self) -> u64 {
         self.payments
             .saturating_mul(self.scenarios.len() as u64)
-            .saturating_mul(u64::from(self.runs))
+            .saturating_mul(u64::from(self.runs) + self.ttl_sweep_ms.len() as u64)
     }
 }
 
@@ -236,10 +358,28 @@ pub struct StrategyTally {
     pub conflicts: u64,
     /// Payments for which some copy got a success response.
     pub succeeded: u64,
-    /// Payments whose clients all gave up although the customer was charged.
+    /// Payments charged although no copy got a success response: the customer was told the
+    /// payment failed (its clients gave up, or got a 422) but was charged.
     pub gave_up_charged: u64,
-    /// Payments whose clients all gave up and that were never charged.
+    /// Payments with no success response that were never charged.
     pub gave_up_not_charged: u64,
+    /// Payments told they succeeded although no charge was made with the body the success
+    /// answered: a success for another body replayed, or a 200 to a duplicate whose first
+    /// processing failed.
+    pub told_succeeded_not_charged: u64,
+    /// Deliveries answered 422 because their body did not match the key's fingerprint.
+    pub rejected_mismatches: u64,
+    /// Deliveries answered with the stored response of another body (no fingerprint).
+    pub wrong_replays: u64,
+    /// Processings that failed with a 500 and charged nothing.
+    pub server_errors: u64,
+    /// Deliveries answered 500 without processing: a stored failure replayed, or a duplicate
+    /// answered 500.
+    pub errors_replayed: u64,
+    /// Deliveries processed again after a failure that was not stored.
+    pub errors_retried: u64,
+    /// Charges made by deliveries that arrived after their key had been pruned.
+    pub expired_key_charges: u64,
     /// Client latency to the final outcome, per payment.
     pub latency: LatencyHistogram,
     /// The simulated time the payments took.
@@ -261,6 +401,13 @@ impl StrategyTally {
             (false, true) => self.gave_up_charged += 1,
             (false, false) => self.gave_up_not_charged += 1,
         }
+        self.told_succeeded_not_charged += u64::from(outcome.told_succeeded_not_charged);
+        self.rejected_mismatches += outcome.rejected_mismatches;
+        self.wrong_replays += outcome.wrong_replays;
+        self.server_errors += outcome.server_errors;
+        self.errors_replayed += outcome.errors_replayed;
+        self.errors_retried += outcome.errors_retried;
+        self.expired_key_charges += outcome.expired_key_charges;
         self.latency.record(outcome.latency_ms);
         let latency_us = microseconds(outcome.latency_ms);
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
@@ -279,6 +426,13 @@ impl StrategyTally {
         self.succeeded += later.succeeded;
         self.gave_up_charged += later.gave_up_charged;
         self.gave_up_not_charged += later.gave_up_not_charged;
+        self.told_succeeded_not_charged += later.told_succeeded_not_charged;
+        self.rejected_mismatches += later.rejected_mismatches;
+        self.wrong_replays += later.wrong_replays;
+        self.server_errors += later.server_errors;
+        self.errors_replayed += later.errors_replayed;
+        self.errors_retried += later.errors_retried;
+        self.expired_key_charges += later.expired_key_charges;
         self.latency.merge(&later.latency);
         self.span = self.span.then(later.span);
         self
@@ -307,6 +461,20 @@ pub struct TimelineRow {
     pub tally: StrategyTally,
 }
 
+/// One point of the TTL sweep: one strategy's results in run 0 of one scenario with the key
+/// TTL set to `key_ttl_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TtlSweepRow {
+    /// The key TTL (ms).
+    pub key_ttl_ms: f64,
+    /// Index into [`TimelineModel::scenarios`].
+    pub scenario: usize,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// What happened.
+    pub tally: StrategyTally,
+}
+
 /// The results of a timeline experiment: rows by run, then scenario, then strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineResults {
@@ -314,6 +482,8 @@ pub struct TimelineResults {
     pub model: TimelineModel,
     /// One row per (run, scenario, strategy).
     pub rows: Vec<TimelineRow>,
+    /// The TTL sweep: by TTL, then scenario, then strategy; empty without `ttl_sweep_ms`.
+    pub ttl_sweep: Vec<TtlSweepRow>,
 }
 
 impl TimelineResults {
@@ -343,10 +513,16 @@ pub fn simulate(
         .expect("a thread pool can be built");
     let mut rows = Vec::new();
     for run in 0..model.runs {
-        let start = model.seed_sequence(run).pcg_state();
+        let streams = Streams::of(model, run);
         for (index, scenario) in model.scenarios.iter().enumerate() {
             let tallies = pool.install(|| {
-                simulate_scenario(scenario, &model.strategies, start, model.payments, progress)
+                simulate_scenario(
+                    scenario,
+                    &model.strategies,
+                    streams,
+                    model.payments,
+                    progress,
+                )
             })?;
             rows.extend(
                 model
@@ -362,25 +538,71 @@ pub fn simulate(
             );
         }
     }
+    let mut ttl_sweep = Vec::new();
+    let streams = Streams::of(model, 0);
+    for &key_ttl_ms in &model.ttl_sweep_ms {
+        for (index, scenario) in model.scenarios.iter().enumerate() {
+            let mut swept = scenario.clone();
+            swept.key.key_ttl_ms = Some(key_ttl_ms);
+            let tallies = pool.install(|| {
+                simulate_scenario(&swept, &model.strategies, streams, model.payments, progress)
+            })?;
+            ttl_sweep.extend(
+                model
+                    .strategies
+                    .iter()
+                    .zip(tallies)
+                    .map(|(&strategy, tally)| TtlSweepRow {
+                        key_ttl_ms,
+                        scenario: index,
+                        strategy,
+                        tally,
+                    }),
+            );
+        }
+    }
     Ok(TimelineResults {
         model: model.clone(),
         rows,
+        ttl_sweep,
     })
 }
 
+/// Where a run's two random streams start.
+#[derive(Debug, Clone, Copy)]
+pub struct Streams {
+    /// The attempts' stream ([`TimelineModel::seed_sequence`]).
+    pub attempts: PcgState,
+    /// The lifecycle stream ([`TimelineModel::lifecycle_seed_sequence`]).
+    pub lifecycle: PcgState,
+}
+
+impl Streams {
+    /// The streams of run `run`.
+    pub fn of(model: &TimelineModel, run: u32) -> Self {
+        Self {
+            attempts: model.seed_sequence(run).pcg_state(),
+            lifecycle: model.lifecycle_seed_sequence(run).pcg_state(),
+        }
+    }
+}
+
 /// The tallies of `strategies` (in that order) over `payments` payments of one scenario
-/// whose stream starts at `start`, on the current rayon pool.
+/// whose streams start at `streams`, on the current rayon pool.
 pub fn simulate_scenario(
     scenario: &Scenario,
     strategies: &[Strategy],
-    start: PcgState,
+    streams: Streams,
     payments: u64,
     progress: &dyn Progress,
 ) -> Result<Vec<StrategyTally>, Interrupted> {
     let copies = scenario.arrivals.copies;
     let max_retries = scenario.client.max_retries;
+    let start = streams.attempts;
     let stride = PaymentDraws::stride(copies, max_retries);
     let payment_jump = start.jump(stride);
+    let lifecycle_stride = LifecycleDraws::stride(copies, max_retries);
+    let needs_lifecycle = scenario.needs_lifecycle_draws();
     let empty = || vec![StrategyTally::default(); strategies.len()];
     let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
         earlier
@@ -403,11 +625,18 @@ pub fn simulate_scenario(
             let len = CHUNK_PAYMENTS.min(payments - first);
             let mut stream = start;
             stream.advance(u128::from(first) * stride);
+            let mut lifecycle_stream = streams.lifecycle;
             let mut simulator = Simulator::default();
             let mut draws = PaymentDraws::new(&start, copies, max_retries);
+            if needs_lifecycle {
+                lifecycle_stream.advance(u128::from(first) * lifecycle_stride);
+            }
             for _ in 0..len {
                 draws.read(&stream);
                 stream.apply(&payment_jump);
+                if needs_lifecycle {
+                    draws.lifecycle.read(&mut lifecycle_stream);
+                }
                 let gap_us = match scenario.arrivals.process {
                     ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
                         -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),

@@ -7,12 +7,14 @@
 //!
 //! Every random number comes from the payment's own stream in a fixed layout (see
 //! [`PaymentDraws`]): attempt `a` of copy `c` always uses the same six draws whatever the
-//! strategy, so the strategies are compared on common random numbers.
+//! strategy, so the strategies are compared on common random numbers. The key's lifecycle
+//! (failures, different bodies) draws from a second stream ([`LifecycleDraws`]), so that the
+//! attempts' draws do not depend on the lifecycle settings.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{CopyMode, CopySpacing, Scenario, Strategy};
+use super::{CopyMode, CopySpacing, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
@@ -71,6 +73,70 @@ pub struct PaymentDraws {
     /// From one copy's first draw to the next copy's.
     copy_jump: Jump,
     copies: u32,
+    /// The payment's lifecycle draws.
+    pub lifecycle: LifecycleDraws,
+}
+
+/// Uniform draws each attempt has in the lifecycle stream: first-processing failure,
+/// different body.
+pub const LIFECYCLE_DRAWS_PER_ATTEMPT: u64 = 2;
+
+/// The lifecycle draws of one payment, laid out in its slice of the run's lifecycle stream as
+/// `[copy 0's attempts, copy 1's attempts, ...]`, each attempt owning
+/// [`LIFECYCLE_DRAWS_PER_ATTEMPT`] draws: `[failure, different body]`. Read only when a
+/// scenario has failures or different bodies; otherwise every draw reads as 1 (never below a
+/// rate).
+#[derive(Debug, Clone)]
+pub struct LifecycleDraws {
+    draws: Vec<[f64; 2]>,
+    attempts_per_copy: usize,
+    /// Attempts of all copies: `copies × (max_retries + 1)`.
+    attempts: usize,
+}
+
+impl LifecycleDraws {
+    /// Draws one payment uses with `copies` copies and `max_retries`.
+    pub fn stride(copies: u32, max_retries: u32) -> u128 {
+        u128::from(copies) * (u128::from(max_retries) + 1) * u128::from(LIFECYCLE_DRAWS_PER_ATTEMPT)
+    }
+
+    /// Empty buffers for payments with `copies` copies and `max_retries`, filled by
+    /// [`LifecycleDraws::read`].
+    pub fn new(copies: u32, max_retries: u32) -> Self {
+        let attempts = copies as usize * (max_retries as usize + 1);
+        Self {
+            draws: Vec::with_capacity(attempts),
+            attempts_per_copy: max_retries as usize + 1,
+            attempts,
+        }
+    }
+
+    /// Reads the next payment's draws from `stream`, leaving it at the payment after.
+    pub fn read(&mut self, stream: &mut PcgState) {
+        self.draws.clear();
+        self.draws.extend(
+            (0..self.attempts).map(|_| [unit_f64(stream.next_u64()), unit_f64(stream.next_u64())]),
+        );
+    }
+
+    fn get(&self, copy: u32, attempt: u32) -> [f64; 2] {
+        self.draws
+            .get(copy as usize * self.attempts_per_copy + attempt as usize)
+            .copied()
+            .unwrap_or([1.0, 1.0])
+    }
+
+    /// The uniform deciding whether attempt `attempt` of copy `copy` fails if it is the
+    /// payment's first processing.
+    pub fn failure(&self, copy: u32, attempt: u32) -> f64 {
+        self.get(copy, attempt)[0]
+    }
+
+    /// The uniform deciding whether attempt `attempt` of copy `copy` carries a different body
+    /// (retries only).
+    pub fn different_body(&self, copy: u32, attempt: u32) -> f64 {
+        self.get(copy, attempt)[1]
+    }
 }
 
 impl PaymentDraws {
@@ -93,6 +159,7 @@ impl PaymentDraws {
             attempts: vec![Vec::new(); copies as usize],
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
             copies,
+            lifecycle: LifecycleDraws::new(copies, max_retries),
         }
     }
 
@@ -127,10 +194,25 @@ impl PaymentDraws {
 pub enum Answer {
     /// Processed and charged.
     Charged,
-    /// The stored response of an earlier delivery, nothing charged.
+    /// A success without processing: the stored response of an earlier delivery, or a 200 to
+    /// a duplicate; nothing charged.
     Replayed,
-    /// 409 Conflict: the key is still in flight; try again later.
+    /// 409 Conflict: the key is still in flight (or a receiver answers duplicates 409); try
+    /// again later.
     Conflict,
+    /// 500: the processing failed, or a stored failure or a receiver's 500 to a duplicate; try
+    /// again later.
+    ServerError,
+    /// 422: the body does not match the key's fingerprint; the client stops.
+    Rejected,
+}
+
+/// The body a delivery carries: the payment's own, or another one (each different body is
+/// unlike every other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Original,
+    Different,
 }
 
 /// The response's fate, fixed when the attempt was sent.
@@ -150,18 +232,23 @@ enum Event {
         attempt: u32,
         processing_ms: f64,
         back: Return,
+        body: Body,
     },
-    /// The server finishes processing an attempt and charges.
+    /// The server finishes processing an attempt: it charges, or it fails with a 500.
     Complete {
         copy: u32,
         attempt: u32,
         back: Return,
+        body: Body,
+        fails: bool,
+        after_expiry: bool,
     },
     /// A response reaches the client.
     Receive {
         copy: u32,
         attempt: u32,
         answer: Answer,
+        body: Body,
     },
     /// The client stops waiting for an attempt.
     Timeout { copy: u32, attempt: u32 },
@@ -200,8 +287,20 @@ enum KeyState {
     Absent,
     /// `unique_key`: inserted, processing not finished.
     InFlight,
-    /// Inserted with a stored response.
+    /// Inserted with a stored success response.
     Complete,
+    /// Inserted with a stored 500 (`error_policy = "store"`).
+    Failed,
+}
+
+/// The key with its creation time and the body it was created for.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    state: KeyState,
+    /// When it was inserted (ms); the store prunes it `key_ttl_ms` later.
+    created_ms: f64,
+    /// The body of the delivery that inserted it (its fingerprint).
+    body: Body,
 }
 
 /// One copy's client.
@@ -234,6 +333,20 @@ pub struct PaymentOutcome {
     pub conflicts: u64,
     /// Whether some copy received a success response.
     pub succeeded: bool,
+    /// Whether some copy accepted a success that no charge of its body backs.
+    pub told_succeeded_not_charged: bool,
+    /// Deliveries answered 422 (body mismatch, fingerprint on).
+    pub rejected_mismatches: u64,
+    /// Deliveries answered with the stored response of another body (fingerprint off).
+    pub wrong_replays: u64,
+    /// Processings that failed with a 500.
+    pub server_errors: u64,
+    /// Deliveries answered 500 without processing.
+    pub errors_replayed: u64,
+    /// Deliveries processed again after a failure that was not stored.
+    pub errors_retried: u64,
+    /// Charges by deliveries that arrived after the key had been pruned.
+    pub expired_key_charges: u64,
     /// From the first send to the first success response, or else to the last copy giving up
     /// (ms).
     pub latency_ms: f64,
@@ -294,10 +407,24 @@ impl Simulator {
             }
         }
 
-        let mut key = KeyState::Absent;
+        let lifecycle = &scenario.key;
+        let mut key = Key {
+            state: KeyState::Absent,
+            created_ms: 0.0,
+            body: Body::Original,
+        };
+        let keeps_key = strategy != Strategy::None;
         let mut outcome = PaymentOutcome::default();
         let mut first_success_ms: Option<f64> = None;
         let mut last_give_up_ms: f64 = 0.0;
+        // Whether the first processing has started, whether a failure was not stored, whether
+        // the key was ever pruned, charges of the payment's own body, and the bodies of the
+        // unprocessed successes the clients accepted.
+        let mut processed = false;
+        let mut unstored_failure = false;
+        let mut pruned = false;
+        let mut original_charges = 0u64;
+        let mut accepted_replay_of_original = false;
 
         while let Some(Scheduled {
             time_ms: now,
@@ -314,6 +441,14 @@ impl Simulator {
                     let sample = draws.attempt(copy, attempt, scenario);
                     client.jitter = sample.jitter;
                     outcome.attempts += 1;
+                    let body = if attempt > 0
+                        && draws.lifecycle.different_body(copy, attempt)
+                            < client_policy.different_body_rate
+                    {
+                        Body::Different
+                    } else {
+                        Body::Original
+                    };
                     self.schedule(
                         now + client_policy.timeout_ms,
                         Event::Timeout { copy, attempt },
@@ -330,6 +465,7 @@ impl Simulator {
                                 attempt,
                                 processing_ms: sample.processing_ms,
                                 back,
+                                body,
                             },
                         );
                     }
@@ -339,34 +475,74 @@ impl Simulator {
                     attempt,
                     processing_ms,
                     back,
+                    body,
                 } => {
                     outcome.deliveries += 1;
-                    let immediate = match (strategy, key) {
-                        (Strategy::None, _) => None,
-                        (Strategy::CheckThenInsert, KeyState::Absent) => None,
+                    if keeps_key
+                        && key.state != KeyState::Absent
+                        && lifecycle
+                            .key_ttl_ms
+                            .is_some_and(|ttl| now >= key.created_ms + ttl)
+                    {
+                        key.state = KeyState::Absent;
+                        pruned = true;
+                    }
+                    let immediate = match (strategy, key.state) {
+                        (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
                         (Strategy::UniqueKey, KeyState::Absent) => {
-                            key = KeyState::InFlight;
+                            key = Key {
+                                state: KeyState::InFlight,
+                                created_ms: now,
+                                body,
+                            };
                             None
                         }
-                        (Strategy::UniqueKey, KeyState::InFlight) => Some(Answer::Conflict),
-                        (_, _) => Some(Answer::Replayed),
+                        (_, state) => {
+                            let mismatch = body == Body::Different || key.body == Body::Different;
+                            if mismatch && lifecycle.fingerprint {
+                                Some(Answer::Rejected)
+                            } else {
+                                let answer = match (lifecycle.duplicate_answer, state) {
+                                    (DuplicateAnswer::Replay, KeyState::InFlight)
+                                    | (DuplicateAnswer::Conflict409, _) => Answer::Conflict,
+                                    (DuplicateAnswer::Replay, KeyState::Failed)
+                                    | (DuplicateAnswer::Error500, _) => Answer::ServerError,
+                                    _ => Answer::Replayed,
+                                };
+                                if mismatch && answer == Answer::Replayed {
+                                    outcome.wrong_replays += 1;
+                                }
+                                Some(answer)
+                            }
+                        }
                     };
                     match immediate {
-                        None => self.schedule(
-                            now + processing_ms,
-                            Event::Complete {
-                                copy,
-                                attempt,
-                                back,
-                            },
-                        ),
+                        None => {
+                            let fails = !processed
+                                && draws.lifecycle.failure(copy, attempt) < lifecycle.error_rate;
+                            outcome.errors_retried += u64::from(unstored_failure);
+                            processed = true;
+                            self.schedule(
+                                now + processing_ms,
+                                Event::Complete {
+                                    copy,
+                                    attempt,
+                                    back,
+                                    body,
+                                    fails,
+                                    after_expiry: pruned,
+                                },
+                            )
+                        }
                         Some(answer) => {
                             match answer {
                                 Answer::Replayed => outcome.replays += 1,
                                 Answer::Conflict => outcome.conflicts += 1,
+                                Answer::ServerError => outcome.errors_replayed += 1,
+                                Answer::Rejected => outcome.rejected_mismatches += 1,
                                 Answer::Charged => {}
                             }
-                            self.respond(now, copy, attempt, back, answer);
+                            self.respond(now, copy, attempt, back, answer, body);
                         }
                     }
                 }
@@ -374,29 +550,75 @@ impl Simulator {
                     copy,
                     attempt,
                     back,
+                    body,
+                    fails,
+                    after_expiry,
                 } => {
-                    outcome.charges += 1;
-                    if strategy != Strategy::None {
-                        key = KeyState::Complete;
-                    }
-                    self.respond(now, copy, attempt, back, Answer::Charged);
+                    let answer = if fails {
+                        outcome.server_errors += 1;
+                        let stored = keeps_key && lifecycle.error_policy == ErrorPolicy::Store;
+                        unstored_failure = !stored;
+                        // A success stored meanwhile (a racing check_then_insert charge) stays.
+                        if stored && key.state != KeyState::Complete {
+                            if key.state == KeyState::Absent {
+                                key.created_ms = now;
+                                key.body = body;
+                            }
+                            key.state = KeyState::Failed;
+                        } else if !stored && key.state == KeyState::InFlight {
+                            key.state = KeyState::Absent;
+                        }
+                        Answer::ServerError
+                    } else {
+                        outcome.charges += 1;
+                        original_charges += u64::from(body == Body::Original);
+                        outcome.expired_key_charges += u64::from(after_expiry);
+                        if keeps_key {
+                            if key.state == KeyState::Absent {
+                                key.created_ms = now;
+                                key.body = body;
+                            }
+                            key.state = KeyState::Complete;
+                        }
+                        Answer::Charged
+                    };
+                    self.respond(now, copy, attempt, back, answer, body);
                 }
                 Event::Receive {
                     copy,
                     attempt,
                     answer,
+                    body,
                 } => {
                     if self.clients[copy as usize].waiting != Some(attempt) {
                         continue; // late: the client already timed out
                     }
-                    if answer == Answer::Conflict {
-                        self.retry_or_give_up(now, copy, scenario, &mut last_give_up_ms);
-                    } else {
-                        let client = &mut self.clients[copy as usize];
-                        client.waiting = None;
-                        client.done = true;
-                        first_success_ms.get_or_insert(now);
-                        self.next_sequential_copy(now, copy, scenario);
+                    match answer {
+                        Answer::Conflict | Answer::ServerError => {
+                            self.retry_or_give_up(now, copy, scenario, &mut last_give_up_ms);
+                        }
+                        Answer::Rejected => {
+                            let client = &mut self.clients[copy as usize];
+                            client.waiting = None;
+                            client.done = true;
+                            last_give_up_ms = last_give_up_ms.max(now);
+                            self.next_sequential_copy(now, copy, scenario);
+                        }
+                        Answer::Charged | Answer::Replayed => {
+                            if answer == Answer::Replayed {
+                                match body {
+                                    // Each different body is unlike every other: nothing
+                                    // charged it.
+                                    Body::Different => outcome.told_succeeded_not_charged = true,
+                                    Body::Original => accepted_replay_of_original = true,
+                                }
+                            }
+                            let client = &mut self.clients[copy as usize];
+                            client.waiting = None;
+                            client.done = true;
+                            first_success_ms.get_or_insert(now);
+                            self.next_sequential_copy(now, copy, scenario);
+                        }
                     }
                 }
                 Event::Timeout { copy, attempt } => {
@@ -407,12 +629,21 @@ impl Simulator {
             }
         }
         debug_assert!(self.clients.iter().all(|client| client.done));
+        outcome.told_succeeded_not_charged |= accepted_replay_of_original && original_charges == 0;
         outcome.succeeded = first_success_ms.is_some();
         outcome.latency_ms = first_success_ms.unwrap_or(last_give_up_ms);
         outcome
     }
 
-    fn respond(&mut self, now: f64, copy: u32, attempt: u32, back: Return, answer: Answer) {
+    fn respond(
+        &mut self,
+        now: f64,
+        copy: u32,
+        attempt: u32,
+        back: Return,
+        answer: Answer,
+        body: Body,
+    ) {
         if !back.ack_lost {
             self.schedule(
                 now + back.response_ms,
@@ -420,6 +651,7 @@ impl Simulator {
                     copy,
                     attempt,
                     answer,
+                    body,
                 },
             );
         }

@@ -35,7 +35,9 @@ fn scenario() -> Scenario {
             timeout_ms: 1_000.0,
             max_retries: 0,
             backoff: Backoff::None,
+            different_body_rate: 0.0,
         },
+        key: KeyLifecycle::default(),
     }
 }
 
@@ -47,6 +49,7 @@ fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
         payments,
         strategies: Strategy::ALL.to_vec(),
         scenarios: vec![scenario],
+        ttl_sweep_ms: Vec::new(),
     }
 }
 
@@ -121,6 +124,7 @@ fn lost_acks_charge_every_attempt_without_a_key() {
         timeout_ms: 100.0,
         max_retries: 2,
         backoff: Backoff::Constant { base_ms: 50.0 },
+        different_body_rate: 0.0,
     };
     let [none, check, unique] = tallies(lossy, 3, 5).try_into().unwrap();
     assert_eq!((none.charges, none.gave_up_charged), (9, 3));
@@ -215,6 +219,7 @@ fn none_agrees_with_the_article_closed_form() {
             base_ms: 10.0,
             cap_ms: 1000.0,
         },
+        different_body_rate: 0.0,
     };
     let expected = closed_form::double_charged(p, max_retries).mean;
     let experiments = 200;
@@ -262,6 +267,7 @@ fn any_thread_count_gives_the_same_results() {
             base_ms: 10.0,
             cap_ms: 500.0,
         },
+        different_body_rate: 0.0,
     };
     let model = model(busy, 3 * CHUNK_PAYMENTS + 17, 9);
     let one = simulate(&model, 1, &Silent).unwrap();
@@ -333,7 +339,8 @@ prop_compose! {
             },
             network: Network { request_latency, response_latency, request_loss, ack_loss },
             processing,
-            client: ClientPolicy { timeout_ms, max_retries, backoff },
+            client: ClientPolicy { timeout_ms, max_retries, backoff, different_body_rate: 0.0 },
+            key: KeyLifecycle::default(),
         }
     }
 }
@@ -376,4 +383,306 @@ proptest! {
         let tallies = tallies(scenario, 40, seed);
         prop_assert_eq!(tallies[1].double_charged_payments, 0);
     }
+}
+
+/// One payment, every ACK lost, a 1 s timeout, one immediate retry and a key TTL: the first
+/// delivery arrives at 1 ms (`unique_key` inserts the key then) and is charged at 11 ms
+/// (`check_then_insert` inserts the key then); the retry is sent at 1000 ms and arrives at
+/// 1001 ms.
+fn expiring(key_ttl_ms: f64) -> Scenario {
+    let mut expiring = scenario();
+    expiring.network.ack_loss = 1.0;
+    expiring.client.max_retries = 1;
+    expiring.key.key_ttl_ms = Some(key_ttl_ms);
+    expiring
+}
+
+#[test]
+fn a_retry_after_the_key_expired_charges_again() {
+    // TTL 500 ms: pruned at 501 ms (unique_key) or 511 ms (check_then_insert), before 1001.
+    let [none, check, unique] = tallies(expiring(500.0), 1, 3).try_into().unwrap();
+    assert_eq!((none.charges, none.expired_key_charges), (2, 0));
+    for keyed in [&check, &unique] {
+        assert_eq!((keyed.charges, keyed.replays), (2, 0));
+        assert_eq!(keyed.expired_key_charges, 1);
+        assert_eq!(keyed.double_charged_payments, 1);
+        // Every ACK lost: charged, told it failed.
+        assert_eq!(keyed.gave_up_charged, 1);
+    }
+    // Just past the retry's arrival: unique_key's key (created at 1 ms) is pruned at
+    // 1001 ms, exactly when the retry arrives; check_then_insert's (11 ms) lives to 1011 ms.
+    let [_, check, unique] = tallies(expiring(1_000.0), 1, 3).try_into().unwrap();
+    assert_eq!((unique.charges, unique.expired_key_charges), (2, 1));
+    assert_eq!((check.charges, check.replays), (1, 1));
+    // TTL 2 s: both keys alive at 1001 ms, the retry is replayed.
+    let [_, check, unique] = tallies(expiring(2_000.0), 1, 3).try_into().unwrap();
+    for keyed in [&check, &unique] {
+        assert_eq!(
+            (keyed.charges, keyed.replays, keyed.expired_key_charges),
+            (1, 1, 0)
+        );
+    }
+}
+
+/// Processing takes 150 ms, longer than the 100 ms timeout; every retry carries a different
+/// body and waits 100 ms. The first delivery arrives at 1 ms and is charged at 151 ms (its
+/// response at 152 ms comes after the timeout at 100 ms); the retry is sent at 200 ms and
+/// arrives at 201 ms, when the key is complete.
+fn different_body(fingerprint: bool) -> Scenario {
+    let mut slow = scenario();
+    slow.processing = fixed(150.0);
+    slow.client = ClientPolicy {
+        timeout_ms: 100.0,
+        max_retries: 1,
+        backoff: Backoff::Constant { base_ms: 100.0 },
+        different_body_rate: 1.0,
+    };
+    slow.key.fingerprint = fingerprint;
+    slow
+}
+
+#[test]
+fn a_fingerprint_rejects_another_body_with_422() {
+    let [none, check, unique] = tallies(different_body(true), 1, 4).try_into().unwrap();
+    // No key: the different body is charged too (at 351 ms, answered after the client's
+    // timeout at 300 ms).
+    assert_eq!(
+        (none.charges, none.rejected_mismatches, none.succeeded),
+        (2, 0, 0)
+    );
+    for keyed in [&check, &unique] {
+        assert_eq!((keyed.charges, keyed.rejected_mismatches), (1, 1));
+        assert_eq!((keyed.replays, keyed.wrong_replays), (0, 0));
+        // The 422 at 202 ms ends the client: charged at 151 ms, told it failed.
+        assert_eq!((keyed.succeeded, keyed.gave_up_charged), (0, 1));
+        assert_eq!(keyed.told_succeeded_not_charged, 0);
+        close(keyed.latency.quantile_ms(0.5), 202.0);
+    }
+}
+
+#[test]
+fn without_a_fingerprint_another_body_gets_the_wrong_replay() {
+    let [_, check, unique] = tallies(different_body(false), 1, 4).try_into().unwrap();
+    for keyed in [&check, &unique] {
+        assert_eq!((keyed.charges, keyed.rejected_mismatches), (1, 0));
+        assert_eq!((keyed.replays, keyed.wrong_replays), (1, 1));
+        // Told at 202 ms that the other body succeeded; nothing charged that body.
+        assert_eq!((keyed.succeeded, keyed.told_succeeded_not_charged), (1, 1));
+    }
+}
+
+/// Every first processing fails with a 500 (answered at 12 ms); the client waits 100 ms and
+/// retries twice: sends at 0, 112 and 214 ms, arrivals at 1, 113 and 215 ms.
+fn failing(error_policy: ErrorPolicy) -> Scenario {
+    let mut failing = scenario();
+    failing.client.max_retries = 2;
+    failing.client.backoff = Backoff::Constant { base_ms: 100.0 };
+    failing.key.error_rate = 1.0;
+    failing.key.error_policy = error_policy;
+    failing
+}
+
+#[test]
+fn a_stored_500_is_replayed_and_nothing_is_charged() {
+    let [none, check, unique] = tallies(failing(ErrorPolicy::Store), 1, 6)
+        .try_into()
+        .unwrap();
+    // No key, nothing stored: the retry at 113 ms is processed, charged at 123 ms.
+    assert_eq!(
+        (none.server_errors, none.errors_retried, none.charges),
+        (1, 1, 1)
+    );
+    close(none.latency.quantile_ms(0.5), 124.0);
+    for keyed in [&check, &unique] {
+        assert_eq!((keyed.server_errors, keyed.errors_replayed), (1, 2));
+        assert_eq!((keyed.charges, keyed.errors_retried), (0, 0));
+        // The third 500 reaches the client at 216 ms: it gives up, not charged.
+        assert_eq!((keyed.succeeded, keyed.gave_up_not_charged), (0, 1));
+        close(keyed.latency.quantile_ms(0.5), 216.0);
+    }
+}
+
+#[test]
+fn an_unstored_500_lets_the_retry_charge_once() {
+    let tallies = tallies(failing(ErrorPolicy::Retry), 1, 6);
+    for tally in &tallies {
+        assert_eq!((tally.server_errors, tally.errors_replayed), (1, 0));
+        assert_eq!(
+            (tally.errors_retried, tally.charges, tally.succeeded),
+            (1, 1, 1)
+        );
+        close(tally.latency.quantile_ms(0.5), 124.0);
+    }
+}
+
+/// A webhook sender with a 1 s timeout, 5 retries 100 ms apart, and a receiver that takes
+/// 1.5 s: the first delivery arrives at 1 ms and finishes at 1501 ms; the first retry is sent
+/// at 1100 ms and arrives at 1101 ms, a duplicate of an event in flight.
+fn webhook(duplicate_answer: DuplicateAnswer) -> StrategyTally {
+    let mut slow = scenario();
+    slow.processing = fixed(1_500.0);
+    slow.client.max_retries = 5;
+    slow.client.backoff = Backoff::Constant { base_ms: 100.0 };
+    slow.key.duplicate_answer = duplicate_answer;
+    tallies(slow, 1, 8).remove(2)
+}
+
+#[test]
+fn a_receiver_answering_duplicates_200_stops_the_sender() {
+    let receiver = webhook(DuplicateAnswer::Ok200);
+    assert_eq!(
+        (receiver.deliveries, receiver.charges, receiver.replays),
+        (2, 1, 1)
+    );
+    assert_eq!(receiver.succeeded, 1);
+    close(receiver.latency.quantile_ms(0.5), 1_102.0);
+}
+
+#[test]
+fn a_receiver_answering_duplicates_409_or_500_gets_every_retry() {
+    // Every retry answered at once: the sender runs to its limit, 1 + max_retries deliveries.
+    let conflict = webhook(DuplicateAnswer::Conflict409);
+    assert_eq!(
+        (conflict.deliveries, conflict.charges, conflict.conflicts),
+        (6, 1, 5)
+    );
+    let error = webhook(DuplicateAnswer::Error500);
+    assert_eq!(
+        (error.deliveries, error.charges, error.errors_replayed),
+        (6, 1, 5)
+    );
+    for receiver in [&conflict, &error] {
+        // Processed once, and the sender believes it failed.
+        assert_eq!((receiver.succeeded, receiver.gave_up_charged), (0, 1));
+    }
+}
+
+#[test]
+fn the_retry_window_adds_timeouts_and_the_longest_backoffs() {
+    let client = ClientPolicy {
+        timeout_ms: 1_000.0,
+        max_retries: 3,
+        backoff: Backoff::Exponential {
+            base_ms: 100.0,
+            cap_ms: 300.0,
+        },
+        different_body_rate: 0.0,
+    };
+    // 4 timeouts + 100 + 200 + 300 (capped).
+    assert_eq!(client.retry_window_ms(), 4_600.0);
+}
+
+fn error_policy() -> impl Generator<Value = ErrorPolicy> {
+    prop_oneof![
+        proptest::strategy::Just(ErrorPolicy::Store),
+        proptest::strategy::Just(ErrorPolicy::Retry)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// With one copy and request latencies under the timeout, every delivery arrives within the
+    /// retry window of the first send, and the key is created no earlier: a TTL longer than the
+    /// window never expires a key in use.
+    #[test]
+    fn a_ttl_longer_than_the_retry_window_never_expires_a_key(
+        mut scenario in random_scenario(),
+        request_latency in bounded(),
+        slack in 0.001..1_000.0,
+        error_rate in 0.0..1.0,
+        different_body_rate in 0.0..1.0,
+        seed in any::<u64>(),
+    ) {
+        scenario.arrivals.copies = 1;
+        scenario.network.request_latency = request_latency;
+        scenario.client.timeout_ms = scenario.client.timeout_ms.max(request_latency.max_ms() + 0.1);
+        scenario.client.different_body_rate = different_body_rate;
+        scenario.key.error_rate = error_rate;
+        scenario.key.key_ttl_ms = Some(scenario.client.retry_window_ms() + slack);
+        for tally in tallies(scenario, 40, seed) {
+            prop_assert_eq!(tally.expired_key_charges, 0);
+        }
+    }
+
+    /// A correct server (unique key, fingerprint, keys outliving the retries, the stored
+    /// response replayed) never tells a customer a payment succeeded that no charge backs,
+    /// whatever the failures and client bugs.
+    #[test]
+    fn a_correct_server_never_reports_an_uncharged_success(
+        mut scenario in random_scenario(),
+        error_rate in 0.0..1.0,
+        policy in error_policy(),
+        different_body_rate in 0.0..1.0,
+        seed in any::<u64>(),
+    ) {
+        scenario.client.different_body_rate = different_body_rate;
+        scenario.key.error_rate = error_rate;
+        scenario.key.error_policy = policy;
+        let tallies = tallies(scenario, 40, seed);
+        let unique = &tallies[2];
+        prop_assert_eq!(unique.told_succeeded_not_charged, 0);
+        prop_assert_eq!(unique.wrong_replays, 0);
+        // Every delivery gets exactly one answer (the stack of timeline_answers.svg).
+        for tally in &tallies {
+            prop_assert_eq!(
+                tally.deliveries,
+                tally.charges
+                    + tally.server_errors
+                    + tally.replays
+                    + tally.conflicts
+                    + tally.errors_replayed
+                    + tally.rejected_mismatches
+            );
+        }
+    }
+}
+
+#[test]
+fn a_payment_reads_exactly_its_stride_of_lifecycle_draws() {
+    // Chunks start payment `first` at `first × stride` draws: reading 5 payments one after
+    // another must leave the stream where jumping 5 strides puts it.
+    let (copies, max_retries) = (3, 4);
+    let start = model(scenario(), 1, 11)
+        .lifecycle_seed_sequence(0)
+        .pcg_state();
+    let mut read = start;
+    let mut draws = simulation::LifecycleDraws::new(copies, max_retries);
+    for _ in 0..5 {
+        draws.read(&mut read);
+    }
+    let mut jumped = start;
+    jumped.advance(5 * simulation::LifecycleDraws::stride(copies, max_retries));
+    // 3 copies × 5 attempts × 2 draws.
+    assert_eq!(simulation::LifecycleDraws::stride(copies, max_retries), 30);
+    assert_eq!(read, jumped);
+}
+
+/// No losses, one copy, no retry: every payment's one delivery is its first processing, so the
+/// 500s are Binomial(payments, error_rate); every ACK lost with `max_retries` immediate
+/// retries and no fingerprint: every retry is delivered and replayed, so the wrong replays are
+/// Binomial(payments × max_retries, different_body_rate). Both within 4 standard deviations.
+#[test]
+fn failures_and_different_bodies_follow_their_rates() {
+    let within = |count: u64, trials: u64, rate: f64| {
+        let mean = trials as f64 * rate;
+        let deviation = (trials as f64 * rate * (1.0 - rate)).sqrt();
+        assert!(
+            (count as f64 - mean).abs() < 4.0 * deviation,
+            "{count} of {trials} vs rate {rate}"
+        );
+    };
+    let payments = 3 * CHUNK_PAYMENTS + 100;
+    let mut failing = scenario();
+    failing.key.error_rate = 0.1;
+    let unique = &tallies(failing, payments, 12)[2];
+    within(unique.server_errors, payments, 0.1);
+    let mut buggy = scenario();
+    buggy.network.ack_loss = 1.0;
+    buggy.client.max_retries = 3;
+    buggy.client.different_body_rate = 0.2;
+    buggy.key.fingerprint = false;
+    let unique = &tallies(buggy, payments, 13)[2];
+    assert_eq!(unique.replays, 3 * payments);
+    within(unique.wrong_replays, 3 * payments, 0.2);
 }
