@@ -2,6 +2,8 @@
 //! latency distribution, per scenario and strategy. Same frame, fonts and colours as the
 //! article's charts ([`super::charts`]).
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -90,6 +92,36 @@ struct Layout<'a> {
     rows: Vec<&'a TimelineRow>,
     strategies: usize,
     scenarios: usize,
+}
+
+/// The frame of the per-strategy bar charts: strategies (grouped by scenario) on x, `0..top`
+/// on y with `y_desc` and `y_label`, in the house style.
+fn strategy_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    layout: &Layout,
+    top: f64,
+    y_desc: &str,
+    y_label: &dyn Fn(&f64) -> String,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(80)
+        .build_cartesian_2d(layout.x_range(), 0f64..top)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(layout.ticks())
+        .x_label_formatter(&|x| layout.tick(*x))
+        .x_desc("server strategy for the Idempotency-Key")
+        .y_desc(y_desc)
+        .y_label_formatter(y_label)
+        .axis_desc_style((FONT, 16))
+        .label_style((FONT, layout.tick_font()))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
 }
 
 impl<'a> Layout<'a> {
@@ -193,24 +225,9 @@ pub fn charges(results: &TimelineResults) -> String {
         "Charges per server strategy: first charges and extra charges",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .build_cartesian_2d(layout.x_range(), 0f64..top)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(layout.ticks())
-                .x_label_formatter(&|x| layout.tick(*x))
-                .x_desc("server strategy for the Idempotency-Key")
-                .y_desc("charges (count)")
-                .y_label_formatter(&|y| grouped(y.round() as u64))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, layout.tick_font()))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let mut chart = strategy_chart(area, &layout, top, "charges (count)", &|y| {
+                grouped(y.round() as u64)
+            })?;
             let half = 0.36;
             chart
                 .draw_series(layout.rows.iter().map(|row| {
@@ -312,27 +329,16 @@ pub fn outcomes(results: &TimelineResults) -> String {
         "How payments ended for the customer, per server strategy",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .build_cartesian_2d(layout.x_range(), 0f64..top)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(layout.ticks())
-                .x_label_formatter(&|x| layout.tick(*x))
-                .x_desc("server strategy for the Idempotency-Key")
-                .y_desc("payments that did not succeed, per 10,000")
-                .y_label_formatter(&|y| {
+            let mut chart = strategy_chart(
+                area,
+                &layout,
+                top,
+                "payments that did not succeed, per 10,000",
+                &|y| {
                     let text = format!("{y:.2}");
                     text.trim_end_matches('0').trim_end_matches('.').to_string()
-                })
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, layout.tick_font()))
-                .draw()
-                .map_err(|e| e.to_string())?;
+                },
+            )?;
             let half = 0.36;
             let parts = [
                 (
@@ -564,24 +570,9 @@ pub fn answers(results: &TimelineResults) -> String {
         "What the server answered to each delivery, per server strategy",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .build_cartesian_2d(layout.x_range(), 0f64..top)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(layout.ticks())
-                .x_label_formatter(&|x| layout.tick(*x))
-                .x_desc("server strategy for the Idempotency-Key")
-                .y_desc("deliveries (count)")
-                .y_label_formatter(&|y| grouped(y.round() as u64))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, layout.tick_font()))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let mut chart = strategy_chart(area, &layout, top, "deliveries (count)", &|y| {
+                grouped(y.round() as u64)
+            })?;
             let half = 0.36;
             for (part, &(colour, text, count)) in parts.iter().enumerate() {
                 chart
