@@ -125,6 +125,11 @@ fn strategy_chart<'a, 'b>(
 }
 
 impl<'a> Layout<'a> {
+    /// The largest `value` of the rows drawn (0 for none).
+    fn highest(&self, value: impl Fn(&TimelineRow) -> f64) -> f64 {
+        self.rows.iter().map(|row| value(row)).fold(0.0, f64::max)
+    }
+
     fn new(results: &'a TimelineResults) -> Self {
         Self {
             rows: results.first_run().collect(),
@@ -212,13 +217,7 @@ fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> 
 /// with the number of payments charged twice or more.
 pub fn charges(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout
-        .rows
-        .iter()
-        .map(|row| row.tally.charges)
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
+    let highest = layout.highest(|row| row.tally.charges as f64).max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
     svg(
@@ -315,14 +314,10 @@ pub fn outcomes(results: &TimelineResults) -> String {
             tally.gave_up_not_charged as f64 * per / whole,
         )
     };
-    let highest = layout
-        .rows
-        .iter()
-        .map(|row| {
-            let (charged, not_charged) = failed(row);
-            charged + not_charged
-        })
-        .fold(0.0, f64::max);
+    let highest = layout.highest(|row| {
+        let (charged, not_charged) = failed(row);
+        charged + not_charged
+    });
     // Room above the tallest bar for two label lines, the scenario names and the legend.
     let top = if highest > 0.0 { highest * 1.6 } else { 10.0 };
     svg(
@@ -536,13 +531,7 @@ type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
 pub fn answers(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout
-        .rows
-        .iter()
-        .map(|row| row.tally.deliveries)
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
+    let highest = layout.highest(|row| row.tally.deliveries as f64).max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
     let parts: [AnswerPart; 7] = [
