@@ -125,6 +125,23 @@ fn strategy_chart<'a, 'b>(
 }
 
 impl<'a> Layout<'a> {
+    /// With several scenarios, each one's name centred over its group of bars at height `y`.
+    fn draw_scenario_titles(
+        &self,
+        chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        results: &TimelineResults,
+        y: f64,
+    ) -> Result<(), String> {
+        if self.scenarios > 1 {
+            chart
+                .draw_series(self.scenario_centres().map(|(index, x)| {
+                    scenario_title(results.model.scenarios[index].name.clone(), (x, y))
+                }))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
     /// The largest `value` of the rows drawn (0 for none).
     fn highest(&self, value: impl Fn(&TimelineRow) -> f64) -> f64 {
         self.rows.iter().map(|row| value(row)).fold(0.0, f64::max)
@@ -277,24 +294,8 @@ pub fn charges(results: &TimelineResults) -> String {
                     ]
                 }))
                 .map_err(|e| e.to_string())?;
-            if layout.scenarios > 1 {
-                chart
-                    .draw_series(layout.scenario_centres().map(|(index, x)| {
-                        scenario_title(
-                            results.model.scenarios[index].name.clone(),
-                            (x, highest * 1.27),
-                        )
-                    }))
-                    .map_err(|e| e.to_string())?;
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())
+            layout.draw_scenario_titles(&mut chart, results, highest * 1.27)?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
         },
     )
 }
@@ -389,15 +390,8 @@ pub fn outcomes(results: &TimelineResults) -> String {
                     ]
                 }))
                 .map_err(|e| e.to_string())?;
-            if layout.scenarios > 1 {
-                chart
-                    .draw_series(layout.scenario_centres().map(|(index, x)| {
-                        // Between the labels (up to about 0.72 of the height) and the
-                        // legend (the top eighth).
-                        scenario_title(results.model.scenarios[index].name.clone(), (x, top * 0.77))
-                    }))
-                    .map_err(|e| e.to_string())?;
-            }
+            // Between the labels (up to about 0.72 of the height) and the legend (the top eighth).
+            layout.draw_scenario_titles(&mut chart, results, top * 0.77)?;
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
         },
     )
@@ -503,14 +497,7 @@ pub fn latency(results: &TimelineResults) -> String {
                         PathElement::new(vec![(x, y), (x + 18, y)], shade.stroke_width(3))
                     });
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .label_font((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())
+            draw_legend(&mut chart, SeriesLabelPosition::LowerRight, 14)
         },
     )
 }
@@ -593,16 +580,7 @@ pub fn answers(results: &TimelineResults) -> String {
                     )
                 }))
                 .map_err(|e| e.to_string())?;
-            if layout.scenarios > 1 {
-                chart
-                    .draw_series(layout.scenario_centres().map(|(index, x)| {
-                        scenario_title(
-                            results.model.scenarios[index].name.clone(),
-                            (x, highest * 1.12),
-                        )
-                    }))
-                    .map_err(|e| e.to_string())?;
-            }
+            layout.draw_scenario_titles(&mut chart, results, highest * 1.12)?;
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
