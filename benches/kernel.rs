@@ -7,8 +7,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use simulate::model::kernel::{Implementation, attempt_histograms_with};
-use simulate::model::{self, ArticleModel, Engine, Silent};
+use simulate::model::Silent;
+use simulate::model::article::kernel::{Implementation, attempt_histograms_with};
+use simulate::model::article::{self as model, ArticleModel, Engine};
 
 fn article(requests: u64) -> ArticleModel {
     ArticleModel {

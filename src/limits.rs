@@ -2,8 +2,8 @@
 //! warning with the estimate, and a servers-engine run that would not fit in memory is refused
 //! with the estimate (see [`crate::model::cost`] for the rates).
 
-use crate::config::{Config, TimelineConfig};
-use crate::model::Engine;
+use crate::config::{ArticleConfig, TimelineConfig};
+use crate::model::article::Engine;
 use crate::model::cost::{self, Estimate};
 
 /// Runs estimated to take longer than this many seconds get a warning first.
@@ -30,7 +30,10 @@ pub struct TooMuchMemory {
 
 /// Checks `config` against `available_memory` (bytes); returns a warning to print first when
 /// the run is estimated to take long.
-pub fn check(config: &Config, available_memory: u64) -> Result<Option<String>, TooMuchMemory> {
+pub fn check(
+    config: &ArticleConfig,
+    available_memory: u64,
+) -> Result<Option<String>, TooMuchMemory> {
     let Estimate {
         seconds,
         memory_bytes,
@@ -135,11 +138,12 @@ fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ArticleModel;
+    use crate::config::ArticleConfig;
+    use crate::model::article::ArticleModel;
     use std::path::PathBuf;
 
-    fn config(requests: u64, runs: u32, engine: Engine) -> Config {
-        Config {
+    fn config(requests: u64, runs: u32, engine: Engine) -> ArticleConfig {
+        ArticleConfig {
             model: ArticleModel {
                 ack_loss: vec![0.0],
                 requests,

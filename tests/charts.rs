@@ -2,9 +2,11 @@
 //!
 //! Set `SIMULATE_CHART_PNG=DIR` to keep the PNGs for a look.
 
-use simulate::model::summary::summarise;
-use simulate::model::{self, ArticleModel, Engine, Silent};
-use simulate::report::{OutputFile, charts, sweep_charts};
+use simulate::model::Silent;
+use simulate::model::article::summary::summarise;
+use simulate::model::article::{self as model, ArticleModel, Engine};
+use simulate::report::OutputFile;
+use simulate::report::article::{charts, sweep_charts};
 
 fn article(ack_loss: Vec<f64>, runs: u32) -> model::ArticleResults {
     experiment(ack_loss, runs, 10_000)
@@ -122,8 +124,8 @@ fn timeline_charts(file: &str, payments: u64) -> Vec<OutputFile> {
     let cli = <simulate::cli::Cli as clap::Parser>::parse_from(["simulate"]);
     let mut config = simulate::config::TimelineConfig::from_toml(&text, &path, &cli, 2).unwrap();
     config.model.payments = payments;
-    let results = model::timeline::simulate(&config.model, 2, &Silent).unwrap();
-    simulate::report::timeline_files(&results)
+    let results = simulate::model::timeline::simulate(&config.model, 2, &Silent).unwrap();
+    simulate::report::timeline::files(&results)
         .into_iter()
         .filter(|file| file.name.ends_with(".svg"))
         .collect()

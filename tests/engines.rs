@@ -5,8 +5,9 @@
 //! the edges p = 0 and p = 1, for seeds above 2^32, and over many seeds, sizes, p values and
 //! retry limits.
 
-use simulate::model::kernel::CHUNK_REQUESTS;
-use simulate::model::{self, ArticleModel, ArticleResults, Engine, Silent};
+use simulate::model::Silent;
+use simulate::model::article::kernel::CHUNK_REQUESTS;
+use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};
 
 fn run(model: &ArticleModel, engine: Engine) -> ArticleResults {
     model::simulate(model, engine, &Silent).unwrap()
@@ -51,7 +52,7 @@ fn article_counts_match_numpy_on_every_thread_count() {
                 .filter(|&(index, _)| index != 3)
                 .map(|(_, field)| field.parse().unwrap())
                 .collect();
-            let plain = point.server(simulate::server::ServerKind::NonIdempotent);
+            let plain = point.server(simulate::model::article::server::ServerKind::NonIdempotent);
             assert_eq!(plain.deliveries, fields[3], "threads {threads}: {line}");
             assert_eq!(plain.double_charged_requests, fields[4], "{line}");
             assert_eq!(plain.extra_charges, fields[5], "{line}");
@@ -153,7 +154,7 @@ fn replications_use_their_own_streams() {
 
 #[test]
 fn every_scan_implementation_gives_the_definitions_counts() {
-    use simulate::model::kernel::{Implementation, attempt_histograms_with};
+    use simulate::model::article::kernel::{Implementation, attempt_histograms_with};
     let implementations = Implementation::available();
     assert!(implementations.contains(&Implementation::Portable));
     eprintln!("scan implementations on this processor: {implementations:?}");

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use simulate::cli::Cli;
-use simulate::config::{Config, FileSettings};
+use simulate::config::ArticleConfig as Config;
+use simulate::config::article::FileSettings;
 use simulate::parse::{self, AckLossList};
 
 fn inputs(target: &str) -> Vec<(PathBuf, String)> {

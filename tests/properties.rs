@@ -7,9 +7,10 @@
 //! servers (`Engine::Servers`) and the fast engine at several thread counts.
 
 use proptest::prelude::*;
-use simulate::model::{ArticleModel, ArticleResults, Engine, Silent, simulate};
-use simulate::report::csv::results_csv;
-use simulate::server::ServerKind;
+use simulate::model::Silent;
+use simulate::model::article::server::ServerKind;
+use simulate::model::article::{ArticleModel, ArticleResults, Engine, simulate};
+use simulate::report::article::csv::results_csv;
 
 fn run(model: &ArticleModel, engine: Engine) -> ArticleResults {
     simulate(model, engine, &Silent).expect("Silent never stops a run")

@@ -5,9 +5,10 @@
 //! failure would be if the simulator and the intervals were right (a bug in either moves the
 //! numbers far outside them).
 
-use simulate::model::summary::{self, Metric, MetricSummary};
-use simulate::model::{self, ArticleModel, ArticleResults, Engine, Silent};
-use simulate::server::ServerKind;
+use simulate::model::Silent;
+use simulate::model::article::server::ServerKind;
+use simulate::model::article::summary::{self, Metric, MetricSummary};
+use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};
 
 const ACK_LOSS: [f64; 3] = [0.02, 0.1, 0.3];
 const REQUESTS: u64 = 2_000;

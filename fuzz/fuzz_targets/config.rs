@@ -10,7 +10,8 @@ use std::path::Path;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use simulate::cli::Cli;
-use simulate::config::{Config, FileSettings};
+use simulate::config::ArticleConfig as Config;
+use simulate::config::article::FileSettings;
 use simulate::parse;
 
 fuzz_target!(|data: &[u8]| {

@@ -19,8 +19,6 @@ use crate::model::timeline::{
 };
 use crate::parse;
 
-/// The default seed.
-pub const DEFAULT_SEED: u64 = 42;
 /// The default number of payments per run and scenario.
 pub const DEFAULT_PAYMENTS: u64 = 10_000;
 
@@ -172,7 +170,7 @@ pub const DEFAULT_RATE_PER_S: f64 = 100.0;
 /// Default client timeout: 1 s.
 pub const DEFAULT_TIMEOUT_MS: f64 = 1_000.0;
 /// Default retry limit per copy.
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
+pub const DEFAULT_TIMELINE_MAX_RETRIES: u32 = 3;
 /// Default backoff: full jitter from 100 ms, capped at 5 s.
 pub const DEFAULT_BACKOFF: Backoff = Backoff::FullJitter {
     base_ms: 100.0,
@@ -324,7 +322,10 @@ impl Sections {
             processing: self.server.processing.unwrap_or(DEFAULT_PROCESSING),
             client: ClientPolicy {
                 timeout_ms: self.client.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
-                max_retries: self.client.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+                max_retries: self
+                    .client
+                    .max_retries
+                    .unwrap_or(DEFAULT_TIMELINE_MAX_RETRIES),
                 backoff: self.client.backoff.unwrap_or(DEFAULT_BACKOFF),
                 different_body_rate: self.client.different_body_rate.unwrap_or(0.0),
             },
@@ -471,7 +472,7 @@ impl TimelineConfig {
                     || format!("{stem}.toml"),
                     |name| name.to_string_lossy().into_owned(),
                 ),
-                seed: cli.seed.or(file.seed).unwrap_or(DEFAULT_SEED),
+                seed: cli.seed.or(file.seed).unwrap_or(super::DEFAULT_SEED),
                 runs,
                 payments,
                 strategies,

@@ -6,8 +6,8 @@
 //! sends about [`SERVER_DELIVERIES_PER_SECOND`] deliveries per second to both servers and keeps
 //! about [`SERVER_BYTES_PER_REQUEST`] bytes per request (attempt counters, flags, both ledgers).
 
+use super::article::{ArticleModel, Engine};
 use super::timeline::TimelineModel;
-use super::{ArticleModel, Engine};
 
 /// Requests the fast engine walks per second on one thread (including the jumps of retries).
 pub const FAST_REQUESTS_PER_SECOND_PER_THREAD: f64 = 5e8;

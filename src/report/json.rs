@@ -1,136 +1,21 @@
-//! The `--json` summary for scripts: the parameters, the rows of `results.csv` and the files
-//! written, as one JSON object on stdout.
+//! What both models' `--json` summaries share: the paths written and the pretty printing.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::csv::{ResultRow, result_rows};
-use crate::model::ArticleResults;
-use crate::model::timeline::TimelineResults;
-
-/// The parameters of the run, as `results.csv` would repeat them in every row.
-#[derive(Debug, Serialize)]
-struct Parameters<'a> {
-    p: &'a [f64],
-    seed: u64,
-    requests: u64,
-    max_retries: u32,
-    runs: u32,
-}
-
-#[derive(Debug, Serialize)]
-struct Summary<'a> {
-    parameters: Parameters<'a>,
-    results: Vec<serde_json::Value>,
-    files: Vec<String>,
-}
-
-/// The summary as pretty-printed JSON, ending in a newline. `files` are the paths written.
-pub fn summary(results: &ArticleResults, files: &[PathBuf]) -> Vec<u8> {
-    let model = &results.model;
-    let rows = result_rows(results);
-    let summary = Summary {
-        parameters: Parameters {
-            p: &model.ack_loss,
-            seed: model.seed,
-            requests: model.requests,
-            max_retries: model.max_retries,
-            runs: model.runs,
-        },
-        results: rows.iter().map(row_object).collect(),
-        files: paths(files),
-    };
-    pretty(&summary)
-}
-
-/// The parameters of a timeline run.
-#[derive(Debug, Serialize)]
-struct TimelineParameters<'a> {
-    scenario_file: &'a str,
-    seed: u64,
-    payments: u64,
-    runs: u32,
-    scenarios: Vec<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
-struct TimelineSummary<'a> {
-    parameters: TimelineParameters<'a>,
-    results: Vec<super::timeline_csv::TimelineRow>,
-    files: Vec<String>,
-}
-
-/// The summary of a timeline run: its parameters, the rows of `timeline.csv` (same keys, same
-/// order) and the paths written, as pretty-printed JSON ending in a newline.
-pub fn timeline_summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
-    let model = &results.model;
-    let summary = TimelineSummary {
-        parameters: TimelineParameters {
-            scenario_file: &model.title,
-            seed: model.seed,
-            payments: model.payments,
-            runs: model.runs,
-            scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
-        },
-        results: super::timeline_csv::rows(results),
-        files: paths(files),
-    };
-    pretty(&summary)
-}
-
-fn paths(files: &[PathBuf]) -> Vec<String> {
+/// The paths written, as text (lossy where a path is not UTF-8).
+pub fn paths(files: &[PathBuf]) -> Vec<String> {
     files
         .iter()
         .map(|path| path.to_string_lossy().into_owned())
         .collect()
 }
 
-fn pretty(summary: &impl Serialize) -> Vec<u8> {
+/// `summary` as pretty-printed JSON, ending in a newline.
+pub fn pretty(summary: &impl Serialize) -> Vec<u8> {
     let mut bytes =
         serde_json::to_vec_pretty(summary).expect("serializing into memory cannot fail");
     bytes.push(b'\n');
     bytes
-}
-
-/// One row of `results.csv` as a JSON object with the same keys in the same order, `p` as a
-/// number rather than the CSV's text.
-fn row_object(row: &ResultRow) -> serde_json::Value {
-    let mut object = serde_json::to_value(row).expect("a row is a plain object");
-    object["p"] = serde_json::Value::from(row.p);
-    object
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{ArticleModel, Engine, Silent, simulate};
-
-    #[test]
-    fn the_summary_holds_parameters_rows_and_files() {
-        // p = 1 with 2 retries: every request is delivered 3 times, whatever the draws.
-        let model = ArticleModel {
-            ack_loss: vec![1.0],
-            requests: 10,
-            max_retries: 2,
-            seed: 5,
-            runs: 1,
-        };
-        let results = simulate(&model, Engine::Fast { threads: 1 }, &Silent).unwrap();
-        let bytes = summary(&results, &[PathBuf::from("out/results.csv")]);
-        let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(json["parameters"]["p"], serde_json::json!([1.0]));
-        assert_eq!(json["parameters"]["requests"], 10);
-        assert_eq!(json["files"], serde_json::json!(["out/results.csv"]));
-        let rows = json["results"].as_array().unwrap();
-        assert_eq!(rows.len(), 2);
-        assert_eq!(rows[0]["server"], "non_idempotent");
-        assert_eq!(rows[0]["p"], 1.0);
-        assert_eq!(rows[0]["deliveries"], 30);
-        assert_eq!(rows[0]["extra_charges"], 20);
-        assert_eq!(rows[1]["server"], "idempotency_key");
-        assert_eq!(rows[1]["charges"], 10);
-        assert_eq!(rows[1]["prevented_duplicates"], 20);
-        assert_eq!(bytes.last(), Some(&b'\n'));
-    }
 }

@@ -6,7 +6,7 @@ use proptest::strategy::Strategy as Generator;
 
 use super::*;
 use crate::model::Silent;
-use crate::model::closed_form;
+use crate::model::article::closed_form;
 use crate::stats::wilson;
 
 fn fixed(ms: f64) -> Distribution {

@@ -2,8 +2,8 @@
 //! companion piece's table, then every metric per scenario and strategy, then the key
 //! lifecycle counts and the ambiguous outcomes.
 
-use super::table::{grouped, layout, percent};
 use crate::model::timeline::TimelineResults;
+use crate::report::format::{grouped, layout, percent};
 
 /// Latency quantile in ms with one decimal, `-` when there are no payments.
 fn milliseconds(value: Option<f64>) -> String {

@@ -1,6 +1,6 @@
 //! The distribution of attempts (deliveries) per request, and the server counts it implies.
 
-use crate::server::{ServerKind, ServerTally};
+use crate::model::article::server::{ServerKind, ServerTally};
 
 /// Requests counted by their number of attempts: `1` (the ACK of the first send arrived) up to
 /// `max_retries + 1` (every retry was used). Memory is `O(max_retries)`, whatever the requests.

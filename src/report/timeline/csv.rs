@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::csv::to_csv;
 use crate::model::timeline::TimelineResults;
+use crate::report::format::to_csv;
 
 /// One row of `timeline.csv`: what one strategy did with one scenario's payments in one run.
 #[derive(Debug, Serialize)]

@@ -3,7 +3,7 @@
 
 use super::closed_form::{self, Moments};
 use super::{ArticleModel, ArticleResults, PointResult};
-use crate::server::ServerKind;
+use crate::model::article::server::ServerKind;
 use crate::stats::{self, Interval};
 
 /// A per-request quantity the summary reports.
@@ -239,7 +239,7 @@ pub fn find(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::AttemptHistogram;
+    use crate::model::article::AttemptHistogram;
 
     /// One run of 10 requests by hand: attempts 1 ×6, 2 ×3, 4 ×1 (max_retries 3).
     fn hand_made(runs: u32) -> ArticleResults {

@@ -19,8 +19,10 @@
 use rand_core::Rng;
 
 use super::{AttemptHistogram, Interrupted, Progress};
+use crate::model::article::server::{
+    Delivery, IdempotencyKey, PaymentServer, ServerKind, ServerTally,
+};
 use crate::rng::{SeedSequence, unit_f64};
-use crate::server::{Delivery, IdempotencyKey, PaymentServer, ServerKind, ServerTally};
 
 /// Runs one ACK-loss probability through both servers; returns the attempts per request and
 /// what each server did (in the order of [`ServerKind::ALL`]).

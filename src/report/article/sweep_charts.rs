@@ -1,5 +1,5 @@
 //! SVG charts of the statistics across p and runs: observed means with their 95% intervals
-//! against the closed-form curves (same look and frame as [`super::charts`]).
+//! against the closed-form curves (same look and frame as [`super::charts`], from [`crate::report::chart_style`]).
 //!
 //! The x axis is the ACK-loss probability itself, so the charts read the same with 1 or 300
 //! p values; markers and interval caps shrink as p values get dense.
@@ -7,12 +7,12 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::OutputFile;
-use super::charts::{ABSORBED, CHARGED_TWICE, FONT, KEYED, draw_legend, svg};
-use super::table::grouped;
-use crate::model::ArticleResults;
-use crate::model::summary::{Metric, MetricSummary};
-use crate::server::ServerKind;
+use crate::model::article::ArticleResults;
+use crate::model::article::server::ServerKind;
+use crate::model::article::summary::{Metric, MetricSummary};
+use crate::report::OutputFile;
+use crate::report::chart_style::{ABSORBED, CHARGED_TWICE, FONT, KEYED, draw_legend, svg};
+use crate::report::format::grouped;
 
 /// Purple: deliveries per request (the same for both servers).
 const AMPLIFICATION: RGBColor = RGBColor(0x6a, 0x3d, 0x9a);

@@ -1,88 +1,25 @@
-//! One validated configuration from the flags and the optional TOML config file: flags win
-//! over the file, the file wins over the defaults, and every value is checked once, here,
-//! with its origin (flag, or file and key) named in the error.
+//! The article model's settings: its file schema, its defaults, and flags merged over the file
+//! into one checked [`ArticleArticleConfig`].
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::{ConfigError, ModelName, Origin, parse_toml, pick};
 use crate::cli::{Cli, EngineChoice};
-use crate::model::{ArticleModel, Engine};
+use crate::model::article::{ArticleModel, Engine};
 use crate::parse::{self, AckLossList};
-
-pub mod timeline;
-
-pub use timeline::TimelineConfig;
-
-/// Which model a config file describes (its `model` key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelName {
-    /// The article's model (the default when the key is absent).
-    Article,
-    /// The timeline model (see [`timeline`]).
-    Timeline,
-}
-
-/// What the command line asks for, validated: an article experiment or a timeline scenario.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Job {
-    /// The article's model (no config file, or one without `model = "timeline"`).
-    Article(Config),
-    /// A timeline scenario file.
-    Timeline(TimelineConfig),
-}
-
-impl Job {
-    /// Reads the config file the flags name, if any, decides which model it describes and
-    /// merges it with the flags.
-    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
-        let Some(path) = &cli.config else {
-            reject_timeline_flags(cli)?;
-            return Config::merge(cli, None, default_threads()).map(Job::Article);
-        };
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if timeline::is_timeline(&text) {
-            TimelineConfig::from_toml(&text, path, cli, default_threads()).map(Job::Timeline)
-        } else {
-            reject_timeline_flags(cli)?;
-            let file = FileSettings::from_toml(&text, path)?;
-            Config::merge(cli, Some((file, path)), default_threads()).map(Job::Article)
-        }
-    }
-}
-
-/// `--payments` belongs to timeline scenarios.
-fn reject_timeline_flags(cli: &Cli) -> Result<(), ConfigError> {
-    match cli.payments {
-        Some(_) => Err(ConfigError::NotForModel {
-            flag: "--payments",
-            what: "the article model: it counts --requests; --payments is for timeline \
-                   scenario files (model = \"timeline\")"
-                .into(),
-        }),
-        None => Ok(()),
-    }
-}
 
 /// The article's ACK-loss probabilities.
 pub const DEFAULT_ACK_LOSS: [f64; 3] = [0.01, 0.05, 0.10];
-/// The article's seed.
-pub const DEFAULT_SEED: u64 = 42;
 /// The article's number of payment requests.
 pub const DEFAULT_REQUESTS: u64 = 10_000;
 /// The article's retry limit.
-pub const DEFAULT_MAX_RETRIES: u32 = 20;
-/// The default output folder.
-pub const DEFAULT_OUT: &str = "output";
+pub const DEFAULT_ARTICLE_MAX_RETRIES: u32 = 20;
 
 /// Everything a run needs, checked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Config {
+pub struct ArticleConfig {
     /// The experiment.
     pub model: ArticleModel,
     /// How it is computed.
@@ -93,76 +30,6 @@ pub struct Config {
     pub quiet: bool,
     /// The summary as JSON on stdout instead of the table.
     pub json: bool,
-}
-
-/// Where a setting came from, for error messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// A command-line flag, e.g. `--p`.
-    Flag(&'static str),
-    /// A key of a config file.
-    File {
-        /// The file as given.
-        path: PathBuf,
-        /// The key, with its tables: `network.ack_loss`.
-        key: String,
-    },
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Flag(flag) => write!(formatter, "{flag}"),
-            Origin::File { path, key } => {
-                write!(formatter, "key `{key}` in config file {}", path.display())
-            }
-        }
-    }
-}
-
-/// A setting that cannot be used. These are usage errors (exit code 2).
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// A value out of range or of the wrong form.
-    #[error("invalid value {value} for {origin}: {reason}")]
-    InvalidValue {
-        /// Where it came from.
-        origin: Origin,
-        /// The value as written.
-        value: String,
-        /// Why it was rejected.
-        reason: String,
-    },
-    /// The settings are each valid but together make a run whose counts could overflow.
-    #[error("the run is too large: {reason}")]
-    TooLarge {
-        /// The sizes and the bound they exceed.
-        reason: String,
-    },
-    /// The config file could not be read.
-    #[error("cannot read config file {}", path.display())]
-    Read {
-        /// The file as given.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A flag that the chosen model does not have.
-    #[error("{flag} does not apply to {what}")]
-    NotForModel {
-        /// The flag, e.g. `--p`.
-        flag: &'static str,
-        /// Which model or file it was given with.
-        what: String,
-    },
-    /// The config file is not valid TOML or has an unknown key or a value of the wrong type.
-    #[error("config file {}: {message}", path.display())]
-    Parse {
-        /// The file as given.
-        path: PathBuf,
-        /// What the TOML parser said, with line and column.
-        message: String,
-    },
 }
 
 /// The settings a config file may hold; every key is optional, unknown keys are rejected.
@@ -196,17 +63,7 @@ impl FileSettings {
     }
 }
 
-/// Deserializes a config file's text; a syntax error, an unknown key or a value of the wrong
-/// type becomes a [`ConfigError::Parse`] naming the file, with the parser's line, column and
-/// excerpt.
-fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|error| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message: error.to_string().trim_end().replace('\n', "\n  "),
-    })
-}
-
-impl Config {
+impl ArticleConfig {
     /// Merges flags over file settings over defaults and checks the result.
     pub fn merge(
         cli: &Cli,
@@ -226,7 +83,7 @@ impl Config {
             (None, Some(value)) => file_ack_loss(value, origin("p"))?,
             (None, None) => DEFAULT_ACK_LOSS.to_vec(),
         };
-        let seed = cli.seed.or(file.seed).unwrap_or(DEFAULT_SEED);
+        let seed = cli.seed.or(file.seed).unwrap_or(super::DEFAULT_SEED);
         let requests = pick(
             cli.requests,
             file.requests,
@@ -237,7 +94,7 @@ impl Config {
         let max_retries = pick(
             cli.max_retries,
             file.max_retries,
-            DEFAULT_MAX_RETRIES,
+            DEFAULT_ARTICLE_MAX_RETRIES,
             || origin("max_retries"),
             parse::check_max_retries,
         )?;
@@ -259,8 +116,8 @@ impl Config {
             .out
             .clone()
             .or(file.out)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-        Ok(Config {
+            .unwrap_or_else(|| PathBuf::from(super::DEFAULT_OUT));
+        Ok(ArticleConfig {
             model: ArticleModel {
                 ack_loss,
                 requests,
@@ -273,25 +130,6 @@ impl Config {
             quiet: cli.quiet,
             json: cli.json,
         })
-    }
-}
-
-/// The flag's value (already checked by clap) or the file's (checked here) or the default.
-fn pick<T: fmt::Display + Copy>(
-    flag: Option<T>,
-    file: Option<T>,
-    default: T,
-    origin: impl FnOnce() -> Origin,
-    check: fn(T) -> Result<T, String>,
-) -> Result<T, ConfigError> {
-    match (flag, file) {
-        (Some(value), _) => Ok(value),
-        (None, Some(value)) => check(value).map_err(|reason| ConfigError::InvalidValue {
-            origin: origin(),
-            value: value.to_string(),
-            reason,
-        }),
-        (None, None) => Ok(default),
     }
 }
 
@@ -338,29 +176,25 @@ fn file_ack_loss(value: toml::Value, origin: Origin) -> Result<Vec<f64>, ConfigE
     }
 }
 
-/// All cores of this machine.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ConfigError;
     use clap::Parser;
 
     fn cli(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("simulate").chain(args.iter().copied())).unwrap()
     }
 
-    fn merged(args: &[&str], toml: &str) -> Result<Config, ConfigError> {
+    fn merged(args: &[&str], toml: &str) -> Result<ArticleConfig, ConfigError> {
         let path = Path::new("scenario.toml");
         let file = FileSettings::from_toml(toml, path)?;
-        Config::merge(&cli(args), Some((file, path)), 2)
+        ArticleConfig::merge(&cli(args), Some((file, path)), 2)
     }
 
     #[test]
     fn defaults_are_the_article() {
-        let config = Config::merge(&cli(&[]), None, 2).unwrap();
+        let config = ArticleConfig::merge(&cli(&[]), None, 2).unwrap();
         assert_eq!(
             config.model,
             ArticleModel {

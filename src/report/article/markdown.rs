@@ -3,10 +3,11 @@
 
 use std::fmt::Write;
 
-use super::table::{self, grouped};
-use crate::model::ArticleResults;
-use crate::model::summary::{Metric, MetricSummary, find};
-use crate::server::ServerKind;
+use super::table;
+use crate::model::article::ArticleResults;
+use crate::model::article::server::ServerKind;
+use crate::model::article::summary::{Metric, MetricSummary, find};
+use crate::report::format::{grouped, shortest};
 
 /// `report.md` as bytes.
 pub fn report_md(results: &ArticleResults, summary: &[MetricSummary]) -> Vec<u8> {
@@ -21,7 +22,7 @@ pub fn report_md(results: &ArticleResults, summary: &[MetricSummary]) -> Vec<u8>
 fn parameters(text: &mut String, results: &ArticleResults) {
     let model = &results.model;
     let p_values = &model.ack_loss;
-    let listed: Vec<String> = p_values.iter().map(|&p| super::shortest(p)).collect();
+    let listed: Vec<String> = p_values.iter().map(|&p| shortest(p)).collect();
     let p_text = if listed.len() <= 8 {
         listed.join(", ")
     } else {
@@ -164,7 +165,7 @@ fn summary_table(text: &mut String, results: &ArticleResults, summary: &[MetricS
         let _ = writeln!(
             text,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            super::shortest(p),
+            shortest(p),
             observed(double, &percent),
             percent(double.closed_form),
             z(double),
@@ -218,7 +219,7 @@ fn charts(text: &mut String, results: &ArticleResults, summary: &[MetricSummary]
     let extra = at_highest(plain, Metric::ExtraChargesPerRequest);
     let absorbed = at_highest(keyed, Metric::PreventedDuplicatesPerRequest);
     let deliveries = at_highest(plain, Metric::DeliveriesPerRequest);
-    let p = super::shortest(highest_p);
+    let p = shortest(highest_p);
     let runs = if model.runs > 1 { " (run 0)" } else { "" };
     let charts = [
         (

@@ -3,15 +3,16 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::model::summary::MetricSummary;
+use crate::model::article::summary::MetricSummary;
+use crate::report::format;
 
 /// One row of `summary.csv`. Every value is per request; rates are shares of requests
 /// (0.0101 is 1.01%). Numbers are the shortest form that reads back as the same `f64`, in
-/// scientific notation below 1e-4 (see [`decimal`]).
+/// scientific notation below 1e-4 (see [`crate::report::format::decimal`]).
 #[derive(Debug, Serialize)]
 pub struct SummaryRow {
     /// The probability that a response (ACK) is lost, written as in `results.csv`.
-    #[serde(serialize_with = "probability")]
+    #[serde(serialize_with = "format::serialize_shortest")]
     pub p: f64,
     /// `non_idempotent` or `idempotency_key`.
     pub server: &'static str,
@@ -27,19 +28,19 @@ pub struct SummaryRow {
     pub requests_per_run: u64,
     /// The mean over runs of each run's value (per request; equals the value pooled over all
     /// requests since runs are of equal size).
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_decimal")]
     pub mean: f64,
     /// Sample standard deviation (divisor `runs - 1`) of the runs' values; empty for one run.
     #[serde(serialize_with = "optional")]
     pub sd_across_runs: Option<f64>,
     /// Sample standard deviation of the metric over all requests pooled (per request).
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_decimal")]
     pub sd_per_request: f64,
     /// Lower end of the 95% interval for the expectation (per request).
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_decimal")]
     pub ci_low: f64,
     /// Upper end of the 95% interval for the expectation (per request).
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_decimal")]
     pub ci_high: f64,
     /// How the interval was computed: `wilson` (score interval on the count pooled over all
     /// runs, for rates), `student_t` (t interval across the runs' values, `runs - 1` degrees of
@@ -47,7 +48,7 @@ pub struct SummaryRow {
     /// for means of a single run).
     pub interval: &'static str,
     /// The closed-form expectation per request (see docs/closed-forms.md).
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_decimal")]
     pub closed_form: f64,
     /// `(mean - closed_form) / sqrt(closed-form variance / (runs · requests_per_run))`: how many
     /// standard errors the observation lies from the expectation. Empty when the closed-form
@@ -56,32 +57,14 @@ pub struct SummaryRow {
     pub z_score: Option<f64>,
 }
 
-fn probability<S: Serializer>(p: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(&super::shortest(*p))
-}
-
-fn shortest<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(&decimal(*value))
-}
-
-/// The shortest form that reads back as the same `f64`; below 1e-4 in scientific notation
-/// (`1.0000000000000005e-40`) rather than with forty zeros.
-pub fn decimal(value: f64) -> String {
-    if value != 0.0 && value.abs() < 1e-4 {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
-}
-
 fn optional<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {
-        Some(value) => shortest(value, serializer),
+        Some(value) => format::serialize_decimal(value, serializer),
         None => serializer.serialize_str(""),
     }
 }
 
-/// The rows of `summary.csv`, in the order of [`crate::model::summary::summarise`].
+/// The rows of `summary.csv`, in the order of [`crate::model::article::summary::summarise`].
 pub fn summary_rows(summary: &[MetricSummary]) -> Vec<SummaryRow> {
     summary
         .iter()
@@ -105,19 +88,5 @@ pub fn summary_rows(summary: &[MetricSummary]) -> Vec<SummaryRow> {
 
 /// `summary.csv`.
 pub fn summary_csv(summary: &[MetricSummary]) -> Vec<u8> {
-    super::csv::to_csv(summary_rows(summary))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tiny_numbers_use_an_exponent() {
-        assert_eq!(decimal(0.0101), "0.0101");
-        assert_eq!(decimal(0.0), "0");
-        assert_eq!(decimal(1e-20), "1e-20");
-        assert_eq!(decimal(-2.5e-7), "-2.5e-7");
-        assert_eq!(decimal(1.5), "1.5");
-    }
+    format::to_csv(summary_rows(summary))
 }

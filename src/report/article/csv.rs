@@ -1,9 +1,10 @@
 //! `results.csv` and `attempts.csv`: the run's counts as CSV bytes.
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-use crate::model::ArticleResults;
-use crate::server::ServerKind;
+use crate::model::article::ArticleResults;
+use crate::model::article::server::ServerKind;
+use crate::report::format::{self, to_csv};
 
 /// One row of `results.csv`: what one server did at one p in one run.
 #[derive(Debug, Serialize)]
@@ -11,7 +12,7 @@ pub struct ResultRow {
     /// The replication; 0 is the article's run (`default_rng(seed)`).
     pub run: u32,
     /// The probability that a response (ACK) is lost, in its shortest decimal form.
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_shortest")]
     pub p: f64,
     /// `non_idempotent` (every delivery charges) or `idempotency_key` (key store).
     pub server: &'static str,
@@ -39,28 +40,12 @@ pub struct ResultRow {
 #[derive(Debug, Serialize)]
 pub struct AttemptsRow {
     /// The probability that a response (ACK) is lost.
-    #[serde(serialize_with = "shortest")]
+    #[serde(serialize_with = "format::serialize_shortest")]
     pub p: f64,
     /// Deliveries of one request: 1 (no retry) up to the largest count seen at this p.
     pub attempts: u32,
     /// Requests that made exactly that many attempts (summed over runs).
     pub requests: u64,
-}
-
-fn shortest<S: Serializer>(p: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(&super::shortest(*p))
-}
-
-pub(super) fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        writer
-            .serialize(row)
-            .expect("serializing into memory cannot fail");
-    }
-    writer
-        .into_inner()
-        .expect("flushing into memory cannot fail")
 }
 
 /// The rows of `results.csv`: one per (run, p, server), runs in order, p in the given order.

@@ -7,24 +7,15 @@
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::OutputFile;
-use super::table::grouped;
-use crate::model::{ArticleResults, PointResult};
-use crate::server::ServerKind;
+use crate::model::article::server::ServerKind;
+use crate::model::article::{ArticleResults, PointResult};
+use crate::report::OutputFile;
+use crate::report::chart_style::{
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, draw_legend, svg, value_label,
+};
+use crate::report::format::{grouped, shortest};
 
-pub(super) const SIZE: (u32, u32) = (960, 560);
-/// A CSS font list: common sans-serif faces first, the generic family last.
-pub(super) const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
-/// Red: money taken twice.
-pub(super) const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-/// Green: duplicates the key store absorbed.
-pub(super) const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
-/// Grey: the one legitimate charge per request.
-pub(super) const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
-/// Blue: the key server's bars in the double-charge chart.
-pub(super) const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
 /// Series colours of the attempts chart, one per p (cycled).
 const SERIES: [RGBColor; 6] = [
     RGBColor(0x1f, 0x77, 0xb4),
@@ -87,66 +78,6 @@ fn parameters(results: &ArticleResults) -> String {
     )
 }
 
-/// Renders into an SVG string: white background, title, subtitle; `draw` gets the rest.
-pub(super) fn svg(
-    title: &str,
-    subtitle: &str,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
-) -> String {
-    let mut buffer = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buffer, SIZE).into_drawing_area();
-        let result = (|| -> Result<(), String> {
-            root.fill(&WHITE).map_err(|e| e.to_string())?;
-            let centre = Pos::new(HPos::Center, VPos::Top);
-            root.draw(&Text::new(
-                title.to_string(),
-                (SIZE.0 as i32 / 2, 12),
-                (FONT, 24)
-                    .into_font()
-                    .style(FontStyle::Bold)
-                    .color(&BLACK)
-                    .pos(centre),
-            ))
-            .map_err(|e| e.to_string())?;
-            root.draw(&Text::new(
-                subtitle.to_string(),
-                (SIZE.0 as i32 / 2, 44),
-                (FONT, 15)
-                    .into_font()
-                    .color(&RGBColor(0x55, 0x55, 0x55))
-                    .pos(centre),
-            ))
-            .map_err(|e| e.to_string())?;
-            let (_, body) = root.split_vertically(68);
-            draw(&body)?;
-            root.present().map_err(|e| e.to_string())
-        })();
-        result.expect("drawing into an in-memory SVG cannot fail");
-    }
-    buffer
-}
-
-/// Draws the legend of `chart`'s labelled series in the house style.
-pub(super) fn draw_legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    font_size: u32,
-) -> Result<(), String>
-where
-    DB: DrawingBackend + 'a,
-    CT: CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font((FONT, font_size))
-        .draw()
-        .map_err(|e| e.to_string())
-}
-
 /// The grouped-bar frame of the per-p charts: one group per p on x, counts on y from 0 to
 /// `y_max`, axis names and grouped-thousands labels.
 fn bar_chart<'a, 'b>(
@@ -180,7 +111,7 @@ fn bar_chart<'a, 'b>(
 
 /// Labels of the p groups: `p = 0.05`.
 fn p_label(p: f64) -> String {
-    format!("p = {}", super::shortest(p))
+    format!("p = {}", shortest(p))
 }
 
 /// The x range of `count` groups: group `i` spans `i - 0.5 .. i + 0.5`, centred on `i`.
@@ -197,25 +128,6 @@ fn group_label(points: &[&PointResult], x: f64) -> String {
     points
         .get(index as usize)
         .map_or_else(String::new, |point| p_label(point.ack_loss))
-}
-
-pub(super) fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f64, f64)> {
-    Rectangle::new([(x0, y0), (x1, y1)], colour.filled())
-}
-
-pub(super) fn value_label(
-    text: String,
-    at: (f64, f64),
-    size: u32,
-) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, size)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
 }
 
 /// (1) Customers charged twice or more, per p, both servers side by side.
@@ -270,7 +182,7 @@ pub fn double_charges(results: &ArticleResults) -> String {
                             format!(
                                 "{} ({})",
                                 grouped(count),
-                                super::table::percent(count, requests)
+                                crate::report::format::percent(count, requests)
                             )
                         } else {
                             grouped(count)

@@ -4,10 +4,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::charts::{FONT, draw_legend, svg};
-use super::table::grouped;
-use super::timeline_charts::{colour, parameters};
+use super::charts::{colour, parameters};
 use crate::model::timeline::TimelineResults;
+use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::format::grouped;
 
 /// The TTL sweep chart; call only when the results have a sweep.
 pub fn ttl_sweep(results: &TimelineResults) -> String {

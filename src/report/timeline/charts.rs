@@ -1,18 +1,18 @@
 //! SVG charts of a timeline run (run 0): charges and double charges, client outcomes, and the
 //! latency distribution, per scenario and strategy. Same frame, fonts and colours as the
-//! article's charts ([`super::charts`]).
+//! article's charts ([`crate::report::chart_style`]).
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::OutputFile;
-use super::charts::{
+use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
+use crate::report::OutputFile;
+use crate::report::chart_style::{
     ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, draw_legend, svg, value_label,
 };
-use super::table::grouped;
-use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
+use crate::report::format::grouped;
 
 /// Orange: the naive check's lines in the latency chart.
 const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);

@@ -1,44 +1,44 @@
-//! The stdout table, laid out like the article's: one line per p of the article's run (run 0).
+//! Number formats and table layout shared by every model's reports: grouped thousands,
+//! percentages, the shortest decimal forms of `f64`, CSV rows to bytes and plain-text tables.
 
-use crate::model::ArticleResults;
-use crate::server::ServerKind;
+use serde::{Serialize, Serializer};
 
-/// The column headers, as in the article.
-pub const HEADERS: [&str; 7] = [
-    "p",
-    "requests",
-    "double-charged (no key)",
-    "rate",
-    "extra charges (no key)",
-    "double-charged (key)",
-    "prevented duplicates",
-];
-
-/// The cells of the table, one row per p of run 0, in the order of [`HEADERS`].
-pub fn rows(results: &ArticleResults) -> Vec<[String; 7]> {
-    results
-        .first_run()
-        .map(|point| {
-            let plain = point.server(ServerKind::NonIdempotent);
-            let keyed = point.server(ServerKind::IdempotencyKey);
-            let requests = point.attempts.requests();
-            [
-                super::shortest(point.ack_loss),
-                grouped(requests),
-                grouped(plain.double_charged_requests),
-                percent(plain.double_charged_requests, requests),
-                grouped(plain.extra_charges),
-                grouped(keyed.double_charged_requests),
-                grouped(keyed.prevented_duplicates),
-            ]
-        })
-        .collect()
+/// `p` in its shortest decimal form that reads back as the same number (`0.1`, `1`, `0`).
+pub fn shortest(p: f64) -> String {
+    format!("{p}")
 }
 
-/// The table as text, ending in a newline.
-pub fn render(results: &ArticleResults) -> String {
-    let rows: Vec<Vec<String>> = rows(results).into_iter().map(Vec::from).collect();
-    layout(&HEADERS, &rows)
+/// Serializes an `f64` in its [`shortest`] form (a probability in a CSV column).
+pub fn serialize_shortest<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&shortest(*value))
+}
+
+/// The shortest form that reads back as the same `f64`; below 1e-4 in scientific notation
+/// (`1.0000000000000005e-40`) rather than with forty zeros.
+pub fn decimal(value: f64) -> String {
+    if value != 0.0 && value.abs() < 1e-4 {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// Serializes an `f64` in its [`decimal`] form (a statistic in a CSV column).
+pub fn serialize_decimal<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&decimal(*value))
+}
+
+/// Rows to CSV bytes: a header from the row type's field names, then one line per row.
+pub fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer
+            .serialize(row)
+            .expect("serializing into memory cannot fail");
+    }
+    writer
+        .into_inner()
+        .expect("flushing into memory cannot fail")
 }
 
 /// Lays out a table: headers, a rule of dashes, then the rows; the first column left-aligned,
@@ -116,5 +116,14 @@ mod tests {
         assert_eq!(percent(101, 10_000), "1.01%");
         assert_eq!(percent(984, 10_000), "9.84%");
         assert_eq!(percent(1, 0), "-");
+    }
+
+    #[test]
+    fn tiny_numbers_use_an_exponent() {
+        assert_eq!(decimal(0.0101), "0.0101");
+        assert_eq!(decimal(0.0), "0");
+        assert_eq!(decimal(1e-20), "1e-20");
+        assert_eq!(decimal(-2.5e-7), "-2.5e-7");
+        assert_eq!(decimal(1.5), "1.5");
     }
 }

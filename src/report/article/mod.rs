@@ -1,0 +1,40 @@
+//! The article model's outputs: `results.csv`, `attempts.csv`, `summary.csv`, the charts,
+//! `report.md`, the stdout table and the `--json` summary.
+
+pub mod charts;
+pub mod csv;
+pub mod json;
+pub mod markdown;
+pub mod summary;
+pub mod sweep_charts;
+pub mod table;
+
+use crate::model::article::ArticleResults;
+use crate::model::article::summary::summarise;
+use crate::report::OutputFile;
+
+/// Every file a run writes, in a fixed order.
+pub fn files(results: &ArticleResults) -> Vec<OutputFile> {
+    let summary = summarise(results);
+    let mut files = vec![
+        OutputFile {
+            name: "results.csv",
+            bytes: csv::results_csv(results),
+        },
+        OutputFile {
+            name: "attempts.csv",
+            bytes: csv::attempts_csv(results),
+        },
+        OutputFile {
+            name: "summary.csv",
+            bytes: summary::summary_csv(&summary),
+        },
+    ];
+    files.extend(charts::all(results));
+    files.extend(sweep_charts::all(results, &summary));
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: markdown::report_md(results, &summary),
+    });
+    files
+}

@@ -1,0 +1,31 @@
+//! The timeline model's outputs: `timeline.csv`, its charts, the TTL sweep, the stdout table
+//! and the `--json` summary.
+
+pub mod charts;
+pub mod csv;
+pub mod json;
+pub mod table;
+pub mod ttl_sweep_chart;
+
+use crate::model::timeline::TimelineResults;
+use crate::report::OutputFile;
+
+/// Every file a timeline run writes, in a fixed order.
+pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
+    let mut files = vec![OutputFile {
+        name: "timeline.csv",
+        bytes: csv::timeline_csv(results),
+    }];
+    files.extend(charts::all(results));
+    if !results.ttl_sweep.is_empty() {
+        files.push(OutputFile {
+            name: "ttl_sweep.csv",
+            bytes: csv::ttl_sweep_csv(results),
+        });
+        files.push(OutputFile {
+            name: "ttl_sweep.svg",
+            bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
+        });
+    }
+    files
+}
