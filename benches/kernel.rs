@@ -1,12 +1,17 @@
-//! Benchmarks of the article model's engines at several sizes (criterion).
+//! Benchmarks of the article model's engines at several sizes (std-only timer,
+//! `benches/support/timing.rs`).
 //!
 //! `cargo bench --bench kernel` times the fast engine on one thread and on all cores (charts
 //! and files excluded), each scan implementation this processor has on one thread, and the
 //! servers engine (the definition) at the small sizes. Throughput is reported in requests.
+//! `cargo bench --bench kernel -- scan_Portable` runs only the cases whose name contains the
+//! filter; `SIMULATE_BENCH_MAX_REQUESTS=10000000` leaves out the larger sizes.
+
+#[path = "support/timing.rs"]
+mod timing;
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use simulate::model::Silent;
 use simulate::model::article::kernel::{Implementation, attempt_histograms_with};
 use simulate::model::article::{self as model, ArticleModel, Engine};
@@ -21,59 +26,46 @@ fn article(requests: u64) -> ArticleModel {
     }
 }
 
-fn engines(criterion: &mut Criterion) {
+fn main() {
+    let timer = timing::Timer::from_args(10);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut group = criterion.benchmark_group("article_3p");
-    group.sample_size(10);
-    for requests in [100_000u64, 1_000_000, 10_000_000, 100_000_000] {
-        group.throughput(Throughput::Elements(requests));
+    let largest: u64 = std::env::var("SIMULATE_BENCH_MAX_REQUESTS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(u64::MAX);
+    let sizes = [100_000u64, 1_000_000, 10_000_000, 100_000_000];
+    for requests in sizes.into_iter().filter(|&requests| requests <= largest) {
         let model = article(requests);
+        let elements = (requests, "requests");
         for threads in [1, cores] {
-            group.bench_with_input(
-                BenchmarkId::new(format!("fast_{threads}_threads"), requests),
-                &model,
-                |bench, model| {
-                    bench.iter(|| {
-                        model::simulate(black_box(model), Engine::Fast { threads }, &Silent)
-                            .unwrap()
-                    })
-                },
+            timer.run(
+                &format!("article_3p/fast_{threads}_threads/{requests}"),
+                elements,
+                || model::simulate(black_box(&model), Engine::Fast { threads }, &Silent).unwrap(),
             );
         }
         for implementation in Implementation::available() {
-            group.bench_with_input(
-                BenchmarkId::new(format!("scan_{implementation:?}_1_thread"), requests),
-                &model,
-                |bench, model| {
-                    bench.iter(|| {
-                        attempt_histograms_with(
-                            implementation,
-                            &model.seed_sequence(0),
-                            model.requests,
-                            model.max_retries,
-                            &model.ack_loss,
-                            1,
-                            &Silent,
-                        )
-                        .unwrap()
-                    })
+            timer.run(
+                &format!("article_3p/scan_{implementation:?}_1_thread/{requests}"),
+                elements,
+                || {
+                    attempt_histograms_with(
+                        implementation,
+                        &model.seed_sequence(0),
+                        black_box(model.requests),
+                        model.max_retries,
+                        &model.ack_loss,
+                        1,
+                        &Silent,
+                    )
+                    .unwrap()
                 },
             );
         }
         if requests <= 1_000_000 {
-            group.bench_with_input(
-                BenchmarkId::new("servers", requests),
-                &model,
-                |bench, model| {
-                    bench.iter(|| {
-                        model::simulate(black_box(model), Engine::Servers, &Silent).unwrap()
-                    })
-                },
-            );
+            timer.run(&format!("article_3p/servers/{requests}"), elements, || {
+                model::simulate(black_box(&model), Engine::Servers, &Silent).unwrap()
+            });
         }
     }
-    group.finish();
 }
-
-criterion_group!(benches, engines);
-criterion_main!(benches);

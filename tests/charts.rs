@@ -1,53 +1,183 @@
-//! The charts are valid SVG that a real renderer draws: each is rasterised with resvg.
+//! The charts draw their data: each SVG is parsed (it must be well-formed XML) and its data
+//! marks measured, shapes drawn in a data colour outside the legend box, and checked against
+//! the results they show. The check is shown to reject charts whose data were removed, and
+//! the charts of the article's run are compared with the committed bytes under `output/`.
 //!
-//! Set `SIMULATE_CHART_PNG=DIR` to keep the PNGs for a look.
+//! The house style (src/report/chart_style.rs) draws frames, grids, axes and text in greys
+//! (black, #222222, #555555, #F0F0F0, white) and every series in a colour; the legend sits in
+//! a white box drawn at 90 % opacity.
 
-use simulate::model::Silent;
+mod common;
+
+use std::path::Path;
+
+use common::{SCENARIOS, article_model, run_model, scenario_file};
+use simulate::model::article::server::ServerKind;
 use simulate::model::article::summary::summarise;
-use simulate::model::article::{self as model, ArticleModel, Engine};
+use simulate::model::article::{self as model, Engine};
+use simulate::model::{Silent, timeline};
 use simulate::report::OutputFile;
 use simulate::report::article::{charts, sweep_charts};
+use simulate::report::chart_style::SIZE;
+
+/// Data ink a chart needs at least, in square pixels (a 10 x 10 square; a 1-pixel line of
+/// 100 pixels).
+const MIN_DATA_INK: f64 = 100.0;
 
 fn article(ack_loss: Vec<f64>, runs: u32) -> model::ArticleResults {
     experiment(ack_loss, runs, 10_000)
 }
 
 fn experiment(ack_loss: Vec<f64>, runs: u32, requests: u64) -> model::ArticleResults {
-    let model = ArticleModel {
-        ack_loss,
-        requests,
-        max_retries: 20,
-        seed: 42,
-        runs,
-    };
-    model::simulate(&model, Engine::Fast { threads: 2 }, &Silent).unwrap()
+    let mut model = article_model(42, requests, 20, &ack_loss);
+    model.runs = runs;
+    run_model(&model, Engine::Fast { threads: 2 })
 }
 
-/// Rasterises an SVG; returns the share of pixels that are not white.
-fn rasterise(name: &str, svg: &[u8]) -> f64 {
-    let mut options = resvg::usvg::Options::default();
-    options.fontdb_mut().load_system_fonts();
-    let tree = resvg::usvg::Tree::from_data(svg, &options)
-        .unwrap_or_else(|error| panic!("{name} is not valid SVG: {error}"));
-    let size = tree.size().to_int_size();
-    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
-    resvg::render(
-        &tree,
-        resvg::tiny_skia::Transform::default(),
-        &mut pixmap.as_mut(),
-    );
-    if let Some(folder) = std::env::var_os("SIMULATE_CHART_PNG") {
-        std::fs::create_dir_all(&folder).unwrap();
-        pixmap
-            .save_png(std::path::Path::new(&folder).join(name.replace(".svg", ".png")))
-            .unwrap();
+/// A shape drawn in a data colour, outside the legend.
+#[derive(Debug)]
+struct Mark {
+    colour: String,
+    /// Bounding box: left, top, right, bottom, in pixels.
+    bounds: [f64; 4],
+    /// Area (filled shapes) or length times stroke width (lines), in square pixels.
+    ink: f64,
+    /// Where the element is in the SVG text, in bytes.
+    range: std::ops::Range<usize>,
+}
+
+/// Whether `colour` (`#RRGGBB`) is a data colour: not one of the greys of the frame.
+fn is_data_colour(colour: &str) -> bool {
+    let hex = colour.trim_start_matches('#');
+    hex.len() == 6 && !(hex[0..2] == hex[2..4] && hex[2..4] == hex[4..6])
+}
+
+fn number(node: roxmltree::Node, attribute: &str) -> f64 {
+    node.attribute(attribute)
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// The points of a `polyline` or `polygon`.
+fn points(node: roxmltree::Node) -> Vec<(f64, f64)> {
+    node.attribute("points")
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(|pair| {
+            let (x, y) = pair.split_once(',')?;
+            Some((x.parse().ok()?, y.parse().ok()?))
+        })
+        .collect()
+}
+
+/// A shape's bounding box and ink (see [`Mark`]).
+fn measure(node: roxmltree::Node) -> Option<([f64; 4], f64)> {
+    let stroke = number(node, "stroke-width").max(1.0);
+    match node.tag_name().name() {
+        "rect" => {
+            let (x, y) = (number(node, "x"), number(node, "y"));
+            let (width, height) = (number(node, "width"), number(node, "height"));
+            Some(([x, y, x + width, y + height], width * height))
+        }
+        "circle" => {
+            let (x, y, r) = (number(node, "cx"), number(node, "cy"), number(node, "r"));
+            Some(([x - r, y - r, x + r, y + r], std::f64::consts::PI * r * r))
+        }
+        "line" => {
+            let (x1, y1) = (number(node, "x1"), number(node, "y1"));
+            let (x2, y2) = (number(node, "x2"), number(node, "y2"));
+            let bounds = [x1.min(x2), y1.min(y2), x1.max(x2), y1.max(y2)];
+            Some((bounds, (x2 - x1).hypot(y2 - y1) * stroke))
+        }
+        "polyline" | "polygon" => {
+            let points = points(node);
+            let (first, _) = points.split_first()?;
+            let mut bounds = [first.0, first.1, first.0, first.1];
+            for &(x, y) in &points {
+                bounds = [
+                    bounds[0].min(x),
+                    bounds[1].min(y),
+                    bounds[2].max(x),
+                    bounds[3].max(y),
+                ];
+            }
+            let length: f64 = points
+                .windows(2)
+                .map(|pair| (pair[1].0 - pair[0].0).hypot(pair[1].1 - pair[0].1))
+                .sum();
+            Some((bounds, length * stroke))
+        }
+        _ => None,
     }
-    let pixels = pixmap.pixels();
-    let inked = pixels
-        .iter()
-        .filter(|pixel| pixel.red() < 240 || pixel.green() < 240 || pixel.blue() < 240)
-        .count();
-    inked as f64 / pixels.len() as f64
+}
+
+/// The data marks of a chart; panics if it is not well-formed SVG.
+fn data_marks(name: &str, svg: &[u8]) -> Vec<Mark> {
+    let text = std::str::from_utf8(svg).unwrap_or_else(|error| panic!("{name}: {error}"));
+    let document = roxmltree::Document::parse(text)
+        .unwrap_or_else(|error| panic!("{name} is not well-formed SVG: {error}"));
+    assert_eq!(document.root_element().tag_name().name(), "svg", "{name}");
+    let legends: Vec<[f64; 4]> = document
+        .descendants()
+        .filter(|node| {
+            node.has_tag_name("rect")
+                && node.attribute("fill") == Some("#FFFFFF")
+                && node.attribute("opacity") == Some("0.9")
+        })
+        .filter_map(|node| measure(node).map(|(bounds, _)| bounds))
+        .collect();
+    let in_legend = |bounds: &[f64; 4]| {
+        legends.iter().any(|legend| {
+            bounds[0] >= legend[0]
+                && bounds[1] >= legend[1]
+                && bounds[2] <= legend[2]
+                && bounds[3] <= legend[3]
+        })
+    };
+    document
+        .descendants()
+        .filter_map(|node| {
+            let colour = [node.attribute("fill"), node.attribute("stroke")]
+                .into_iter()
+                .flatten()
+                .find(|colour| is_data_colour(colour))?;
+            let (bounds, ink) = measure(node)?;
+            Some(Mark {
+                colour: colour.to_string(),
+                bounds,
+                ink,
+                range: node.range(),
+            })
+            .filter(|mark| !in_legend(&mark.bounds))
+        })
+        .collect()
+}
+
+/// The total ink of a chart's data marks, in square pixels.
+fn data_ink(name: &str, svg: &[u8]) -> f64 {
+    data_marks(name, svg).iter().map(|mark| mark.ink).sum()
+}
+
+/// Checks that a chart draws data: at least [`MIN_DATA_INK`] inside the canvas, and the
+/// parameters under its title.
+fn assert_draws_data(name: &str, svg: &[u8]) {
+    let marks = data_marks(name, svg);
+    let ink: f64 = marks.iter().map(|mark| mark.ink).sum();
+    assert!(
+        ink >= MIN_DATA_INK,
+        "{name} draws almost no data ({ink:.0} px² in {} marks)",
+        marks.len()
+    );
+    let (width, height) = (f64::from(SIZE.0), f64::from(SIZE.1));
+    for mark in &marks {
+        let [left, top, right, bottom] = mark.bounds;
+        assert!(
+            left >= 0.0 && top >= 0.0 && right <= width && bottom <= height,
+            "{name}: a mark outside the canvas: {mark:?}"
+        );
+    }
+    let text = std::str::from_utf8(svg).unwrap();
+    assert!(text.contains("seed 42"), "{name} lacks the parameters");
 }
 
 /// The article charts and the sweep charts of `results`.
@@ -58,41 +188,62 @@ fn every_chart(results: &model::ArticleResults) -> Vec<OutputFile> {
 }
 
 #[test]
-fn article_charts_render_with_content() {
+fn article_charts_draw_their_data() {
     for file in every_chart(&article(vec![0.01, 0.05, 0.1], 1)) {
-        let ink = rasterise(file.name, &file.bytes);
-        assert!(ink > 0.01, "{} is almost blank ({ink})", file.name);
-        let text = String::from_utf8(file.bytes).unwrap();
-        assert!(
-            text.contains("seed 42"),
-            "{} lacks the parameters",
-            file.name
-        );
+        assert_draws_data(file.name, &file.bytes);
     }
 }
 
+/// The red bars of double_charges.svg are as tall as the counts of customers charged twice:
+/// one per p, in order, all at one scale (to the pixel).
 #[test]
-fn many_p_values_still_render() {
+fn double_charge_bars_are_as_tall_as_the_counts() {
+    let results = article(vec![0.01, 0.05, 0.1, 0.3], 1);
+    let counts: Vec<f64> = results
+        .points
+        .iter()
+        .map(|point| {
+            point
+                .server(ServerKind::NonIdempotent)
+                .double_charged_requests as f64
+        })
+        .collect();
+    let chart = charts::all(&results)
+        .into_iter()
+        .find(|file| file.name == "double_charges.svg")
+        .unwrap();
+    let mut bars: Vec<Mark> = data_marks(chart.name, &chart.bytes)
+        .into_iter()
+        .filter(|mark| mark.colour == "#D62728")
+        .collect();
+    bars.sort_by(|a, b| a.bounds[0].total_cmp(&b.bounds[0]));
+    assert_eq!(bars.len(), counts.len(), "one red bar per p: {bars:?}");
+    let heights: Vec<f64> = bars
+        .iter()
+        .map(|bar| bar.bounds[3] - bar.bounds[1])
+        .collect();
+    let scale = heights[3] / counts[3];
+    for (height, count) in heights.iter().zip(&counts) {
+        assert!(
+            (height - count * scale).abs() <= 1.0,
+            "heights {heights:?} are not proportional to the counts {counts:?}"
+        );
+    }
+    assert!(heights.iter().all(|&height| height > 10.0), "{heights:?}");
+}
+
+#[test]
+fn many_p_values_still_draw_their_data() {
     let ack_loss: Vec<f64> = (0..=30).map(|k| f64::from(k) / 100.0).collect();
     for file in every_chart(&article(ack_loss, 1)) {
-        let name = format!("sweep_{}", file.name);
-        assert!(
-            rasterise(&name, &file.bytes) > 0.01,
-            "{name} is almost blank"
-        );
+        assert_draws_data(&format!("sweep_{}", file.name), &file.bytes);
     }
-}
-
-#[test]
-fn charts_are_byte_identical_across_renders() {
-    let results = article(vec![0.05, 0.2], 1);
-    assert_eq!(every_chart(&results), every_chart(&results));
 }
 
 /// The sweep charts at the ends of their range: one p value and one run; 300 p values of one
 /// run (wide intervals, dense markers); 31 p values of 1,000 runs (narrow intervals).
 #[test]
-fn sweep_charts_render_from_one_to_many_p_values_and_runs() {
+fn sweep_charts_draw_from_one_to_many_p_values_and_runs() {
     let cases = [
         ("one", experiment(vec![0.05], 1, 10_000)),
         (
@@ -106,51 +257,159 @@ fn sweep_charts_render_from_one_to_many_p_values_and_runs() {
     ];
     for (case, results) in &cases {
         for file in sweep_charts::all(results, &summarise(results)) {
-            let name = format!("{case}_{}", file.name);
-            assert!(
-                rasterise(&name, &file.bytes) > 0.01,
-                "{name} is almost blank"
-            );
+            assert_draws_data(&format!("{case}_{}", file.name), &file.bytes);
         }
     }
 }
 
-/// The timeline charts of a shipped scenario file, simulated with `payments` payments.
-fn timeline_charts(file: &str, payments: u64) -> Vec<OutputFile> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("configs")
-        .join(file);
+/// The files of a shipped timeline scenario, simulated with `payments` payments (the file's
+/// own number if `None`) on `threads` threads.
+fn timeline_files(file: &str, payments: Option<u64>, threads: usize) -> Vec<OutputFile> {
+    let path = scenario_file(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let cli = <simulate::cli::Cli as clap::Parser>::parse_from(["simulate"]);
-    let mut config = simulate::config::TimelineConfig::from_toml(&text, &path, &cli, 2).unwrap();
-    config.model.payments = payments;
-    let results = simulate::model::timeline::simulate(&config.model, 2, &Silent).unwrap();
+    let mut config =
+        simulate::config::TimelineConfig::from_toml(&text, &path, &cli, threads).unwrap();
+    if let Some(payments) = payments {
+        config.model.payments = payments;
+    }
+    let results = timeline::simulate(&config.model, threads, &Silent).unwrap();
     simulate::report::timeline::files(&results)
+}
+
+/// The charts among [`timeline_files`].
+fn timeline_charts(file: &str, payments: Option<u64>, threads: usize) -> Vec<OutputFile> {
+    timeline_files(file, payments, threads)
         .into_iter()
         .filter(|file| file.name.ends_with(".svg"))
         .collect()
 }
 
+/// Payments that did not succeed (`gave_up_charged + gave_up_not_charged`), in all rows of a
+/// timeline.csv: what timeline_outcomes.svg draws.
+fn failed_payments(timeline_csv: &[u8]) -> u64 {
+    let mut reader = csv::Reader::from_reader(timeline_csv);
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| headers.iter().position(|header| header == name).unwrap();
+    let (charged, not_charged) = (column("gave_up_charged"), column("gave_up_not_charged"));
+    reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            record[charged].parse::<u64>().unwrap() + record[not_charged].parse::<u64>().unwrap()
+        })
+        .sum()
+}
+
 #[test]
-fn timeline_charts_render_with_content() {
-    for (file, payments) in [
-        ("same-key-burst.toml", 1),
-        ("mobile-network.toml", 5_000),
-        ("retry-storm.toml", 2_000),
-        ("key-ttl.toml", 2_000),
-        ("same-key-different-body.toml", 2_000),
-        ("error-replay.toml", 2_000),
-        ("webhook-receiver.toml", 2_000),
-    ] {
+fn timeline_charts_draw_their_data() {
+    for file in SCENARIOS {
+        let payments = if file == "same-key-burst.toml" {
+            1
+        } else {
+            2_000
+        };
         let stem = file.trim_end_matches(".toml");
-        for chart in timeline_charts(file, payments) {
+        let files = timeline_files(file, Some(payments), 2);
+        let csv = files
+            .iter()
+            .find(|file| file.name == "timeline.csv")
+            .unwrap();
+        let failed = failed_payments(&csv.bytes);
+        for chart in files.iter().filter(|file| file.name.ends_with(".svg")) {
             let name = format!("{stem}_{}", chart.name);
+            if chart.name == "timeline_outcomes.svg" && failed == 0 {
+                // Every payment succeeded: the bars of failures have no height.
+                assert_eq!(data_ink(&name, &chart.bytes), 0.0, "{name}");
+                continue;
+            }
+            assert_draws_data(&name, &chart.bytes);
+        }
+    }
+}
+
+/// Removes the data marks (outside the legend) from an SVG: the frame, axes, texts and legend
+/// are left, as in a chart that lost its data.
+fn without_data(name: &str, svg: &[u8]) -> Vec<u8> {
+    let mut bytes = svg.to_vec();
+    let mut marks = data_marks(name, svg);
+    marks.sort_by_key(|mark| std::cmp::Reverse(mark.range.start));
+    for mark in marks {
+        bytes.drain(mark.range);
+    }
+    bytes
+}
+
+/// The check fails on a chart with axes, texts and a legend but no data: every chart of the
+/// article's run, of a sweep, and of every timeline scenario, with its data marks removed.
+#[test]
+fn the_data_check_rejects_charts_without_data() {
+    let mut charts = every_chart(&article(vec![0.01, 0.05, 0.1], 1));
+    charts.extend(every_chart(&article(
+        (0..=30).map(|k| f64::from(k) / 100.0).collect(),
+        1,
+    )));
+    for file in SCENARIOS {
+        charts.extend(timeline_charts(file, Some(2_000), 2));
+    }
+    for chart in charts {
+        let emptied = without_data(chart.name, &chart.bytes);
+        let text = String::from_utf8(emptied.clone()).unwrap();
+        assert!(
+            text.contains("<polyline") && text.contains("<text") && text.contains("seed 42"),
+            "{}: the frame and texts are left",
+            chart.name
+        );
+        let ink = data_ink(chart.name, &emptied);
+        assert!(ink < MIN_DATA_INK, "{}: {ink} px² left", chart.name);
+        let rejected = std::panic::catch_unwind(|| assert_draws_data(chart.name, &emptied));
+        assert!(rejected.is_err(), "{} without data passed", chart.name);
+    }
+}
+
+/// Charts drawn from results without data (no p value at all) are rejected too.
+#[test]
+fn the_data_check_rejects_charts_of_empty_results() {
+    let mut results = article(vec![0.05], 1);
+    results.points.clear();
+    results.model.ack_loss.clear();
+    for chart in charts::all(&results) {
+        assert_eq!(data_ink(chart.name, &chart.bytes), 0.0, "{}", chart.name);
+        let rejected = std::panic::catch_unwind(|| assert_draws_data(chart.name, &chart.bytes));
+        assert!(rejected.is_err(), "{} without data passed", chart.name);
+    }
+}
+
+/// The charts of the article's run (drawn here on 1 and on 7 threads) and of every timeline
+/// scenario (on 1 and 2 threads) are byte-identical to the committed ones under `output/`,
+/// which the release binary wrote in another process.
+#[test]
+fn charts_are_byte_identical_to_the_committed_outputs() {
+    let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("output");
+    let committed = |folder: &Path, name: &str| {
+        std::fs::read(folder.join(name)).unwrap_or_else(|error| panic!("{name}: {error}"))
+    };
+    for threads in [1, 7] {
+        let model = article_model(42, 10_000, 20, &[0.01, 0.05, 0.1]);
+        for file in every_chart(&run_model(&model, Engine::Fast { threads })) {
             assert!(
-                rasterise(&name, &chart.bytes) > 0.01,
-                "{name} is almost blank"
+                file.bytes == committed(&output, file.name),
+                "{} on {threads} threads differs from output/{}",
+                file.name,
+                file.name
             );
-            let text = String::from_utf8(chart.bytes).unwrap();
-            assert!(text.contains("seed 42"), "{name} lacks the parameters");
+        }
+    }
+    for scenario in SCENARIOS {
+        let folder = output.join(scenario.trim_end_matches(".toml"));
+        for threads in [1, 2] {
+            for file in timeline_charts(scenario, None, threads) {
+                assert!(
+                    file.bytes == committed(&folder, file.name),
+                    "{scenario}: {} on {threads} threads differs from the committed file",
+                    file.name
+                );
+            }
         }
     }
 }

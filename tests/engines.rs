@@ -3,25 +3,17 @@
 //!
 //! Identical counts are required for every thread count, at every chunk and lane boundary, at
 //! the edges p = 0 and p = 1, for seeds above 2^32, and over many seeds, sizes, p values and
-//! retry limits.
+//! retry limits. Chunk boundaries are reached with small chunks ([`ScanPlan`]), so a few
+//! thousand requests cross dozens of them; the engine's own chunk size gives the same counts.
 
+mod common;
+
+use common::{article_model as model, run_model as run};
 use simulate::model::Silent;
-use simulate::model::article::kernel::CHUNK_REQUESTS;
-use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};
-
-fn run(model: &ArticleModel, engine: Engine) -> ArticleResults {
-    model::simulate(model, engine, &Silent).unwrap()
-}
-
-fn model(seed: u64, requests: u64, max_retries: u32, ack_loss: &[f64]) -> ArticleModel {
-    ArticleModel {
-        ack_loss: ack_loss.to_vec(),
-        requests,
-        max_retries,
-        seed,
-        runs: 1,
-    }
-}
+use simulate::model::article::kernel::{
+    CHUNK_REQUESTS, Implementation, ScanPlan, attempt_histograms_planned, attempt_histograms_with,
+};
+use simulate::model::article::{ArticleModel, AttemptHistogram, Engine};
 
 /// Fast (on 1, 2 and 7 threads) and servers give identical results.
 fn assert_engines_agree(model: &ArticleModel) {
@@ -66,27 +58,111 @@ fn article_counts_match_numpy_on_every_thread_count() {
     }
 }
 
+/// The attempt histograms of the definition (the servers engine), one per p.
+fn definition(model: &ArticleModel) -> Vec<AttemptHistogram> {
+    run(model, Engine::Servers)
+        .points
+        .into_iter()
+        .map(|point| point.attempts)
+        .collect()
+}
+
+/// The scan's histograms with chunks of `chunk_requests` requests on `threads` threads.
+fn scan(
+    model: &ArticleModel,
+    implementation: Implementation,
+    chunk_requests: u64,
+    threads: usize,
+) -> Vec<AttemptHistogram> {
+    let plan = ScanPlan {
+        implementation,
+        chunk_requests,
+        threads,
+    };
+    attempt_histograms_planned(
+        plan,
+        &model.seed_sequence(0),
+        model.requests,
+        model.max_retries,
+        &model.ack_loss,
+        &Silent,
+    )
+    .unwrap()
+}
+
+/// Every scan implementation, on 1 and 3 threads, with chunks of each of `chunk_sizes`,
+/// gives the definition's histograms.
+fn assert_scans_agree(model: &ArticleModel, chunk_sizes: &[u64]) {
+    let reference = definition(model);
+    for implementation in Implementation::available() {
+        for &chunk_requests in chunk_sizes {
+            for threads in [1, 3] {
+                assert_eq!(
+                    scan(model, implementation, chunk_requests, threads),
+                    reference,
+                    "{implementation:?}, chunks of {chunk_requests}, {threads} threads, {model:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn chunk_and_lane_boundaries() {
-    for requests in [
-        1,
-        2,
-        3,
-        4,
-        5,
-        7,
-        8,
-        9,
-        CHUNK_REQUESTS - 1,
-        CHUNK_REQUESTS + 1,
-    ] {
+    // Fewer requests than lanes, exactly one lane's worth, and a few more (4 portable lanes,
+    // 16 AVX-512 lanes), through the whole engine.
+    for requests in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33] {
         assert_engines_agree(&model(9, requests, 6, &[0.3, 0.05]));
+    }
+    // Chunks of 1 request, fewer than the lanes, a lane multiple and one past it, and a
+    // request count one short of, at, and one past a chunk boundary.
+    let chunk_sizes = [1, 3, 15, 16, 17, 64, 100];
+    for requests in [99, 100, 101, 1_599, 1_600, 1_601] {
+        assert_scans_agree(&model(9, requests, 6, &[0.3, 0.05]), &chunk_sizes);
     }
 }
 
 #[test]
 fn several_chunks_on_several_threads() {
-    assert_engines_agree(&model(3, 2 * CHUNK_REQUESTS + 12_345, 4, &[0.02]));
+    // 2 chunks and a partial one; at p = 0.9 a chunk has more losses than a follow-up batch
+    // holds (512), so batches are followed in the middle of the scan too.
+    let model = model(3, 2 * 1_000 + 123, 4, &[0.02, 0.9]);
+    let reference = definition(&model);
+    for threads in [1, 2, 7] {
+        for implementation in Implementation::available() {
+            assert_eq!(
+                scan(&model, implementation, 1_000, threads),
+                reference,
+                "{implementation:?}, {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_engines_chunk_size_gives_the_counts_of_small_chunks() {
+    // One request past the engine's own chunk boundary, and a partial second chunk: the same
+    // histograms as with small chunks (which match the definition, above).
+    for requests in [CHUNK_REQUESTS + 1, CHUNK_REQUESTS + 17] {
+        let model = model(u64::MAX, requests, 6, &[0.3, 0.0, 0.05]);
+        for implementation in Implementation::available() {
+            let engine = attempt_histograms_with(
+                implementation,
+                &model.seed_sequence(0),
+                model.requests,
+                model.max_retries,
+                &model.ack_loss,
+                2,
+                &Silent,
+            )
+            .unwrap();
+            assert_eq!(
+                engine,
+                scan(&model, implementation, 4_099, 2),
+                "{implementation:?}, {requests} requests"
+            );
+        }
+    }
 }
 
 #[test]
@@ -154,7 +230,6 @@ fn replications_use_their_own_streams() {
 
 #[test]
 fn every_scan_implementation_gives_the_definitions_counts() {
-    use simulate::model::article::kernel::{Implementation, attempt_histograms_with};
     let implementations = Implementation::available();
     assert!(implementations.contains(&Implementation::Portable));
     eprintln!("scan implementations on this processor: {implementations:?}");
@@ -164,7 +239,7 @@ fn every_scan_implementation_gives_the_definitions_counts() {
         (8, 15, 3, vec![0.5]),
         (9, 17, 5, vec![0.6, 0.2]),
         (10, 33, 0, vec![0.9]),
-        (u64::MAX, CHUNK_REQUESTS + 17, 6, vec![0.3, 0.0, 0.05]),
+        (u64::MAX, 4 * 1_024 + 17, 6, vec![0.3, 0.0, 0.05]),
         // More than 16 p values take the other counting path.
         (
             11,
@@ -174,28 +249,6 @@ fn every_scan_implementation_gives_the_definitions_counts() {
         ),
     ] {
         let model = model(seed, requests, max_retries, &ack_loss);
-        let reference: Vec<_> = run(&model, Engine::Servers)
-            .points
-            .into_iter()
-            .map(|point| point.attempts)
-            .collect();
-        for &implementation in &implementations {
-            for threads in [1, 3] {
-                let histograms = attempt_histograms_with(
-                    implementation,
-                    &model.seed_sequence(0),
-                    requests,
-                    max_retries,
-                    &ack_loss,
-                    threads,
-                    &Silent,
-                )
-                .unwrap();
-                assert_eq!(
-                    histograms, reference,
-                    "{implementation:?}, {threads} threads, {model:?}"
-                );
-            }
-        }
+        assert_scans_agree(&model, &[1_024, CHUNK_REQUESTS]);
     }
 }

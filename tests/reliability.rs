@@ -12,6 +12,8 @@
 //!   ignores permission bits but not the immutable attribute; the test fails if that cannot be
 //!   set), with `chmod 555` otherwise.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -19,30 +21,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use assert_cmd::cargo::cargo_bin;
+use common::{ARTICLE_FILES, simulate};
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use predicates::prelude::*;
 use tempfile::TempDir;
-
-/// The files an article-model run writes (README, "Output files"), sorted.
-const ARTICLE_FILES: [&str; 10] = [
-    "attempts.csv",
-    "attempts.svg",
-    "deliveries.svg",
-    "double_charge_rate.svg",
-    "double_charges.svg",
-    "extra_charges.svg",
-    "report.md",
-    "results.csv",
-    "retry_amplification.svg",
-    "summary.csv",
-];
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
 
 /// Every entry of a folder (hidden ones included) with its bytes; folders as `None`.
 fn snapshot(folder: &Path) -> BTreeMap<String, Option<Vec<u8>>> {

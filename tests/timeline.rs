@@ -1,37 +1,12 @@
 //! The timeline model through the `simulate` binary: the companion piece's table, the shipped
 //! scenarios, determinism across thread counts and bad scenario files.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use assert_cmd::Command;
+use std::path::Path;
+
+use common::{rejected_in, run, scenario_file, simulate};
 use tempfile::TempDir;
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
-
-fn scenario_file(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("configs")
-        .join(name)
-}
-
-/// Runs `simulate --config FILE` with `args` into a fresh folder; returns stdout and the folder.
-fn run(config: &Path, args: &[&str]) -> (String, TempDir) {
-    let out = TempDir::new().unwrap();
-    let assert = simulate()
-        .arg("--config")
-        .arg(config)
-        .args(args)
-        .arg("--out")
-        .arg(out.path())
-        .assert()
-        .success();
-    (
-        String::from_utf8(assert.get_output().stdout.clone()).unwrap(),
-        out,
-    )
-}
 
 /// The charges table's row for `scenario`: the cells after the name.
 fn charges(stdout: &str, scenario: &str) -> Vec<String> {
@@ -206,24 +181,14 @@ fn rejected(text: &str, args: &[&str], needles: &[&str]) {
     let folder = TempDir::new().unwrap();
     let path = folder.path().join("bad-scenario.toml");
     std::fs::write(&path, format!("model = \"timeline\"\n{text}")).unwrap();
-    let out = folder.path().join("out");
-    let assert = simulate()
-        .arg("--config")
-        .arg(&path)
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .failure()
-        .code(2)
-        .stdout("");
-    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
-    for needle in ["bad-scenario.toml"].iter().chain(needles) {
-        assert!(
-            stderr.contains(needle),
-            "{text}: stderr lacks {needle:?}:\n{stderr}"
-        );
-    }
+    let mut arguments = vec!["--config", path.to_str().unwrap()];
+    arguments.extend_from_slice(args);
+    let needles: Vec<&str> = ["bad-scenario.toml"]
+        .iter()
+        .chain(needles)
+        .copied()
+        .collect();
+    let (_, out) = rejected_in(folder.path(), &arguments, 2, &needles);
     assert!(!out.exists(), "{text}: files were written");
 }
 

@@ -94,14 +94,14 @@ pub fn attempt_histograms(
     ack_loss: &[f64],
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    histograms_in_current_pool(
+    Pass::new(
         Implementation::detect(),
         seeds,
         requests,
         max_retries,
         ack_loss,
-        progress,
     )
+    .histograms_by_chunks(CHUNK_REQUESTS, progress)
 }
 
 /// [`attempt_histograms`] with a chosen [`Implementation`] (which must be available) on a
@@ -115,20 +115,33 @@ pub fn attempt_histograms_with(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    thread_pool(threads).install(|| {
-        histograms_in_current_pool(
-            implementation,
-            seeds,
-            requests,
-            max_retries,
-            ack_loss,
-            progress,
-        )
-    })
+    let plan = ScanPlan {
+        implementation,
+        chunk_requests: CHUNK_REQUESTS,
+        threads,
+    };
+    attempt_histograms_planned(plan, seeds, requests, max_retries, ack_loss, progress)
 }
 
-fn histograms_in_current_pool(
-    implementation: Implementation,
+/// How a scan is split and run. The counts do not depend on it; tests use small chunks to
+/// reach chunk and lane boundaries with few requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPlan {
+    /// The code that scans round 0 (it must be available on this processor).
+    pub implementation: Implementation,
+    /// Requests per unit of parallel work (and per progress report), at least one;
+    /// [`CHUNK_REQUESTS`] in the engine.
+    pub chunk_requests: u64,
+    /// Workers in the scan's own thread pool (at least one is used).
+    pub threads: usize,
+}
+
+/// [`attempt_histograms`] as `plan` says, on a thread pool of its own.
+///
+/// # Panics
+/// If `plan.chunk_requests` is 0 or the implementation is not available.
+pub fn attempt_histograms_planned(
+    plan: ScanPlan,
     seeds: &SeedSequence,
     requests: u64,
     max_retries: u32,
@@ -136,28 +149,11 @@ fn histograms_in_current_pool(
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
     assert!(
-        Implementation::available().contains(&implementation),
-        "{implementation:?} is not available on this processor"
+        plan.chunk_requests > 0,
+        "a chunk holds at least one request"
     );
-    let pass = Pass::new(implementation, seeds, requests, max_retries, ack_loss);
-    let chunks = requests.div_ceil(CHUNK_REQUESTS);
-    let run_chunk = |mut losses: Losses, chunk: u64| -> Result<Losses, Interrupted> {
-        if progress.should_stop() {
-            return Err(Interrupted);
-        }
-        let first = chunk * CHUNK_REQUESTS;
-        let len = CHUNK_REQUESTS.min(requests - first);
-        pass.run(first, len, &mut losses);
-        progress.advance(len);
-        Ok(losses)
-    };
-    // `try_fold` and `try_reduce` stop handing out chunks once one reports the interruption,
-    // so even a run of a billion chunks stops within a chunk or so.
-    let losses = (0..chunks)
-        .into_par_iter()
-        .try_fold(|| pass.no_losses(), run_chunk)
-        .try_reduce(|| pass.no_losses(), |left, right| Ok(left.merge(right)))?;
-    Ok(pass.histograms(&losses))
+    let pass = Pass::new(plan.implementation, seeds, requests, max_retries, ack_loss);
+    thread_pool(plan.threads).install(|| pass.histograms_by_chunks(plan.chunk_requests, progress))
 }
 
 /// What one pass over the stream needs, shared by every chunk.
@@ -210,6 +206,10 @@ impl Pass {
         max_retries: u32,
         ack_loss: &[f64],
     ) -> Self {
+        assert!(
+            Implementation::available().contains(&implementation),
+            "{implementation:?} is not available on this processor"
+        );
         let start = seeds.pcg_state();
         let thresholds: Vec<u64> = ack_loss.iter().map(|&p| loss_threshold(p)).collect();
         let mut by_threshold: Vec<usize> = (0..thresholds.len()).collect();
@@ -227,6 +227,34 @@ impl Pass {
             requests,
             max_retries,
         }
+    }
+
+    /// The histograms of the whole stream, scanned in chunks of `chunk_requests` requests on
+    /// the rayon thread pool this is called from.
+    fn histograms_by_chunks(
+        &self,
+        chunk_requests: u64,
+        progress: &dyn Progress,
+    ) -> Result<Vec<AttemptHistogram>, Interrupted> {
+        let requests = self.requests;
+        let chunks = requests.div_ceil(chunk_requests);
+        let run_chunk = |mut losses: Losses, chunk: u64| -> Result<Losses, Interrupted> {
+            if progress.should_stop() {
+                return Err(Interrupted);
+            }
+            let first = chunk * chunk_requests;
+            let len = chunk_requests.min(requests - first);
+            self.run(first, len, &mut losses);
+            progress.advance(len);
+            Ok(losses)
+        };
+        // `try_fold` and `try_reduce` stop handing out chunks once one reports the
+        // interruption, so even a run of a billion chunks stops within a chunk or so.
+        let losses = (0..chunks)
+            .into_par_iter()
+            .try_fold(|| self.no_losses(), run_chunk)
+            .try_reduce(|| self.no_losses(), |left, right| Ok(left.merge(right)))?;
+        Ok(self.histograms(&losses))
     }
 
     fn no_losses(&self) -> Losses {
