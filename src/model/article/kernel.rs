@@ -58,11 +58,12 @@ impl Implementation {
         Self::available().pop().unwrap_or(Implementation::Portable)
     }
 
-    /// Every implementation this processor supports, portable first.
+    /// Every implementation this processor supports, portable first (only the portable one
+    /// when built with the benchmarks' `portable-scan` feature).
     pub fn available() -> Vec<Self> {
         let mut available = vec![Implementation::Portable];
         #[cfg(target_arch = "x86_64")]
-        if avx512::available() {
+        if !cfg!(feature = "portable-scan") && avx512::available() {
             available.push(Implementation::Avx512);
         }
         available
