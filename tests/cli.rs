@@ -34,6 +34,8 @@ fn files_in(folder: &Path) -> Vec<String> {
         .map(|entries| {
             entries
                 .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                // The list of files the run wrote, which the next run reads (README).
+                .filter(|name| name != ".simulate-article-files")
                 .collect()
         })
         .unwrap_or_default();

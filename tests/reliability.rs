@@ -40,6 +40,10 @@ const ARTICLE_FILES: [&str; 10] = [
     "summary.csv",
 ];
 
+/// The list of the files an article run wrote, which the next run reads (README, "Output
+/// files").
+const ARTICLE_MANIFEST: &str = ".simulate-article-files";
+
 fn simulate() -> Command {
     Command::cargo_bin("simulate").unwrap()
 }
@@ -68,18 +72,25 @@ fn previous_outputs() -> TempDir {
         .arg(out.path())
         .assert()
         .success();
-    assert_eq!(snapshot(out.path()).len(), ARTICLE_FILES.len());
+    assert_eq!(snapshot(out.path()).len(), ARTICLE_FILES.len() + 1);
     out
 }
 
-/// Waits until the process catches SIGINT (Linux: bit 2 of `SigCgt` in /proc), so the signal
-/// tests do not race the handler's installation; elsewhere waits 300 ms.
+/// Waits until the process catches the stop signals (see [`wait_for_handler_only`]), so the
+/// signal tests do not race the handler's installation, then 300 ms more for the simulation to start;
+/// elsewhere waits 300 ms.
 fn wait_for_handler(child: &Child) {
+    wait_for_handler_only(child);
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Waits until the process catches SIGINT, SIGTERM and SIGHUP (Linux: their bits of `SigCgt`
+/// in /proc), and not a moment longer; elsewhere returns at once.
+fn wait_for_handler_only(child: &Child) {
     let status = PathBuf::from(format!("/proc/{}/status", child.id()));
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         let Ok(text) = std::fs::read_to_string(&status) else {
-            std::thread::sleep(Duration::from_millis(300));
             return;
         };
         let caught = text
@@ -87,12 +98,14 @@ fn wait_for_handler(child: &Child) {
             .find_map(|line| line.strip_prefix("SigCgt:"))
             .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
             .unwrap_or(0);
-        if caught & (1 << (Signal::SIGINT as u64 - 1)) != 0 {
-            // Let the simulation start too.
-            std::thread::sleep(Duration::from_millis(300));
+        let stop_signals = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+        if stop_signals
+            .iter()
+            .all(|&signal| caught & (1 << (signal as u64 - 1)) != 0)
+        {
             return;
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_micros(200));
     }
     panic!("the handler was not installed within 10 s");
 }
@@ -264,7 +277,7 @@ fn a_really_full_disk_leaves_the_previous_outputs_intact() {
     let _disk = SmallDisk(mount.clone());
     simulate().args(args).arg(&mount).assert().success();
     let before = snapshot(&mount);
-    assert_eq!(before.len(), ARTICLE_FILES.len());
+    assert_eq!(before.len(), ARTICLE_FILES.len() + 1);
     // The same outputs again, from another seed: they no longer fit beside the previous ones.
     simulate()
         .args(args)
@@ -326,7 +339,7 @@ fn a_folder_made_read_only_halfway_leaves_the_previous_outputs_intact() {
         .assert()
         .success();
     let before = snapshot(out.path());
-    assert_eq!(before.len(), ARTICLE_FILES.len());
+    assert_eq!(before.len(), ARTICLE_FILES.len() + 1);
     // A run of a few seconds; the folder turns read-only while it simulates.
     let child = Process::new(cargo_bin("simulate"))
         .args([
@@ -367,6 +380,7 @@ fn out_dot_keeps_unrelated_files() {
     let after = snapshot(folder.path());
     let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
     expected.push("notes.txt");
+    expected.push(ARTICLE_MANIFEST);
     expected.sort_unstable();
     assert_eq!(after.keys().collect::<Vec<_>>(), expected);
     assert_eq!(after["notes.txt"].as_deref(), Some(&b"mine"[..]));
@@ -485,4 +499,305 @@ fn sizes_that_overflow_or_exceed_memory_are_refused_before_running() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("113.7 PiB"));
+}
+
+/// Writes `text` into `name` inside `folder`; returns the path.
+fn write_file(folder: &Path, name: &str, text: &str) -> PathBuf {
+    let path = folder.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Every entry of a folder (hidden ones included), sorted; empty if it does not exist.
+fn names_in(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn seeds_of_2_63_and_above_keep_a_timeline_file_a_timeline() {
+    let folder = TempDir::new().unwrap();
+    for (seed, extra) in [
+        ("18446744073709551615", ""),
+        ("9223372036854775808", "payments = 100\n"),
+    ] {
+        let config = write_file(
+            folder.path(),
+            "t.toml",
+            &format!("model = \"timeline\"\nseed = {seed}\n{extra}"),
+        );
+        let out = folder.path().join(format!("out-{seed}"));
+        let assert = simulate()
+            .args(["--json", "--payments", "50", "--config"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+        assert_eq!(json["parameters"]["seed"].to_string(), seed);
+        assert!(out.join("timeline.csv").is_file(), "{:?}", names_in(&out));
+        assert!(!out.join("results.csv").exists(), "ran the article model");
+    }
+    // The article's file kind takes every seed too.
+    let config = write_file(folder.path(), "a.toml", "seed = 18446744073709551615\n");
+    let assert = simulate()
+        .args(["--json", "--requests", "100", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(folder.path().join("article"))
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        json["parameters"]["seed"].to_string(),
+        "18446744073709551615"
+    );
+}
+
+#[test]
+fn endless_or_huge_config_files_are_refused_after_1_mib() {
+    let folder = TempDir::new().unwrap();
+    let mut huge = "# padding\n".repeat(110_000);
+    huge.push_str("seed = 1\n");
+    let huge = write_file(folder.path(), "huge.toml", &huge);
+    for config in [Path::new("/dev/zero"), huge.as_path()] {
+        let started = Instant::now();
+        let assert = simulate()
+            .current_dir(folder.path())
+            .arg("--config")
+            .arg(config)
+            .assert()
+            .code(2)
+            .stdout("");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{config:?} was read in full"
+        );
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("larger than 1024 KiB"), "{stderr}");
+        assert!(stderr.contains(&config.display().to_string()), "{stderr}");
+    }
+    assert_eq!(names_in(folder.path()), ["huge.toml"]);
+}
+
+/// Starts a run of `args` into `out`, sends SIGINT after `delay`, and checks that it stops
+/// within 2 s with exit code 130, leaving `out` as it was.
+fn stops_within_two_seconds(args: &[&str], out: &Path, delay: Duration) {
+    let before = names_in(out);
+    let snapshot_before = out.exists().then(|| snapshot(out));
+    let child = Process::new(cargo_bin("simulate"))
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_handler(&child);
+    std::thread::sleep(delay);
+    let pid = Pid::from_raw(child.id() as i32);
+    let mut child = child;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{args:?} finished before the signal: the workload is too small for this test"
+    );
+    signal::kill(pid, Signal::SIGINT).unwrap();
+    let sent = Instant::now();
+    let (code, stderr) = finish(child);
+    let took = sent.elapsed();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(2),
+        "stopped {took:?} after SIGINT"
+    );
+    assert!(stderr.contains("is unchanged"), "{stderr}");
+    assert_eq!(names_in(out), before);
+    assert_eq!(out.exists().then(|| snapshot(out)), snapshot_before);
+}
+
+#[test]
+fn a_stop_request_ends_the_report_stage_within_two_seconds() {
+    // 10,000 p values with 10 requests each: the simulation takes milliseconds, the report
+    // (34 MB of charts and tables) many seconds. The folder does not exist beforehand and
+    // must not be left behind, empty or not.
+    let folder = TempDir::new().unwrap();
+    let args = ["--p", "0:0.9999:0.0001", "--requests", "10", "--quiet"];
+    for (index, delay) in [300, 1500].into_iter().enumerate() {
+        let out = folder.path().join(format!("new-{index}"));
+        stops_within_two_seconds(&args, &out, Duration::from_millis(delay));
+        assert!(!out.exists(), "the interrupted run left {}", out.display());
+    }
+    // Previous outputs stay byte-identical.
+    let out = previous_outputs();
+    stops_within_two_seconds(&args, out.path(), Duration::from_millis(800));
+}
+
+#[test]
+fn a_run_waits_for_the_run_holding_the_output_folder() {
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    // Another run's lock on the folder, held by this test.
+    let lock = std::fs::File::open(out.path()).unwrap();
+    lock.lock().unwrap();
+    let mut child = Process::new(cargo_bin("simulate"))
+        .args(["--requests", "100", "--p", "0.3", "--seed", "7", "--out"])
+        .arg(out.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "it did not wait");
+    assert_eq!(
+        snapshot(out.path()),
+        before,
+        "it wrote while the folder was locked"
+    );
+    lock.unlock().unwrap();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("waiting for another simulate run"),
+        "{stderr}"
+    );
+    assert_ne!(snapshot(out.path()), before);
+    // A stop request while waiting ends the run with 130 and changes nothing.
+    let before = snapshot(out.path());
+    lock.lock().unwrap();
+    stops_within_two_seconds(
+        &["--requests", "100", "--p", "0.4", "--quiet"],
+        out.path(),
+        Duration::from_millis(300),
+    );
+    assert_eq!(snapshot(out.path()), before);
+}
+
+#[test]
+fn simultaneous_runs_into_one_folder_never_mix_their_files() {
+    let folder = TempDir::new().unwrap();
+    let args = [
+        "--quiet",
+        "--requests",
+        "300",
+        "--p",
+        "0.3",
+        "--threads",
+        "1",
+    ];
+    // What each of the two runs writes on its own.
+    let alone: Vec<_> = ["1", "2"]
+        .iter()
+        .map(|seed| {
+            let out = folder.path().join(format!("alone-{seed}"));
+            simulate()
+                .args(args)
+                .args(["--seed", seed, "--out"])
+                .arg(&out)
+                .assert()
+                .success();
+            snapshot(&out)
+        })
+        .collect();
+    assert_ne!(alone[0], alone[1]);
+    for trial in 0..30 {
+        let out = folder.path().join(format!("shared-{trial}"));
+        let children: Vec<Child> = ["1", "2"]
+            .iter()
+            .map(|seed| {
+                Process::new(cargo_bin("simulate"))
+                    .args(args)
+                    .args(["--seed", seed, "--out"])
+                    .arg(&out)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let (code, stderr) = finish(child);
+            assert_eq!(code, Some(0), "{stderr}");
+        }
+        let after = snapshot(&out);
+        assert!(
+            after == alone[0] || after == alone[1],
+            "trial {trial}: the folder holds files of both runs"
+        );
+    }
+}
+
+#[test]
+fn a_stop_request_right_after_start_is_always_a_clean_stop() {
+    // The signal goes out the moment the process catches it, i.e. as soon as `main` has
+    // installed the handler, before the flags are even parsed: always a clean stop. (The run
+    // would take minutes, so that a test thread descheduled on a busy machine cannot send
+    // the signal after the run has finished.)
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    for trial in 0..20 {
+        for (signal, sigint_ignored) in [
+            (Signal::SIGINT, true),
+            (Signal::SIGTERM, false),
+            (Signal::SIGHUP, false),
+        ] {
+            let mut command = Process::new(cargo_bin("simulate"));
+            command
+                .args(["--requests", "20000000000", "--threads", "1", "--out"])
+                .arg(out.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            if sigint_ignored {
+                // SAFETY: only an async-signal-safe system call between fork and exec.
+                unsafe {
+                    command.pre_exec(|| {
+                        signal::signal(Signal::SIGINT, signal::SigHandler::SigIgn)?;
+                        Ok(())
+                    });
+                }
+            }
+            let child = command.spawn().unwrap();
+            wait_for_handler_only(&child);
+            signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+            let (code, stderr) = finish(child);
+            assert_eq!(code, Some(130), "trial {trial}, {signal}: {stderr}");
+            assert_eq!(snapshot(out.path()), before, "trial {trial}, {signal}");
+        }
+    }
+}
+
+#[test]
+fn a_stop_request_while_the_config_file_is_read_is_honoured() {
+    // The config file is a pipe that stays empty until the signal has been sent: the run is
+    // stuck reading it, before any validation, and must already be catching stop requests.
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    let folder = TempDir::new().unwrap();
+    let fifo = folder.path().join("config.toml");
+    let made = Process::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let child = Process::new(cargo_bin("simulate"))
+            .arg("--config")
+            .arg(&fifo)
+            .arg("--out")
+            .arg(out.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_handler_only(&child);
+        signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        std::fs::write(&fifo, "seed = 5\nrequests = 100\np = [0.3]\n").unwrap();
+        let (code, stderr) = finish(child);
+        assert_eq!(code, Some(130), "{signal}: {stderr}");
+        assert_eq!(snapshot(out.path()), before, "{signal}");
+    }
 }
