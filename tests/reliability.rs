@@ -793,11 +793,263 @@ fn a_stop_request_while_the_config_file_is_read_is_honoured() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_handler_only(&child);
-        signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            wait_for_handler_only(&child);
+        }));
+        if caught.is_ok() {
+            signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        }
+        // Unblock the run in every case, so that a failure leaves no process behind.
         std::fs::write(&fifo, "seed = 5\nrequests = 100\np = [0.3]\n").unwrap();
         let (code, stderr) = finish(child);
+        if let Err(panic) = caught {
+            std::panic::resume_unwind(panic);
+        }
         assert_eq!(code, Some(130), "{signal}: {stderr}");
         assert_eq!(snapshot(out.path()), before, "{signal}");
     }
+}
+
+#[test]
+fn staging_folders_left_by_a_killed_run_are_removed_by_the_next() {
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    // What `kill -9` during staging leaves: a staging folder with partial files.
+    let stale = out.path().join(".simulate-staging-k1LLeD");
+    std::fs::create_dir_all(stale.join("previous")).unwrap();
+    std::fs::write(stale.join("results.csv"), b"p,requests\n0.2,1").unwrap();
+    simulate()
+        .args(["--quiet", "--requests", "100", "--p", "0.2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    assert!(!stale.exists(), "{:?}", names_in(out.path()));
+    assert_eq!(snapshot(out.path()), before, "same inputs, same files");
+}
+
+#[test]
+fn a_killed_run_leaves_at_most_a_staging_folder_that_the_next_run_removes() {
+    // kill -9 at several moments of a run whose report takes seconds.
+    let out = previous_outputs();
+    let args = [
+        "--quiet",
+        "--p",
+        "0:0.9999:0.0005",
+        "--requests",
+        "10",
+        "--out",
+    ];
+    for delay in [100, 700, 1500] {
+        let mut child = Process::new(cargo_bin("simulate"))
+            .args(args)
+            .arg(out.path())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    simulate()
+        .args(["--quiet", "--requests", "100", "--p", "0.2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
+    expected.push(ARTICLE_MANIFEST);
+    expected.sort_unstable();
+    assert_eq!(names_in(out.path()), expected);
+}
+
+#[test]
+fn a_timeline_run_replaces_the_previous_runs_file_set_and_keeps_other_files() {
+    let folder = TempDir::new().unwrap();
+    let out = folder.path().join("out");
+    let run = |text: &str| {
+        let config = write_file(folder.path(), "scenario.toml", text);
+        simulate()
+            .args(["--quiet", "--payments", "50", "--config"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+    };
+    run("model = \"timeline\"\nttl_sweep_ms = [100.0, 1000.0]\n");
+    assert!(out.join("ttl_sweep.csv").is_file() && out.join("ttl_sweep.svg").is_file());
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    run("model = \"timeline\"\n");
+    let names = names_in(&out);
+    assert!(
+        !names.iter().any(|name| name.starts_with("ttl_sweep")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"timeline.csv".to_string()), "{names:?}");
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    // An article run into the same folder leaves the timeline's files alone.
+    simulate()
+        .args(["--quiet", "--requests", "50", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.join("timeline.csv").is_file() && out.join("results.csv").is_file());
+}
+
+/// Runs `simulate` in `folder` with `args`; checks exit code 2, one line of stderr holding
+/// every needle, and nothing written into `folder`.
+fn refused_in(folder: &Path, args: &[&std::ffi::OsStr], needles: &[&str]) {
+    let before = names_in(folder);
+    let assert = simulate()
+        .current_dir(folder)
+        .args(args)
+        .assert()
+        .code(2)
+        .stdout("");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    let message = stderr.lines().next().unwrap_or_default();
+    for needle in needles {
+        assert!(
+            message.contains(needle),
+            "{args:?}: {needle:?} not in:\n{stderr}"
+        );
+    }
+    assert_eq!(names_in(folder), before, "{args:?} wrote files");
+}
+
+#[test]
+fn unsafe_or_unclear_output_folders_and_files_are_refused_with_one_line() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let folder = TempDir::new().unwrap();
+    let dir = folder.path();
+    write_file(dir, "empty-out.toml", "out = \"\"\n");
+    write_file(
+        dir,
+        "timeline-empty-out.toml",
+        "model = \"timeline\"\nout = \"\"\n",
+    );
+    write_file(dir, "...toml", "model = \"timeline\"\n");
+    write_file(dir, "..toml", "model = \"timeline\"\n");
+    write_file(dir, "broken.toml", "seed = 1\np = [0.1,\n");
+    let os = |text: &'static str| OsStr::new(text);
+    let cases: [(&[&OsStr], &[&str]); 7] = [
+        (
+            &[os("--config"), os("empty-out.toml")],
+            &["key `out` in config file empty-out.toml", "empty"],
+        ),
+        (
+            &[os("--config"), os("timeline-empty-out.toml")],
+            &["key `out`", "timeline-empty-out.toml", "empty"],
+        ),
+        (&[os("--out"), os("")], &["--out"]),
+        (&[os("--config"), os("...toml")], &["...toml", "output/.."]),
+        (&[os("--config"), os("..toml")], &["..toml", "--out"]),
+        (
+            &[os("--config"), os("broken.toml")],
+            &["config file broken.toml: line 2, column 10: unclosed array"],
+        ),
+        (
+            &[os("--p"), os("--seed"), os("5")],
+            &["a value is required for '--p <LIST>'", "'--seed'"],
+        ),
+    ];
+    for (args, needles) in cases {
+        refused_in(dir, args, needles);
+    }
+    refused_in(
+        dir,
+        &[os("--out"), OsStr::from_bytes(b"out-\xff")],
+        &["--out", "UTF-8"],
+    );
+    // Every TOML error is one line.
+    let assert = simulate()
+        .current_dir(dir)
+        .args(["--config", "broken.toml"])
+        .assert()
+        .code(2);
+    assert_eq!(
+        assert
+            .get_output()
+            .stderr
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_dangling_symlink_as_output_folder_is_named_as_such() {
+    let folder = TempDir::new().unwrap();
+    let link = folder.path().join("out");
+    std::os::unix::fs::symlink(folder.path().join("gone"), &link).unwrap();
+    simulate()
+        .args(["--quiet", "--requests", "50", "--out"])
+        .arg(&link)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a symbolic link to"))
+        .stderr(predicate::str::contains("gone"))
+        .stderr(predicate::str::contains("which does not exist"));
+}
+
+#[test]
+fn help_version_and_man_to_a_full_disk_are_errors() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full");
+        return;
+    }
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["man"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = Process::new(cargo_bin("simulate"))
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn help_and_man_page_document_the_signals_and_only_existing_pages() {
+    let help = simulate().arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(help.contains("SIGHUP"), "{help}");
+    let threads = help.split("--threads").nth(1).unwrap();
+    assert!(threads.contains("timeline"), "--threads: {threads}");
+    let runs = help.split("--runs").nth(1).unwrap();
+    assert!(runs.contains("timeline"), "--runs: {runs}");
+    let man = simulate().arg("man").assert().success();
+    let man = String::from_utf8(man.get_output().stdout.clone()).unwrap();
+    for missing in [
+        "simulate\\-completions(1)",
+        "simulate\\-man(1)",
+        "simulate\\-help(1)",
+    ] {
+        assert!(!man.contains(missing), "the man page names {missing}");
+    }
+    let synopsis = man.split(".SH SYNOPSIS").nth(1).unwrap();
+    let synopsis = synopsis.split(".SH").next().unwrap();
+    for value in [
+        "\\-\\-p\\fR \\fILIST\\fR",
+        "\\-\\-out\\fR \\fIDIR\\fR",
+        "completions\\fR \\fISHELL",
+    ] {
+        assert!(synopsis.contains(value), "{value} not in {synopsis}");
+    }
+    assert!(man.contains("SIGHUP"));
 }
