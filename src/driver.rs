@@ -172,9 +172,18 @@ fn write_and_tell(
             );
         }
     };
+    let leftover = |staging: &Path, error: &std::io::Error| {
+        eprintln!(
+            "warning: cannot remove the staging folder {} ({error}); remove it, or the next \
+             run into {} will once it can",
+            staging.display(),
+            out_dir.display()
+        );
+    };
     let hooks = output::Hooks {
         interrupted: &signals::interrupted,
         waiting: &waiting,
+        leftover: &leftover,
     };
     let set = output::FileSet {
         kind,

@@ -15,7 +15,8 @@
 //! the files the last run of that kind wrote, and a file listed there that the new run does not
 //! write (e.g. `ttl_sweep.csv` once a scenario drops its sweep) is removed with the renames.
 //! No other file in the output folder is ever touched. (A power cut or `kill -9` in the middle
-//! of the renames can still leave a mix; its staging folder is removed by the next run.)
+//! of the renames can still leave a mix; its staging folder is removed by the next run. So is
+//! one that could not be removed, e.g. in an append-only folder; the caller hears of it.)
 //! Nothing is forced to disk with `fsync`: that guards against a power cut, not against a
 //! failed run, and a dozen of them would cost more than the article's whole simulation.
 
@@ -131,6 +132,9 @@ pub struct Hooks<'a> {
     pub interrupted: &'a dyn Fn() -> bool,
     /// Called once if another run holds the folder's lock and this one has to wait.
     pub waiting: &'a dyn Fn(),
+    /// Called if this run's staging folder cannot be removed (e.g. in an append-only
+    /// folder), with the folder and the error; the next run into the folder removes it.
+    pub leftover: &'a dyn Fn(&Path, &std::io::Error),
 }
 
 /// Writes `set` into `folder` (created if missing); returns the paths written, in order.
@@ -312,8 +316,26 @@ fn write_locked(
         .prefix(STAGING_PREFIX)
         .tempdir_in(folder)
         .map_err(stage_error)?;
+    let result = stage_and_commit(folder, set, hooks, &staging);
+    let path = staging.path().to_path_buf();
+    if let Err(error) = staging.close() {
+        (hooks.leftover)(&path, &error);
+    }
+    result
+}
+
+/// Stages every file into `staging`, then puts them in place.
+fn stage_and_commit(
+    folder: &Path,
+    set: FileSet<'_>,
+    hooks: &Hooks<'_>,
+    staging: &TempDir,
+) -> Result<Vec<PathBuf>, OutputError> {
     let previous = staging.path().join("previous");
-    std::fs::create_dir(&previous).map_err(stage_error)?;
+    std::fs::create_dir(&previous).map_err(|source| OutputError::Stage {
+        path: folder.to_path_buf(),
+        source,
+    })?;
     let interrupted = || OutputError::Interrupted {
         path: folder.to_path_buf(),
     };
@@ -325,7 +347,7 @@ fn write_locked(
         .map(|file| (file.name, file.bytes.as_slice()))
         .chain([(manifest_name.as_str(), manifest.as_slice())]);
     for (name, bytes) in staged {
-        stage(&staging, name, bytes).map_err(|source| OutputError::Write {
+        stage(staging, name, bytes).map_err(|source| OutputError::Write {
             path: folder.join(name),
             source,
         })?;
@@ -336,7 +358,7 @@ fn write_locked(
     let mut steps: Vec<Step> = set.files.iter().map(|file| Step::Put(file.name)).collect();
     steps.extend(left_over(folder, set).into_iter().map(Step::Remove));
     steps.push(Step::Put(&manifest_name));
-    let replaced = commit(&staging, &previous, folder, &steps)?;
+    let replaced = commit(staging, &previous, folder, &steps)?;
     Ok(replaced
         .into_iter()
         .take(set.files.len())
@@ -469,6 +491,7 @@ mod tests {
         let hooks = Hooks {
             interrupted: &|| stop,
             waiting: &|| {},
+            leftover: &|path, error| panic!("{} left: {error}", path.display()),
         };
         write_all(folder, set, &hooks)
     }

@@ -1053,3 +1053,57 @@ fn help_and_man_page_document_the_signals_and_only_existing_pages() {
     }
     assert!(man.contains("SIGHUP"));
 }
+
+/// Makes a folder append-only (`chattr +a`: entries can be added, not removed or replaced)
+/// and undoes it on drop. Root only.
+struct AppendOnly<'a>(&'a Path);
+
+impl Drop for AppendOnly<'_> {
+    fn drop(&mut self) {
+        let _ = Process::new("chattr").arg("-a").arg(self.0).status();
+    }
+}
+
+#[test]
+fn an_append_only_folder_leaves_a_named_staging_folder_that_a_later_run_removes() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: `chattr +a` needs root (as in CI)");
+        return;
+    }
+    let out = tempfile::Builder::new()
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let status = Process::new("chattr").arg("+a").arg(out.path()).status();
+    assert!(
+        matches!(status, Ok(status) if status.success()),
+        "as root, this test needs `chattr +a` on {}: {status:?}",
+        out.path().display()
+    );
+    let append_only = AppendOnly(out.path());
+    // New files can be added, but the staging folder cannot be removed: the run says so.
+    let args = ["--quiet", "--requests", "50", "--out"];
+    simulate()
+        .args(args)
+        .arg(out.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("cannot remove the staging folder"));
+    assert!(
+        names_in(out.path())
+            .iter()
+            .any(|name| name.starts_with(".simulate-staging-")),
+        "{:?}",
+        names_in(out.path())
+    );
+    drop(append_only);
+    simulate()
+        .args(args)
+        .arg(out.path())
+        .assert()
+        .success()
+        .stderr("");
+    let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
+    expected.push(ARTICLE_MANIFEST);
+    expected.sort_unstable();
+    assert_eq!(names_in(out.path()), expected);
+}
