@@ -215,11 +215,9 @@ pub fn summarise(results: &ArticleResults) -> Vec<MetricSummary> {
     let model = &results.model;
     let per_run = model.ack_loss.len();
     let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (index, &p) in model.ack_loss.iter().enumerate() {
-        if model.ack_loss[..index]
-            .iter()
-            .any(|q| q.to_bits() == p.to_bits())
-        {
+        if !seen.insert(p.to_bits()) {
             continue;
         }
         let points: Vec<&PointResult> = (0..model.runs as usize)
@@ -297,6 +295,15 @@ fn summarise_metric(
         closed_form: expected.mean,
         z_score,
     }
+}
+
+/// Rows per p in [`summarise`]'s output: every server, every metric.
+pub const ROWS_PER_P: usize = ServerKind::ALL.len() * Metric::ALL.len();
+
+/// [`summarise`]'s rows cut into one slice per p (in order), for lookups that do not search
+/// every row.
+pub fn by_p(rows: &[MetricSummary]) -> std::slice::Chunks<'_, MetricSummary> {
+    rows.chunks(ROWS_PER_P)
 }
 
 /// The summary of `metric` for `server` at `p` (by bits), if `rows` has it.

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::table;
 use crate::model::article::ArticleResults;
 use crate::model::article::server::ServerKind;
-use crate::model::article::summary::{Metric, MetricSummary, find};
+use crate::model::article::summary::{Metric, MetricSummary, by_p, find};
 use crate::report::format::{grouped, shortest};
 
 /// `report.md` as bytes.
@@ -131,17 +131,6 @@ fn observed(row: &MetricSummary, format: &dyn Fn(f64) -> String) -> String {
     )
 }
 
-/// Each p once, in the order first given (as the summary reports them).
-fn distinct_p(results: &ArticleResults) -> Vec<f64> {
-    let ack_loss = &results.model.ack_loss;
-    ack_loss
-        .iter()
-        .enumerate()
-        .filter(|&(index, p)| !ack_loss[..index].iter().any(|q| q.to_bits() == p.to_bits()))
-        .map(|(_, &p)| p)
-        .collect()
-}
-
 fn summary_table(text: &mut String, results: &ArticleResults, summary: &[MetricSummary]) {
     let model = &results.model;
     let method = if model.runs > 1 {
@@ -165,8 +154,9 @@ fn summary_table(text: &mut String, results: &ArticleResults, summary: &[MetricS
     let plain = ServerKind::NonIdempotent;
     let per_10k = |value: f64| tenths(value * 10_000.0);
     let four = |value: f64| format!("{value:.4}");
-    for p in distinct_p(results) {
-        let row = |metric| find(summary, p, plain, metric).expect("every metric is summarised");
+    for rows_at_p in by_p(summary) {
+        let p = rows_at_p[0].ack_loss;
+        let row = |metric| find(rows_at_p, p, plain, metric).expect("every metric is summarised");
         let double = row(Metric::DoubleChargeRate);
         let extra = row(Metric::ExtraChargesPerRequest);
         let deliveries = row(Metric::DeliveriesPerRequest);
@@ -260,10 +250,12 @@ struct AtHighestP<'a> {
 
 impl<'a> AtHighestP<'a> {
     fn new(results: &ArticleResults, summary: &'a [MetricSummary]) -> Self {
-        let highest_p = distinct_p(results)
-            .into_iter()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let row = |server, metric| find(summary, highest_p, server, metric).expect("summarised");
+        let rows_at_highest = by_p(summary)
+            .max_by(|left, right| left[0].ack_loss.total_cmp(&right[0].ack_loss))
+            .expect("at least one p");
+        let highest_p = rows_at_highest[0].ack_loss;
+        let row =
+            |server, metric| find(rows_at_highest, highest_p, server, metric).expect("summarised");
         let plain = ServerKind::NonIdempotent;
         Self {
             p: shortest(highest_p),
