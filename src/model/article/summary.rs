@@ -158,7 +158,8 @@ pub fn count_score_interval(
 pub enum IntervalMethod {
     /// Wilson score interval on the count pooled over all runs (proportions).
     Wilson,
-    /// Student-t interval across the runs' means, `runs - 1` degrees of freedom (means, 2+ runs).
+    /// Student-t interval across the runs' means, `runs - 1` degrees of freedom, cut to the
+    /// values a request can take (means, 2+ runs).
     StudentT,
     /// Score interval on the counts of a single run (means): the run's total, above the
     /// smallest value a request can contribute, as successes out of `requests · (largest -
@@ -262,7 +263,16 @@ fn summarise_metric(
             IntervalMethod::Wilson,
         )
     } else if points.len() >= 2 {
-        (stats::t_interval(&run_means), IntervalMethod::StudentT)
+        // The expectation lies between the smallest and largest possible values, so the part of
+        // a t interval beyond them (a few runs with a large spread) can be cut off without
+        // changing its coverage.
+        let t = stats::t_interval(&run_means);
+        let (smallest, largest) = (bounds.0 as f64, bounds.1 as f64);
+        let interval = Interval {
+            low: t.low.clamp(smallest, largest),
+            high: t.high.clamp(smallest, largest),
+        };
+        (interval, IntervalMethod::StudentT)
     } else {
         (
             count_score_interval(total, trials, bounds, per_request),
