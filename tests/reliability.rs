@@ -478,11 +478,11 @@ fn sizes_that_overflow_or_exceed_memory_are_refused_before_running() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("does not fit in 64 bits"));
-    // 10^15 requests x 128 bytes = 1.28e17 bytes = 113.7 PiB.
+    // 10^15 requests x 160 bytes (+ 16 MiB and 3 results) = 1.6e17 bytes = 142.1 PiB.
     simulate()
         .args(["--requests", "1000000000000000", "--engine", "servers"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("113.7 PiB"));
+        .stderr(predicate::str::contains("142.1 PiB"));
 }
