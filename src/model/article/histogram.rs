@@ -115,7 +115,7 @@ impl AttemptHistogram {
     }
 
     /// What a server of `kind` does with these deliveries, aggregated: the same counts the
-    /// servers of [`crate::server`] produce delivery by delivery (tests check it for many
+    /// servers of [`crate::model::article::server`] produce delivery by delivery (tests check it for many
     /// seeds, sizes and probabilities), computed in `O(max_retries)`.
     ///
     /// The non-idempotent server charges each of a request's `a` deliveries, so a request is
