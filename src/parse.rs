@@ -110,7 +110,7 @@ pub fn ack_loss_list(text: &str) -> Result<AckLossList, String> {
 pub fn check_value_count(count: usize) -> Result<(), String> {
     if count > MAX_ACK_LOSS_VALUES {
         Err(format!(
-            "more than {MAX_ACK_LOSS_VALUES} probabilities: use a coarser step"
+            "more than {MAX_ACK_LOSS_VALUES} probabilities: give fewer values or a coarser step"
         ))
     } else {
         Ok(())

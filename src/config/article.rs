@@ -156,7 +156,7 @@ fn file_ack_loss(value: toml::Value, origin: Origin) -> Result<Vec<f64>, ConfigE
             .map(|AckLossList(values)| values)
             .map_err(|reason| invalid(format!("{:?}", parse::echo(&text)), reason)),
         toml::Value::Array(items) => {
-            let whole = |reason| invalid(format!("an array of {} values", items.len()), reason);
+            let whole = |reason| invalid(format!("[{} values]", items.len()), reason);
             parse::check_value_count(items.len()).map_err(whole)?;
             let values = items
                 .iter()
