@@ -38,29 +38,29 @@ pub struct Cli {
 
     /// ACK-loss probabilities: comma-separated values in [0, 1] and ranges START:STOP:STEP
     /// (STOP included, built from decimal steps) [default: 0.01,0.05,0.10]
-    #[arg(long = "p", value_name = "LIST", value_parser = parse::ack_loss_list, allow_hyphen_values = true)]
+    #[arg(long = "p", value_name = "LIST", value_parser = parse::capped(parse::ack_loss_list), allow_hyphen_values = true)]
     pub ack_loss: Option<AckLossList>,
 
     /// Seed of numpy's default_rng (0 to 2^64-1) [default: 42]
-    #[arg(long, value_name = "N", value_parser = parse::seed, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::seed), allow_hyphen_values = true)]
     pub seed: Option<u64>,
 
     /// Payment requests per run [default: 10000]
-    #[arg(long, value_name = "N", value_parser = parse::requests, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::requests), allow_hyphen_values = true)]
     pub requests: Option<u64>,
 
     /// Retries a client makes at most after its first send [default: 20]
-    #[arg(long, value_name = "N", value_parser = parse::max_retries, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::max_retries), allow_hyphen_values = true)]
     pub max_retries: Option<u32>,
 
     /// Payments per run and scenario of a timeline scenario file (see --config) [default: the
     /// file's `payments`, else 10000]
-    #[arg(long, value_name = "N", value_parser = parse::payments, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::payments), allow_hyphen_values = true)]
     pub payments: Option<u64>,
 
     /// Independent replications of every p (or of every scenario of a timeline scenario file);
     /// run 0 is the article's run [default: 1]
-    #[arg(long, value_name = "K", value_parser = parse::runs, allow_hyphen_values = true)]
+    #[arg(long, value_name = "K", value_parser = parse::capped(parse::runs), allow_hyphen_values = true)]
     pub runs: Option<u32>,
 
     /// Folder the CSV files and charts are written to (created if missing) [default: output]
@@ -74,7 +74,7 @@ pub struct Cli {
     pub config: Option<PathBuf>,
 
     /// Worker threads of the fast engine or of a timeline scenario file [default: all cores]
-    #[arg(long, value_name = "N", value_parser = parse::threads, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::threads), allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     /// How the model is computed: `fast` (constant memory, all cores) or `servers` (the

@@ -162,11 +162,11 @@ fn sigterm_stops_a_background_job_that_ignores_sigint_cleanly() {
 
 #[test]
 fn sigterm_leaves_the_previous_outputs_intact_and_long_runs_are_announced() {
-    // 10^15 requests at p up to 0.1 make 1 + 0.1 + 0.01 + ... = 1.111 walks each; at 5e8
-    // per second on one thread: 2.22e6 s, 25.7 days.
+    // 10^15 requests at p up to 0.1: first draws at 7e8 per second on one thread (1.43e6 s)
+    // and 0.1 + 0.01 + ... = 0.111 retries each at 1e8 per second (1.11e6 s): 29.4 days.
     let stderr = interrupted_by(Signal::SIGTERM, "1000000000000000", false);
     assert!(
-        stderr.contains("warning: this run is estimated to take about 26 days on 1 thread"),
+        stderr.contains("warning: this run is estimated to take about 29 days on 1 thread"),
         "{stderr}"
     );
 }
@@ -476,13 +476,13 @@ fn sizes_that_overflow_or_exceed_memory_are_refused_before_running() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("does not fit in 64 bits"));
-    // 10^15 requests x 128 bytes = 1.28e17 bytes = 113.7 PiB.
+    // 10^15 requests x 160 bytes (+ 16 MiB and 3 results) = 1.6e17 bytes = 142.1 PiB.
     simulate()
         .args(["--requests", "1000000000000000", "--engine", "servers"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("113.7 PiB"));
+        .stderr(predicate::str::contains("142.1 PiB"));
 }
 
 /// Writes `text` into `name` inside `folder`; returns the path.
