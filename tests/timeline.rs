@@ -67,11 +67,13 @@ fn the_same_key_burst_reproduces_the_companion_table() {
         assert!(out.path().join(name).exists(), "{name} missing");
     }
     let csv = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
-    assert!(csv.starts_with("run,scenario,strategy,seed,payments,copies,max_retries,attempts,"));
+    assert!(csv.starts_with(
+        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,payments,attempts,"
+    ));
     // unique_key, concurrent: copies 1-3 arrive while the key is in flight (at 4, 7, 10 ms)
     // and get 409; each asks again 20 ms later and gets the stored response.
     assert!(
-        csv.contains("0,concurrent,unique_key,42,1,10,5,13,13,1,0,0,9,3,1,0,0,"),
+        csv.contains("0,concurrent,unique_key,42,10,5,,1,13,13,1,0,0,9,3,1,0,0,"),
         "{csv}"
     );
 }
@@ -345,6 +347,18 @@ fn json_prints_the_companion_charges_for_scripts() {
     let concurrent = charges("concurrent");
     assert_eq!((concurrent[0], concurrent[2]), (10, 1));
     assert!(concurrent[1] > 1, "{concurrent:?}");
+    // Numbers are JSON numbers: a sequential copy's first success is received at 12 ms (1 ms
+    // there, 10 ms processing, 1 ms back); no TTL is `null`.
+    for row in json["results"].as_array().unwrap() {
+        for key in ["latency_p50_ms", "latency_p95_ms", "latency_p99_ms"] {
+            assert!(row[key].is_f64(), "{key}: {}", row[key]);
+        }
+        assert!(row["key_ttl_ms"].is_null(), "{}", row["key_ttl_ms"]);
+    }
+    let first = &json["results"][0];
+    assert_eq!(first["scenario"], "sequential");
+    let p50 = first["latency_p50_ms"].as_f64().unwrap();
+    assert!((12.0..=12.0 * 1.047).contains(&p50), "{p50}");
     // `files` lists exactly what the run wrote.
     let mut listed: Vec<String> = json["files"]
         .as_array()

@@ -15,6 +15,7 @@
 //! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
 
 pub mod backoff;
+pub mod counters;
 pub mod distribution;
 pub mod latency;
 pub mod simulation;
@@ -25,6 +26,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 pub use backoff::Backoff;
+pub use counters::Counters;
 pub use distribution::Distribution;
 pub use latency::LatencyHistogram;
 use simulation::{LifecycleDraws, PaymentDraws, Simulator};
@@ -340,46 +342,8 @@ impl Span {
 /// What one strategy did with all payments of one run and scenario.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StrategyTally {
-    /// Payments simulated.
-    pub payments: u64,
-    /// Attempts the clients sent: first sends of every copy plus retries.
-    pub attempts: u64,
-    /// Attempts that reached the server.
-    pub deliveries: u64,
-    /// Charges the server made.
-    pub charges: u64,
-    /// Payments charged two or more times.
-    pub double_charged_payments: u64,
-    /// Charges beyond one per payment.
-    pub extra_charges: u64,
-    /// Deliveries answered with the stored response (prevented duplicates).
-    pub replays: u64,
-    /// Deliveries answered 409 Conflict (key in flight).
-    pub conflicts: u64,
-    /// Payments for which some copy got a success response.
-    pub succeeded: u64,
-    /// Payments charged although no copy got a success response: the customer was told the
-    /// payment failed (its clients gave up, or got a 422) but was charged.
-    pub gave_up_charged: u64,
-    /// Payments with no success response that were never charged.
-    pub gave_up_not_charged: u64,
-    /// Payments told they succeeded although no charge was made with the body the success
-    /// answered: a success for another body replayed, or a 200 to a duplicate whose first
-    /// processing failed.
-    pub told_succeeded_not_charged: u64,
-    /// Deliveries answered 422 because their body did not match the key's fingerprint.
-    pub rejected_mismatches: u64,
-    /// Deliveries answered with the stored response of another body (no fingerprint).
-    pub wrong_replays: u64,
-    /// Processings that failed with a 500 and charged nothing.
-    pub server_errors: u64,
-    /// Deliveries answered 500 without processing: a stored failure replayed, or a duplicate
-    /// answered 500.
-    pub errors_replayed: u64,
-    /// Deliveries processed again after a failure that was not stored.
-    pub errors_retried: u64,
-    /// Charges made by deliveries that arrived after their key had been pruned.
-    pub expired_key_charges: u64,
+    /// The counters, summed over the payments.
+    pub counts: Counters,
     /// Client latency to the final outcome, per payment.
     pub latency: LatencyHistogram,
     /// The simulated time the payments took.
@@ -388,26 +352,7 @@ pub struct StrategyTally {
 
 impl StrategyTally {
     fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
-        self.payments += 1;
-        self.attempts += outcome.attempts;
-        self.deliveries += outcome.deliveries;
-        self.charges += outcome.charges;
-        self.double_charged_payments += u64::from(outcome.charges >= 2);
-        self.extra_charges += outcome.charges.saturating_sub(1);
-        self.replays += outcome.replays;
-        self.conflicts += outcome.conflicts;
-        match (outcome.succeeded, outcome.charges > 0) {
-            (true, _) => self.succeeded += 1,
-            (false, true) => self.gave_up_charged += 1,
-            (false, false) => self.gave_up_not_charged += 1,
-        }
-        self.told_succeeded_not_charged += u64::from(outcome.told_succeeded_not_charged);
-        self.rejected_mismatches += outcome.rejected_mismatches;
-        self.wrong_replays += outcome.wrong_replays;
-        self.server_errors += outcome.server_errors;
-        self.errors_replayed += outcome.errors_replayed;
-        self.errors_retried += outcome.errors_retried;
-        self.expired_key_charges += outcome.expired_key_charges;
+        self.counts += outcome.counts;
         self.latency.record(outcome.latency_ms);
         let latency_us = microseconds(outcome.latency_ms);
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
@@ -415,32 +360,10 @@ impl StrategyTally {
 
     /// Adds the tally of the payments that come after these.
     fn then(mut self, later: &StrategyTally) -> StrategyTally {
-        self.payments += later.payments;
-        self.attempts += later.attempts;
-        self.deliveries += later.deliveries;
-        self.charges += later.charges;
-        self.double_charged_payments += later.double_charged_payments;
-        self.extra_charges += later.extra_charges;
-        self.replays += later.replays;
-        self.conflicts += later.conflicts;
-        self.succeeded += later.succeeded;
-        self.gave_up_charged += later.gave_up_charged;
-        self.gave_up_not_charged += later.gave_up_not_charged;
-        self.told_succeeded_not_charged += later.told_succeeded_not_charged;
-        self.rejected_mismatches += later.rejected_mismatches;
-        self.wrong_replays += later.wrong_replays;
-        self.server_errors += later.server_errors;
-        self.errors_replayed += later.errors_replayed;
-        self.errors_retried += later.errors_retried;
-        self.expired_key_charges += later.expired_key_charges;
+        self.counts += later.counts;
         self.latency.merge(&later.latency);
         self.span = self.span.then(later.span);
         self
-    }
-
-    /// Deliveries per payment: the retry amplification.
-    pub fn deliveries_per_payment(&self) -> f64 {
-        self.deliveries as f64 / self.payments.max(1) as f64
     }
 }
 

@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{CopyMode, CopySpacing, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
+use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
@@ -321,32 +321,8 @@ struct Client {
 /// What happened to one payment under one strategy.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PaymentOutcome {
-    /// Attempts the clients sent (all copies, first sends and retries).
-    pub attempts: u64,
-    /// Attempts that reached the server.
-    pub deliveries: u64,
-    /// Charges the server made for the key.
-    pub charges: u64,
-    /// Deliveries answered with the stored response.
-    pub replays: u64,
-    /// Deliveries answered 409 Conflict.
-    pub conflicts: u64,
-    /// Whether some copy received a success response.
-    pub succeeded: bool,
-    /// Whether some copy accepted a success that no charge of its body backs.
-    pub told_succeeded_not_charged: bool,
-    /// Deliveries answered 422 (body mismatch, fingerprint on).
-    pub rejected_mismatches: u64,
-    /// Deliveries answered with the stored response of another body (fingerprint off).
-    pub wrong_replays: u64,
-    /// Processings that failed with a 500.
-    pub server_errors: u64,
-    /// Deliveries answered 500 without processing.
-    pub errors_replayed: u64,
-    /// Deliveries processed again after a failure that was not stored.
-    pub errors_retried: u64,
-    /// Charges by deliveries that arrived after the key had been pruned.
-    pub expired_key_charges: u64,
+    /// The payment's counters (`payments` is 1).
+    pub counts: Counters,
     /// From the first send to the first success response, or else to the last copy giving up
     /// (ms).
     pub latency_ms: f64,
@@ -425,6 +401,7 @@ impl Simulator {
         let mut pruned = false;
         let mut original_charges = 0u64;
         let mut accepted_replay_of_original = false;
+        let mut told_wrong_body = false;
 
         while let Some(Scheduled {
             time_ms: now,
@@ -440,7 +417,7 @@ impl Simulator {
                     client.waiting = Some(attempt);
                     let sample = draws.attempt(copy, attempt, scenario);
                     client.jitter = sample.jitter;
-                    outcome.attempts += 1;
+                    outcome.counts.attempts += 1;
                     let body = if attempt > 0
                         && draws.lifecycle.different_body(copy, attempt)
                             < client_policy.different_body_rate
@@ -477,7 +454,7 @@ impl Simulator {
                     back,
                     body,
                 } => {
-                    outcome.deliveries += 1;
+                    outcome.counts.deliveries += 1;
                     if keeps_key
                         && key.state != KeyState::Absent
                         && lifecycle
@@ -510,7 +487,7 @@ impl Simulator {
                                     _ => Answer::Replayed,
                                 };
                                 if mismatch && answer == Answer::Replayed {
-                                    outcome.wrong_replays += 1;
+                                    outcome.counts.wrong_replays += 1;
                                 }
                                 Some(answer)
                             }
@@ -520,7 +497,7 @@ impl Simulator {
                         None => {
                             let fails = !processed
                                 && draws.lifecycle.failure(copy, attempt) < lifecycle.error_rate;
-                            outcome.errors_retried += u64::from(unstored_failure);
+                            outcome.counts.errors_retried += u64::from(unstored_failure);
                             processed = true;
                             self.schedule(
                                 now + processing_ms,
@@ -536,10 +513,10 @@ impl Simulator {
                         }
                         Some(answer) => {
                             match answer {
-                                Answer::Replayed => outcome.replays += 1,
-                                Answer::Conflict => outcome.conflicts += 1,
-                                Answer::ServerError => outcome.errors_replayed += 1,
-                                Answer::Rejected => outcome.rejected_mismatches += 1,
+                                Answer::Replayed => outcome.counts.replays += 1,
+                                Answer::Conflict => outcome.counts.conflicts += 1,
+                                Answer::ServerError => outcome.counts.errors_replayed += 1,
+                                Answer::Rejected => outcome.counts.rejected_mismatches += 1,
                                 Answer::Charged => {}
                             }
                             self.respond(now, copy, attempt, back, answer, body);
@@ -555,7 +532,7 @@ impl Simulator {
                     after_expiry,
                 } => {
                     let answer = if fails {
-                        outcome.server_errors += 1;
+                        outcome.counts.server_errors += 1;
                         let stored = keeps_key && lifecycle.error_policy == ErrorPolicy::Store;
                         unstored_failure = !stored;
                         // A success stored meanwhile (a racing check_then_insert charge) stays.
@@ -570,9 +547,9 @@ impl Simulator {
                         }
                         Answer::ServerError
                     } else {
-                        outcome.charges += 1;
+                        outcome.counts.charges += 1;
                         original_charges += u64::from(body == Body::Original);
-                        outcome.expired_key_charges += u64::from(after_expiry);
+                        outcome.counts.expired_key_charges += u64::from(after_expiry);
                         if keeps_key {
                             if key.state == KeyState::Absent {
                                 key.created_ms = now;
@@ -609,7 +586,7 @@ impl Simulator {
                                 match body {
                                     // Each different body is unlike every other: nothing
                                     // charged it.
-                                    Body::Different => outcome.told_succeeded_not_charged = true,
+                                    Body::Different => told_wrong_body = true,
                                     Body::Original => accepted_replay_of_original = true,
                                 }
                             }
@@ -629,8 +606,16 @@ impl Simulator {
             }
         }
         debug_assert!(self.clients.iter().all(|client| client.done));
-        outcome.told_succeeded_not_charged |= accepted_replay_of_original && original_charges == 0;
-        outcome.succeeded = first_success_ms.is_some();
+        let counts = &mut outcome.counts;
+        let succeeded = first_success_ms.is_some();
+        counts.payments = 1;
+        counts.double_charged_payments = u64::from(counts.charges >= 2);
+        counts.extra_charges = counts.charges.saturating_sub(1);
+        counts.succeeded = u64::from(succeeded);
+        counts.gave_up_charged = u64::from(!succeeded && counts.charges > 0);
+        counts.gave_up_not_charged = u64::from(!succeeded && counts.charges == 0);
+        counts.told_succeeded_not_charged =
+            u64::from(told_wrong_body || (accepted_replay_of_original && original_charges == 0));
         outcome.latency_ms = first_success_ms.unwrap_or(last_give_up_ms);
         outcome
     }

@@ -234,7 +234,9 @@ fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> 
 /// with the number of payments charged twice or more.
 pub fn charges(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout.highest(|row| row.tally.charges as f64).max(1.0);
+    let highest = layout
+        .highest(|row| row.tally.counts.charges as f64)
+        .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
     svg(
@@ -248,7 +250,7 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     let x = layout.centre(row);
-                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
                     bar(x - half, x + half, 0.0, first, FIRST_CHARGE)
                 }))
                 .map_err(|e| e.to_string())?
@@ -257,12 +259,12 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     let x = layout.centre(row);
-                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
                     bar(
                         x - half,
                         x + half,
                         first,
-                        row.tally.charges as f64,
+                        row.tally.counts.charges as f64,
                         CHARGED_TWICE,
                     )
                 }))
@@ -273,18 +275,18 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
                     let x = layout.centre(row);
-                    let charges = row.tally.charges as f64;
+                    let charges = row.tally.counts.charges as f64;
                     [
                         value_label(
                             format!(
                                 "{} double-charged",
-                                grouped(row.tally.double_charged_payments)
+                                grouped(row.tally.counts.double_charged_payments)
                             ),
                             (x, charges + top * 0.005),
                             size - 2,
                         ),
                         value_label(
-                            match row.tally.charges {
+                            match row.tally.counts.charges {
                                 1 => "1 charge".to_string(),
                                 n => format!("{} charges", grouped(n)),
                             },
@@ -309,10 +311,10 @@ pub fn outcomes(results: &TimelineResults) -> String {
     let per = 10_000.0;
     let failed = |row: &TimelineRow| {
         let tally = &row.tally;
-        let whole = tally.payments.max(1) as f64;
+        let whole = tally.counts.payments.max(1) as f64;
         (
-            tally.gave_up_charged as f64 * per / whole,
-            tally.gave_up_not_charged as f64 * per / whole,
+            tally.counts.gave_up_charged as f64 * per / whole,
+            tally.counts.gave_up_not_charged as f64 * per / whole,
         )
     };
     let highest = layout.highest(|row| {
@@ -370,19 +372,20 @@ pub fn outcomes(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
                     let tally = &row.tally;
-                    let percent = |count: u64| count as f64 * 100.0 / tally.payments.max(1) as f64;
+                    let percent =
+                        |count: u64| count as f64 * 100.0 / tally.counts.payments.max(1) as f64;
                     let x = layout.centre(row);
                     let (charged, not_charged) = failed(row);
                     let above = charged + not_charged + line * 0.3;
                     [
                         coloured_label(
-                            format!("{:.2}% paid", percent(tally.gave_up_charged)),
+                            format!("{:.2}% paid", percent(tally.counts.gave_up_charged)),
                             (x, above),
                             12,
                             CHARGED_TWICE,
                         ),
                         coloured_label(
-                            format!("{:.2}% ok", percent(tally.succeeded)),
+                            format!("{:.2}% ok", percent(tally.counts.succeeded)),
                             (x, above + line),
                             12,
                             ABSORBED,
@@ -518,28 +521,30 @@ type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
 pub fn answers(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout.highest(|row| row.tally.deliveries as f64).max(1.0);
+    let highest = layout
+        .highest(|row| row.tally.counts.deliveries as f64)
+        .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
     let parts: [AnswerPart; 7] = [
         (FIRST_CHARGE, "processed and charged", |row| {
-            row.tally.charges
+            row.tally.counts.charges
         }),
         (CHARGED_TWICE, "processed, failed with a 500", |row| {
-            row.tally.server_errors
+            row.tally.counts.server_errors
         }),
         (ABSORBED, "success replayed (200 to a duplicate)", |row| {
-            row.tally.replays - row.tally.wrong_replays
+            row.tally.counts.replays - row.tally.counts.wrong_replays
         }),
         (CHECKED, "wrong replay: another body's response", |row| {
-            row.tally.wrong_replays
+            row.tally.counts.wrong_replays
         }),
-        (CONFLICTED, "409 Conflict", |row| row.tally.conflicts),
+        (CONFLICTED, "409 Conflict", |row| row.tally.counts.conflicts),
         (FAILED, "500 replayed or answered to a duplicate", |row| {
-            row.tally.errors_replayed
+            row.tally.counts.errors_replayed
         }),
         (REJECTED, "422: another body under the key", |row| {
-            row.tally.rejected_mismatches
+            row.tally.counts.rejected_mismatches
         }),
     ];
     svg(
@@ -571,10 +576,13 @@ pub fn answers(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     value_label(
-                        format!("{:.2} per payment", row.tally.deliveries_per_payment()),
+                        format!(
+                            "{:.2} per payment",
+                            row.tally.counts.deliveries_per_payment()
+                        ),
                         (
                             layout.centre(row),
-                            row.tally.deliveries as f64 + top * 0.005,
+                            row.tally.counts.deliveries as f64 + top * 0.005,
                         ),
                         size - 1,
                     )

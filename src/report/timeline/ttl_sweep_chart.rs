@@ -37,7 +37,7 @@ pub fn ttl_sweep(results: &TimelineResults) -> String {
     let high = 10f64.powf((longest * 1.5).log10().ceil());
     let highest = sweep
         .iter()
-        .map(|row| row.tally.double_charged_payments)
+        .map(|row| row.tally.counts.double_charged_payments)
         .max()
         .unwrap_or(0)
         .max(1) as f64;
@@ -98,7 +98,12 @@ pub fn ttl_sweep(results: &TimelineResults) -> String {
                     let points: Vec<(f64, f64)> = sweep
                         .iter()
                         .filter(|row| row.scenario == index && row.strategy == strategy)
-                        .map(|row| (row.key_ttl_ms, row.tally.double_charged_payments as f64))
+                        .map(|row| {
+                            (
+                                row.key_ttl_ms,
+                                row.tally.counts.double_charged_payments as f64,
+                            )
+                        })
                         .collect();
                     let base = colour(strategy);
                     let shade = if index % 2 == 1 {
