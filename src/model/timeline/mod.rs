@@ -17,10 +17,9 @@
 pub mod backoff;
 pub mod counters;
 pub mod distribution;
+pub mod draws;
 pub mod latency;
 pub mod simulation;
-
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -29,10 +28,11 @@ pub use backoff::Backoff;
 pub use counters::Counters;
 pub use distribution::Distribution;
 pub use latency::LatencyHistogram;
-use simulation::{LifecycleDraws, PaymentDraws, Simulator};
+use draws::{LifecycleDraws, PaymentDraws};
+use simulation::Simulator;
 
 use super::{Interrupted, Progress};
-use crate::rng::{PcgState, SeedSequence};
+use crate::rng::{Jump, PcgState, SeedSequence};
 
 /// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -511,7 +511,8 @@ impl Streams {
 }
 
 /// The tallies of `strategies` (in that order) over `payments` payments of one scenario
-/// whose streams start at `streams`, on the current rayon pool.
+/// whose streams start at `streams`, on the current rayon pool. Stops soon after `progress`
+/// asks: every payment looks at the flag, and the remaining chunks are skipped.
 pub fn simulate_scenario(
     scenario: &Scenario,
     strategies: &[Strategy],
@@ -519,67 +520,101 @@ pub fn simulate_scenario(
     payments: u64,
     progress: &dyn Progress,
 ) -> Result<Vec<StrategyTally>, Interrupted> {
-    let copies = scenario.arrivals.copies;
-    let max_retries = scenario.client.max_retries;
-    let start = streams.attempts;
-    let stride = PaymentDraws::stride(copies, max_retries);
-    let payment_jump = start.jump(stride);
-    let lifecycle_stride = LifecycleDraws::stride(copies, max_retries);
-    let needs_lifecycle = scenario.needs_lifecycle_draws();
+    let chunks = ChunkWalker::new(scenario, streams);
     let empty = || vec![StrategyTally::default(); strategies.len()];
     let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
-        earlier
+        Ok(earlier
             .into_iter()
             .zip(&later)
             .map(|(earlier, later)| earlier.then(later))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>())
     };
-    let stopped = AtomicBool::new(false);
-    let chunks = payments.div_ceil(CHUNK_PAYMENTS);
-    let tallies = (0..chunks)
+    (0..payments.div_ceil(CHUNK_PAYMENTS))
         .into_par_iter()
         .map(|chunk| {
-            let mut tallies = empty();
-            if stopped.load(Ordering::Relaxed) || progress.should_stop() {
-                stopped.store(true, Ordering::Relaxed);
-                return tallies;
-            }
             let first = chunk * CHUNK_PAYMENTS;
             let len = CHUNK_PAYMENTS.min(payments - first);
-            let mut stream = start;
-            stream.advance(u128::from(first) * stride);
-            let mut lifecycle_stream = streams.lifecycle;
-            let mut simulator = Simulator::default();
-            let mut draws = PaymentDraws::new(&start, copies, max_retries);
-            if needs_lifecycle {
-                lifecycle_stream.advance(u128::from(first) * lifecycle_stride);
-            }
-            for _ in 0..len {
-                draws.read(&stream);
-                stream.apply(&payment_jump);
-                if needs_lifecycle {
-                    draws.lifecycle.read(&mut lifecycle_stream);
-                }
-                let gap_us = match scenario.arrivals.process {
-                    ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
-                        -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
-                    )),
-                    ArrivalProcess::Burst => Some(0),
-                    ArrivalProcess::Sequential => None,
-                };
-                for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                    let outcome = simulator.run(scenario, strategy, &mut draws);
-                    tally.record(&outcome, gap_us);
-                }
-            }
+            let tallies = chunks.simulate(first, len, strategies, progress)?;
             progress.advance(len);
-            tallies
+            Ok(tallies)
         })
-        .reduce(empty, merge);
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
+        .try_reduce(empty, merge)
+}
+
+/// Simulates chunks of consecutive payments of one scenario from their places in the streams.
+struct ChunkWalker<'a> {
+    scenario: &'a Scenario,
+    streams: Streams,
+    /// Draws per payment in the attempts' stream, and the jump over them.
+    stride: u128,
+    payment_jump: Jump,
+    /// Draws per payment in the lifecycle stream; 0 when the scenario needs none.
+    lifecycle_stride: u128,
+}
+
+impl<'a> ChunkWalker<'a> {
+    fn new(scenario: &'a Scenario, streams: Streams) -> Self {
+        let copies = scenario.arrivals.copies;
+        let max_retries = scenario.client.max_retries;
+        let stride = PaymentDraws::stride(copies, max_retries);
+        Self {
+            scenario,
+            streams,
+            stride,
+            payment_jump: streams.attempts.jump(stride),
+            lifecycle_stride: if scenario.needs_lifecycle_draws() {
+                LifecycleDraws::stride(copies, max_retries)
+            } else {
+                0
+            },
+        }
     }
-    Ok(tallies)
+
+    /// The gap to the next payment's start (µs), `None` for sequential arrivals.
+    fn gap_us(&self, draws: &PaymentDraws) -> Option<u64> {
+        match self.scenario.arrivals.process {
+            ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
+                -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
+            )),
+            ArrivalProcess::Burst => Some(0),
+            ArrivalProcess::Sequential => None,
+        }
+    }
+
+    /// The tallies of payments `first..first + len` under every strategy.
+    fn simulate(
+        &self,
+        first: u64,
+        len: u64,
+        strategies: &[Strategy],
+        progress: &dyn Progress,
+    ) -> Result<Vec<StrategyTally>, Interrupted> {
+        let scenario = self.scenario;
+        let mut tallies = vec![StrategyTally::default(); strategies.len()];
+        let mut stream = self.streams.attempts;
+        stream.advance(u128::from(first) * self.stride);
+        let mut lifecycle_stream = self.streams.lifecycle;
+        lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
+        let mut simulator = Simulator::default();
+        let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
+        let mut draws = PaymentDraws::new(&self.streams.attempts, copies, max_retries);
+        for _ in 0..len {
+            if progress.should_stop() {
+                return Err(Interrupted);
+            }
+            draws.read(&stream);
+            stream.apply(&self.payment_jump);
+            if self.lifecycle_stride > 0 {
+                draws.lifecycle.read(&mut lifecycle_stream);
+            }
+            let gap_us = self.gap_us(&draws);
+            for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
+                let outcome = simulator.run(scenario, strategy, &mut draws, progress)?;
+                tally.record(&outcome, gap_us);
+            }
+        }
+        Ok(tallies)
+    }
 }
 
 #[cfg(test)]

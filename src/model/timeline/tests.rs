@@ -730,14 +730,14 @@ fn a_payment_reads_exactly_its_stride_of_lifecycle_draws() {
         .lifecycle_seed_sequence(0)
         .pcg_state();
     let mut read = start;
-    let mut draws = simulation::LifecycleDraws::new(copies, max_retries);
+    let mut draws = draws::LifecycleDraws::new(copies, max_retries);
     for _ in 0..5 {
         draws.read(&mut read);
     }
     let mut jumped = start;
-    jumped.advance(5 * simulation::LifecycleDraws::stride(copies, max_retries));
+    jumped.advance(5 * draws::LifecycleDraws::stride(copies, max_retries));
     // 3 copies × 5 attempts × 2 draws.
-    assert_eq!(simulation::LifecycleDraws::stride(copies, max_retries), 30);
+    assert_eq!(draws::LifecycleDraws::stride(copies, max_retries), 30);
     assert_eq!(read, jumped);
 }
 
