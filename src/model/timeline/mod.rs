@@ -22,21 +22,19 @@ pub mod latency;
 pub mod simulation;
 
 use rayon::prelude::*;
-use serde::Deserialize;
 
 pub use backoff::Backoff;
 pub use counters::Counters;
 pub use distribution::Distribution;
-pub use latency::LatencyHistogram;
 use draws::{LifecycleDraws, PaymentDraws};
+pub use latency::LatencyHistogram;
 use simulation::Simulator;
 
 use super::{Interrupted, Progress};
 use crate::rng::{Jump, PcgState, SeedSequence};
 
 /// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
     /// Level 0: every delivery is processed and charges.
     None,
@@ -56,7 +54,7 @@ impl Strategy {
         Strategy::UniqueKey,
     ];
 
-    /// The name in scenario files, CSV and charts.
+    /// Its name in reports (CSV, tables and charts).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::None => "none",
@@ -81,8 +79,7 @@ pub enum ArrivalProcess {
 }
 
 /// How a payment's copies (same key) are sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyMode {
     /// All within `copy_spread_ms` of the first, each on its own client (parallel threads).
     Concurrent,
@@ -91,8 +88,7 @@ pub enum CopyMode {
 }
 
 /// Where concurrent copies fall within their spread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopySpacing {
     /// Copy `c` of `n` at `c × spread / (n − 1)`.
     Even,
@@ -157,8 +153,7 @@ impl ClientPolicy {
 }
 
 /// What the server does with a first delivery that failed with a 500 (`[server] error_policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorPolicy {
     /// Stripe's behaviour: the 500 is stored under the key and replayed to every retry, which
     /// is not charged.
@@ -167,46 +162,20 @@ pub enum ErrorPolicy {
     Retry,
 }
 
-impl ErrorPolicy {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorPolicy::Store => "store",
-            ErrorPolicy::Retry => "retry",
-        }
-    }
-}
-
 /// How the server answers a duplicate: a delivery whose key is present with a matching body
 /// (`[server] duplicate_answer`; for a webhook receiver, a delivery of an event id it has
 /// seen).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DuplicateAnswer {
     /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
     Replay,
     /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
     /// acknowledges): the sender stops.
-    #[serde(rename = "ok_200")]
     Ok200,
     /// 409 Conflict, in flight or complete: the sender retries.
-    #[serde(rename = "conflict_409")]
     Conflict409,
     /// 500 Internal Server Error, in flight or complete: the sender retries.
-    #[serde(rename = "error_500")]
     Error500,
-}
-
-impl DuplicateAnswer {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            DuplicateAnswer::Replay => "replay",
-            DuplicateAnswer::Ok200 => "ok_200",
-            DuplicateAnswer::Conflict409 => "conflict_409",
-            DuplicateAnswer::Error500 => "error_500",
-        }
-    }
 }
 
 /// The life of a key on the server: expiry, body fingerprint, failures and duplicate answers.

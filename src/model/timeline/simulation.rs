@@ -553,9 +553,7 @@ impl PaymentRun<'_> {
         state.original_charges += u64::from(processing.body == Body::Original);
         state.counts.expired_key_charges += u64::from(processing.after_expiry);
         if self.strategy != Strategy::None {
-            state
-                .key
-                .store(KeyState::Complete, now, processing.body);
+            state.key.store(KeyState::Complete, now, processing.body);
         }
     }
 

@@ -16,7 +16,11 @@ type SweepChart<'a, 'b> =
 
 /// The x range: whole decades around every TTL of the sweep and every retry window.
 fn ttl_range(ttls: &[f64], windows: &[f64]) -> (f64, f64) {
-    let shortest = ttls.iter().chain(windows).copied().fold(f64::INFINITY, f64::min);
+    let shortest = ttls
+        .iter()
+        .chain(windows)
+        .copied()
+        .fold(f64::INFINITY, f64::min);
     let longest = ttls.iter().chain(windows).copied().fold(0.0, f64::max);
     let low = 10f64.powf((shortest / 1.5).log10().floor());
     let high = 10f64.powf((longest * 1.5).log10().ceil());
