@@ -66,51 +66,98 @@ pub fn is_timeline(text: &str) -> bool {
         .is_some_and(|model| model == "timeline")
 }
 
-/// Accepts a duration: a finite number of ms, at least 0.
+/// The longest duration a key that moves the clock may have (ms): 10^9 ms, about 11.6 days.
+/// With at most 1,000 copies of 1,001 attempts, each waiting at most a timeout and a backoff,
+/// a payment then lasts at most about 2 × 10^15 ms, within what the latency histogram holds
+/// ([`crate::model::timeline::latency::LONGEST_US`]), and every event time is an exact-enough
+/// `f64`.
+pub const MAX_DURATION_MS: f64 = 1e9;
+/// The longest key TTL (ms): 10^12 ms, about 31.7 years (a TTL is only compared, never waited).
+pub const MAX_TTL_MS: f64 = 1e12;
+/// The lowest Poisson rate (payments per second): one payment per 10^9 ms on average, so that
+/// every gap between payments fits in 64 bits of microseconds.
+pub const MIN_RATE_PER_S: f64 = 1e-6;
+
+/// A number of the file as written in errors: its shortest form, in scientific notation when
+/// very large or very small (`1e305` rather than 306 digits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Number(f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = self.0;
+        if value.is_finite() && value != 0.0 && !(1e-6..1e16).contains(&value.abs()) {
+            write!(formatter, "{value:e}")
+        } else {
+            write!(formatter, "{value}")
+        }
+    }
+}
+
+/// Accepts a probability, as the article's `p` is checked.
+fn check_probability(value: Number) -> Result<Number, String> {
+    parse::check_ack_loss(value.0).map(Number)
+}
+
+/// Accepts a duration: a finite number of ms from 0 to [`MAX_DURATION_MS`].
 fn check_duration(value: f64) -> Result<f64, String> {
-    if value >= 0.0 && value.is_finite() {
+    if (0.0..=MAX_DURATION_MS).contains(&value) {
         Ok(value)
     } else {
-        Err("a duration must be a finite number of ms, at least 0".into())
+        Err("a duration must be a number of ms from 0 to 1000000000 (about 11.6 days)".into())
     }
+}
+
+/// [`check_duration`] for a key of its own.
+fn check_duration_key(value: Number) -> Result<Number, String> {
+    check_duration(value.0).map(Number)
 }
 
 /// Accepts a duration more than 0 (a mean, median or percentile of a distribution).
 fn check_positive_duration(value: f64) -> Result<f64, String> {
-    if value > 0.0 && value.is_finite() {
+    if value > 0.0 && value <= MAX_DURATION_MS {
         Ok(value)
     } else {
-        Err("must be a finite number of ms, more than 0".into())
+        Err("must be a number of ms more than 0 and at most 1000000000 (about 11.6 days)".into())
     }
 }
 
 /// Accepts a client timeout.
-fn check_timeout(value: f64) -> Result<f64, String> {
-    if value > 0.0 && value.is_finite() {
-        Ok(value)
+fn check_timeout(Number(value): Number) -> Result<Number, String> {
+    if value > 0.0 && value <= MAX_DURATION_MS {
+        Ok(Number(value))
     } else {
-        Err("the timeout must be a finite number of ms, more than 0".into())
+        Err(
+            "the timeout must be a number of ms more than 0 and at most 1000000000 (about 11.6 \
+             days)"
+                .into(),
+        )
     }
 }
 
 /// Accepts a key TTL.
-fn check_ttl(value: f64) -> Result<f64, String> {
-    if value > 0.0 && value.is_finite() {
-        Ok(value)
+fn check_ttl(Number(value): Number) -> Result<Number, String> {
+    if value > 0.0 && value <= MAX_TTL_MS {
+        Ok(Number(value))
     } else {
         Err(
-            "a key TTL must be a finite number of ms, more than 0 (leave it out: never expires)"
+            "a key TTL must be a number of ms more than 0 and at most 1000000000000 (about \
+             31.7 years; leave it out: never expires)"
                 .into(),
         )
     }
 }
 
 /// Accepts a Poisson rate.
-fn check_rate(value: f64) -> Result<f64, String> {
-    if value > 0.0 && value.is_finite() {
-        Ok(value)
+fn check_rate(Number(value): Number) -> Result<Number, String> {
+    if value >= MIN_RATE_PER_S && value.is_finite() {
+        Ok(Number(value))
     } else {
-        Err("the rate must be a finite number of payments per second, more than 0".into())
+        Err(
+            "the rate must be a finite number of payments per second, at least 0.000001 (one \
+             payment per 11.6 days)"
+                .into(),
+        )
     }
 }
 
@@ -165,7 +212,8 @@ impl Lookup<'_> {
         key: &str,
         field: impl Fn(&Sections) -> Option<f64>,
     ) -> Result<f64, ConfigError> {
-        self.value(key, field, 0.0, parse::check_ack_loss)
+        let field = |s: &Sections| field(s).map(Number);
+        Ok(self.value(key, field, Number(0.0), check_probability)?.0)
     }
 
     /// A distribution table; a bad parameter is named `key.field`.
@@ -187,7 +235,7 @@ impl Lookup<'_> {
             .to_model(check_duration, check_positive_duration)
             .map_err(|(name, value, reason)| ConfigError::InvalidValue {
                 origin: self.origin(&format!("{key}.{name}"), overridden),
-                value: value.to_string(),
+                value: Number(value).to_string(),
                 reason,
             })
     }
@@ -206,19 +254,21 @@ impl Lookup<'_> {
             .to_model(check_duration)
             .map_err(|(name, value, reason)| ConfigError::InvalidValue {
                 origin: self.origin(&format!("client.backoff.{name}"), overridden),
-                value: value.to_string(),
+                value: Number(value).to_string(),
                 reason,
             })
     }
 
     /// `[arrivals]`.
     fn arrivals(&self) -> Result<Arrivals, ConfigError> {
-        let rate_per_s = self.value(
-            "arrivals.rate_per_s",
-            |s| s.arrivals.rate_per_s,
-            DEFAULT_RATE_PER_S,
-            check_rate,
-        )?;
+        let rate_per_s = self
+            .value(
+                "arrivals.rate_per_s",
+                |s| s.arrivals.rate_per_s.map(Number),
+                Number(DEFAULT_RATE_PER_S),
+                check_rate,
+            )?
+            .0;
         Ok(Arrivals {
             process: match self.choice(|s| s.arrivals.process, ProcessName::Poisson) {
                 ProcessName::Poisson => ArrivalProcess::Poisson { rate_per_s },
@@ -235,12 +285,14 @@ impl Lookup<'_> {
                 |s| s.arrivals.copy_mode.map(CopyMode::from),
                 CopyMode::Concurrent,
             ),
-            copy_spread_ms: self.value(
-                "arrivals.copy_spread_ms",
-                |s| s.arrivals.copy_spread_ms,
-                0.0,
-                check_duration,
-            )?,
+            copy_spread_ms: self
+                .value(
+                    "arrivals.copy_spread_ms",
+                    |s| s.arrivals.copy_spread_ms.map(Number),
+                    Number(0.0),
+                    check_duration_key,
+                )?
+                .0,
             copy_spacing: self.choice(
                 |s| s.arrivals.copy_spacing.map(CopySpacing::from),
                 CopySpacing::Even,
@@ -269,12 +321,14 @@ impl Lookup<'_> {
     /// `[client]`.
     fn client(&self) -> Result<ClientPolicy, ConfigError> {
         Ok(ClientPolicy {
-            timeout_ms: self.value(
-                "client.timeout_ms",
-                |s| s.client.timeout_ms,
-                DEFAULT_TIMEOUT_MS,
-                check_timeout,
-            )?,
+            timeout_ms: self
+                .value(
+                    "client.timeout_ms",
+                    |s| s.client.timeout_ms.map(Number),
+                    Number(DEFAULT_TIMEOUT_MS),
+                    check_timeout,
+                )?
+                .0,
             max_retries: self.value(
                 "client.max_retries",
                 |s| s.client.max_retries,
@@ -292,9 +346,15 @@ impl Lookup<'_> {
     fn key(&self) -> Result<KeyLifecycle, ConfigError> {
         let defaults = KeyLifecycle::default();
         let key_ttl_ms = match self.choice(|s| s.server.key_ttl_ms.map(Some), None) {
-            Some(_) => {
-                Some(self.value("server.key_ttl_ms", |s| s.server.key_ttl_ms, 0.0, check_ttl)?)
-            }
+            Some(_) => Some(
+                self.value(
+                    "server.key_ttl_ms",
+                    |s| s.server.key_ttl_ms.map(Number),
+                    Number(0.0),
+                    check_ttl,
+                )?
+                .0,
+            ),
             None => None,
         };
         Ok(KeyLifecycle {
@@ -447,12 +507,12 @@ fn strategies(file: &TimelineFile, path: &Path) -> Result<Vec<Strategy>, ConfigE
 /// `ttl_sweep_ms`: every TTL checked; empty without the key.
 fn ttl_sweep(file: &TimelineFile, path: &Path) -> Result<Vec<f64>, ConfigError> {
     let ttls = file.ttl_sweep_ms.clone().unwrap_or_default();
-    if let Some(&bad) = ttls.iter().find(|&&ttl| check_ttl(ttl).is_err()) {
+    if let Some(&bad) = ttls.iter().find(|&&ttl| check_ttl(Number(ttl)).is_err()) {
         return Err(invalid(
             path,
             "ttl_sweep_ms",
-            bad,
-            "every TTL of the sweep must be a finite number of ms, more than 0",
+            Number(bad),
+            "every TTL of the sweep must be a number of ms more than 0 and at most 1000000000000",
         ));
     }
     Ok(ttls)

@@ -277,32 +277,38 @@ impl TimelineModel {
 }
 
 /// The time the payments of a run took, from the first send to the last final outcome,
-/// in whole microseconds (so that chunks merge exactly in any grouping).
+/// in whole microseconds (so that chunks merge exactly in any grouping; 128 bits, so that no
+/// run the configuration accepts can overflow it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Span {
     /// From the first payment's start to the start of the payment after the last (µs).
-    starts_us: u64,
+    starts_us: u128,
     /// From the first payment's start to the latest final outcome (µs).
-    end_us: u64,
+    end_us: u128,
 }
 
 impl Span {
     /// Appends a payment that reaches its final outcome `latency_us` after it starts, with the
     /// next payment starting `gap_us` after it.
     fn push(&mut self, latency_us: u64, gap_us: u64) {
-        self.end_us = self.end_us.max(self.starts_us.saturating_add(latency_us));
-        self.starts_us = self.starts_us.saturating_add(gap_us);
+        self.end_us = self.end_us.max(self.starts_us + u128::from(latency_us));
+        self.starts_us += u128::from(gap_us);
     }
 
     /// The span of `self`'s payments followed by `later`'s (associative, not commutative).
     fn then(self, later: Span) -> Span {
         Span {
-            starts_us: self.starts_us.saturating_add(later.starts_us),
-            end_us: self.end_us.max(self.starts_us.saturating_add(later.end_us)),
+            starts_us: self.starts_us + later.starts_us,
+            end_us: self.end_us.max(self.starts_us + later.end_us),
         }
     }
 
-    /// Simulated time from the first send to the last final outcome (ms).
+    /// Simulated time from the first send to the last final outcome (µs).
+    pub fn us(&self) -> u128 {
+        self.end_us
+    }
+
+    /// The same in ms (rounded to the nearest `f64`).
     pub fn ms(&self) -> f64 {
         self.end_us as f64 / 1000.0
     }
@@ -336,6 +342,7 @@ impl StrategyTally {
     }
 }
 
+/// A duration in whole microseconds (the configuration keeps every one far below `u64::MAX`).
 fn microseconds(ms: f64) -> u64 {
     (ms * 1000.0).round() as u64
 }

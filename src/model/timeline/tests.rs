@@ -65,9 +65,9 @@ fn tallies(scenario: Scenario, payments: u64, seed: u64) -> Vec<StrategyTally> {
 
 fn close(actual: Option<f64>, expected: f64) {
     let actual = actual.unwrap();
-    // Quantiles are bucket upper edges, at most 4.7% above the value.
+    // Quantiles are the highest value of their HDR bucket: at most 0.1% (and 1 µs) above.
     assert!(
-        actual >= expected && actual <= expected * 1.047,
+        actual >= expected && actual <= expected * 1.001 + 0.001,
         "{actual} vs {expected}"
     );
 }

@@ -400,17 +400,26 @@ pub fn outcomes(results: &TimelineResults) -> String {
     )
 }
 
-/// The cumulative share of payments by latency: `(upper edge ms, share at or below)`.
+/// Points of the latency curve per factor of ten: enough for a smooth curve, few enough
+/// for a small file.
+const CURVE_POINTS_PER_DECADE: f64 = 100.0;
+
+/// The cumulative share of payments by latency: `(latency ms, share at or below)`, the last
+/// histogram bucket of every 1/100 decade.
 fn cumulative(histogram: &LatencyHistogram) -> Vec<(f64, f64)> {
     let count = histogram.count().max(1) as f64;
+    let bin = |ms: f64| (ms.max(1e-3).log10() * CURVE_POINTS_PER_DECADE).floor() as i64;
     let mut seen = 0;
-    histogram
-        .buckets()
-        .map(|(edge, n)| {
-            seen += n;
-            (edge, seen as f64 / count)
-        })
-        .collect()
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for (edge, n) in histogram.buckets() {
+        seen += n;
+        let point = (edge, seen as f64 / count);
+        match points.last_mut() {
+            Some(last) if bin(last.0) == bin(edge) => *last = point,
+            _ => points.push(point),
+        }
+    }
+    points
 }
 
 /// (3) Client latency to the final outcome: the cumulative distribution per scenario and
