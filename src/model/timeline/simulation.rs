@@ -530,18 +530,16 @@ impl PaymentRun<'_> {
         self.respond(now, processing.back, response);
     }
 
-    /// A failed processing: stored under the key (`store`) unless a success was stored
-    /// meanwhile, or the key released (`retry`).
+    /// A failed processing: stored under the key (`store`), or the key released (`retry`).
     fn fail(&mut self, now: f64, body: Body) {
         let state = &mut self.state;
         state.counts.server_errors += 1;
         let stored =
             self.strategy != Strategy::None && self.scenario.key.error_policy == ErrorPolicy::Store;
         state.unstored_failure = !stored;
-        // A success stored meanwhile (a racing check_then_insert charge) stays.
-        if stored && state.key.state != KeyState::Complete {
-            state.key.store(KeyState::Failed, now, body);
-        } else if !stored && state.key.state == KeyState::InFlight {
+        if stored {
+            self.store_response(KeyState::Failed, now, body);
+        } else if state.key.state == KeyState::InFlight {
             state.key.state = KeyState::Absent;
         }
     }
@@ -553,7 +551,18 @@ impl PaymentRun<'_> {
         state.original_charges += u64::from(processing.body == Body::Original);
         state.counts.expired_key_charges += u64::from(processing.after_expiry);
         if self.strategy != Strategy::None {
-            state.key.store(KeyState::Complete, now, processing.body);
+            self.store_response(KeyState::Complete, now, processing.body);
+        }
+    }
+
+    /// Writes a finished processing's response under the key, as a key table whose primary
+    /// key is the Idempotency-Key does: the row in flight (`unique_key`) is updated, an absent
+    /// key (`check_then_insert`) inserted; a key that already holds a response keeps it, since
+    /// a racing `check_then_insert` delivery's later INSERT fails on the duplicate key.
+    fn store_response(&mut self, state: KeyState, now: f64, body: Body) {
+        let key = &mut self.state.key;
+        if matches!(key.state, KeyState::Absent | KeyState::InFlight) {
+            key.store(state, now, body);
         }
     }
 

@@ -769,3 +769,32 @@ fn failures_and_different_bodies_follow_their_rates() {
     assert_eq!(unique.counts.replays, 3 * payments);
     within(unique.counts.wrong_replays, 3 * payments, 0.2);
 }
+
+/// A real key table has the key as its primary key: under `check_then_insert` both racing
+/// deliveries' look-ups find nothing, and whichever processing finishes first INSERTs its
+/// response; the later INSERT hits the duplicate key and stores nothing. So a stored 500
+/// stays when a racing charge completes after it, as a stored success stays when a racing
+/// failure completes after it.
+#[test]
+fn under_check_then_insert_the_first_stored_response_stays() {
+    // Copy 0 sent at 0 arrives at 1, finds no key, fails at 11 (the first processing always
+    // fails here) and stores the 500, received at 12. Copy 1 sent at 4 arrives at 5, finds no
+    // key (the 500 is stored only at 11), charges at 15, received at 16: success. Copy 0
+    // retries after 20 ms: sent at 32, arrives at 33, finds the stored 500 and gets it
+    // replayed (not copy 1's success), received at 34; with one retry it gives up.
+    let mut race = scenario();
+    race.arrivals.copies = 2;
+    race.arrivals.copy_spread_ms = 4.0;
+    race.client.max_retries = 1;
+    race.client.backoff = Backoff::Constant { base_ms: 20.0 };
+    race.key.error_rate = 1.0;
+    race.key.error_policy = ErrorPolicy::Store;
+    let [_, check, _] = tallies(race, 1, 1).try_into().unwrap();
+    let counts = check.counts;
+    assert_eq!((counts.charges, counts.server_errors), (1, 1));
+    assert_eq!((counts.errors_replayed, counts.replays), (1, 0));
+    assert_eq!((counts.attempts, counts.deliveries), (3, 3));
+    assert_eq!(counts.succeeded, 1);
+    // The payment's first success: copy 1's charge, received at 16 ms.
+    close(check.latency.quantile_ms(0.5), 16.0);
+}
