@@ -208,6 +208,20 @@ fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), Str
     )
 }
 
+/// A tick value to two decimals at most, thousands grouped like every other chart's axis:
+/// `4,500`, `2.5`, `0`.
+fn grouped_hundredths(value: f64) -> String {
+    let hundredths = (value.max(0.0) * 100.0).round() as u64;
+    let whole = grouped(hundredths / 100);
+    match hundredths % 100 {
+        0 => whole,
+        fraction => {
+            let digits = format!("{fraction:02}");
+            format!("{whole}.{}", digits.trim_end_matches('0'))
+        }
+    }
+}
+
 /// A label in a series colour, centred above `at`.
 fn coloured_label(
     text: String,
@@ -332,10 +346,7 @@ pub fn outcomes(results: &TimelineResults) -> String {
                 &layout,
                 top,
                 "payments that did not succeed, per 10,000",
-                &|y| {
-                    let text = format!("{y:.2}");
-                    text.trim_end_matches('0').trim_end_matches('.').to_string()
-                },
+                &|y| grouped_hundredths(*y),
             )?;
             let half = 0.36;
             let parts = [
@@ -601,4 +612,18 @@ pub fn answers(results: &TimelineResults) -> String {
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped_hundredths;
+
+    #[test]
+    fn outcome_ticks_group_thousands() {
+        assert_eq!(grouped_hundredths(4500.0), "4,500");
+        assert_eq!(grouped_hundredths(2.5), "2.5");
+        assert_eq!(grouped_hundredths(0.25), "0.25");
+        assert_eq!(grouped_hundredths(0.0), "0");
+        assert_eq!(grouped_hundredths(12345.678), "12,345.68");
+    }
 }
