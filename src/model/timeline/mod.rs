@@ -152,7 +152,7 @@ impl ClientPolicy {
     }
 }
 
-/// What the server does with a first delivery that failed with a 500 (`[server] error_policy`).
+/// What the server does with a first delivery that failed with a 500.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorPolicy {
     /// Stripe's behaviour: the 500 is stored under the key and replayed to every retry, which
@@ -163,8 +163,7 @@ pub enum ErrorPolicy {
 }
 
 /// How the server answers a duplicate: a delivery whose key is present with a matching body
-/// (`[server] duplicate_answer`; for a webhook receiver, a delivery of an event id it has
-/// seen).
+/// (for a webhook receiver, a delivery of an event id it has seen).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DuplicateAnswer {
     /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
