@@ -4,7 +4,9 @@
 //! [`cost`].
 
 pub mod article;
+pub mod contention;
 pub mod cost;
+pub mod event_queue;
 pub mod progress;
 pub mod timeline;
 

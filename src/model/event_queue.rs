@@ -1,0 +1,175 @@
+//! A discrete-event queue on one simulated clock, shared by the models that need one (the
+//! contention model now; a load model of many clients and one shared server can reuse it):
+//! events come out in order of their time, and events at the same time in the order they were
+//! scheduled, so a run is deterministic whatever the events are.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// An event waiting in the queue: its time, its sequence number and the event itself.
+#[derive(Debug)]
+struct Scheduled<E> {
+    /// When it happens (ms of simulated time).
+    time_ms: f64,
+    /// How many events were scheduled before it: breaks ties between equal times.
+    sequence: u64,
+    /// What happens.
+    event: E,
+}
+
+impl<E> PartialEq for Scheduled<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl<E> Eq for Scheduled<E> {}
+
+impl<E> PartialOrd for Scheduled<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Scheduled<E> {
+    /// Reversed, so that the standard max-heap pops the earliest `(time, sequence)` first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .time_ms
+            .total_cmp(&self.time_ms)
+            .then(other.sequence.cmp(&self.sequence))
+    }
+}
+
+/// Events ordered by `(time, sequence number)` on one clock that only moves forward.
+#[derive(Debug)]
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Scheduled<E>>,
+    next_sequence: u64,
+    now_ms: f64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> EventQueue<E> {
+    /// An empty queue with the clock at 0 ms.
+    pub fn new() -> Self {
+        Self {
+            heap: BinaryHeap::new(),
+            next_sequence: 0,
+            now_ms: 0.0,
+        }
+    }
+
+    /// Empties the queue and sets the clock back to 0 ms, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.heap.clear();
+        self.next_sequence = 0;
+        self.now_ms = 0.0;
+    }
+
+    /// Schedules `event` at `time_ms` (ms of simulated time).
+    ///
+    /// # Panics
+    /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
+    pub fn schedule(&mut self, time_ms: f64, event: E) {
+        assert!(
+            time_ms >= self.now_ms,
+            "an event at {time_ms} ms is before the clock ({} ms)",
+            self.now_ms
+        );
+        self.heap.push(Scheduled {
+            time_ms,
+            sequence: self.next_sequence,
+            event,
+        });
+        self.next_sequence += 1;
+    }
+
+    /// The earliest event and its time, the clock moved to that time; `None` when empty.
+    pub fn pop(&mut self) -> Option<(f64, E)> {
+        let Scheduled { time_ms, event, .. } = self.heap.pop()?;
+        self.now_ms = time_ms;
+        Some((time_ms, event))
+    }
+
+    /// The clock: the time of the last event popped (ms; 0 before the first).
+    pub fn now_ms(&self) -> f64 {
+        self.now_ms
+    }
+
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether no event is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_come_out_by_time_then_by_scheduling_order() {
+        let mut queue = EventQueue::new();
+        queue.schedule(5.0, "late");
+        queue.schedule(1.0, "first at 1");
+        queue.schedule(3.0, "middle");
+        queue.schedule(1.0, "second at 1");
+        queue.schedule(1.0, "third at 1");
+        let order: Vec<(f64, &str)> = std::iter::from_fn(|| queue.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (1.0, "first at 1"),
+                (1.0, "second at 1"),
+                (1.0, "third at 1"),
+                (3.0, "middle"),
+                (5.0, "late"),
+            ]
+        );
+        assert_eq!(queue.now_ms(), 5.0);
+        assert!(queue.is_empty());
+    }
+
+    #[test]
+    fn events_scheduled_while_running_keep_the_order() {
+        let mut queue = EventQueue::new();
+        queue.schedule(2.0, 'a');
+        queue.schedule(4.0, 'c');
+        let (now, _) = queue.pop().unwrap();
+        queue.schedule(now, 'b');
+        queue.schedule(now + 2.0, 'd');
+        assert_eq!(queue.len(), 3);
+        let rest: Vec<char> = std::iter::from_fn(|| queue.pop().map(|(_, e)| e)).collect();
+        // 'b' at 2 ms; 'c' and 'd' both at 4 ms, 'c' scheduled first.
+        assert_eq!(rest, vec!['b', 'c', 'd']);
+    }
+
+    #[test]
+    #[should_panic(expected = "before the clock")]
+    fn time_never_runs_backwards() {
+        let mut queue = EventQueue::new();
+        queue.schedule(3.0, ());
+        queue.pop();
+        queue.schedule(2.0, ());
+    }
+
+    #[test]
+    fn clear_resets_the_clock_and_the_sequence() {
+        let mut queue = EventQueue::new();
+        queue.schedule(7.0, 1);
+        queue.pop();
+        queue.clear();
+        queue.schedule(0.0, 2);
+        assert_eq!(queue.pop(), Some((0.0, 2)));
+    }
+}
