@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::cli::{self, Cli, Command};
-use crate::config::{ArticleConfig, ConfigError, Job, TimelineConfig};
+use crate::config::{ArticleConfig, ConfigError, ContentionConfig, Job, TimelineConfig};
 use crate::model::{self, Interrupted};
 use crate::progress::Reporter;
 use crate::{limits, output, report, signals};
@@ -32,6 +32,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match Job::from_cli(&cli)? {
         Job::Article(config) => run_article(&config),
         Job::Timeline(config) => run_timeline(&config),
+        Job::Contention(config) => run_contention(&config),
     }
 }
 
@@ -85,6 +86,26 @@ fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
             config.quiet,
         )
     }
+}
+
+/// A contention file: the table of means over runs.
+fn run_contention(config: &ContentionConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_contention(config).filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
+    signals::install_interrupt_handler()?;
+    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
+    let results = model::contention::simulate(&config.model, config.threads, &progress);
+    progress.bar.finish_and_clear();
+    let results = results?;
+    let files = report::contention::files(&results);
+    let written = output::write_all(&config.out_dir, &files, signals::interrupted)?;
+    let summary = model::contention::summary::summarise(&results);
+    tell(
+        &report::contention::table::render(&results, &summary),
+        &written,
+        config.quiet,
+    )
 }
 
 /// Prints the table and the paths written, unless quiet.

@@ -11,9 +11,11 @@ use crate::cli::Cli;
 use article::FileSettings;
 
 pub mod article;
+pub mod contention;
 pub mod timeline;
 
 pub use article::ArticleConfig;
+pub use contention::ContentionConfig;
 pub use timeline::TimelineConfig;
 
 /// Which model a config file describes (its `model` key).
@@ -24,6 +26,8 @@ pub enum ModelName {
     Article,
     /// The timeline model (see [`timeline`]).
     Timeline,
+    /// The contention model (see [`contention`]).
+    Contention,
 }
 
 /// What the command line asks for, validated: an article experiment or a timeline scenario.
@@ -33,6 +37,8 @@ pub enum Job {
     Article(ArticleConfig),
     /// A timeline scenario file.
     Timeline(TimelineConfig),
+    /// A contention file (`model = "contention"`).
+    Contention(ContentionConfig),
 }
 
 impl Job {
@@ -47,7 +53,9 @@ impl Job {
             path: path.to_path_buf(),
             source,
         })?;
-        if timeline::is_timeline(&text) {
+        if contention::is_contention(&text) {
+            ContentionConfig::from_toml(&text, path, cli, default_threads()).map(Job::Contention)
+        } else if timeline::is_timeline(&text) {
             TimelineConfig::from_toml(&text, path, cli, default_threads()).map(Job::Timeline)
         } else {
             reject_timeline_flags(cli)?;

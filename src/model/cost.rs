@@ -7,6 +7,7 @@
 //! about [`SERVER_BYTES_PER_REQUEST`] bytes per request (attempt counters, flags, both ledgers).
 
 use super::article::{ArticleModel, Engine};
+use super::contention::ContentionModel;
 use super::timeline::TimelineModel;
 
 /// Requests the fast engine walks per second on one thread (including the jumps of retries).
@@ -20,6 +21,10 @@ pub const SERVER_BYTES_PER_REQUEST: u64 = 128;
 /// Payment-copies per second one thread simulates with three strategies (measured: 10^6
 /// payments of `configs/mobile-network.toml`, one copy each, in 1.0 s on one thread).
 pub const TIMELINE_COPIES_PER_SECOND_PER_THREAD: f64 = 1e6;
+
+/// Messages per second one thread simulates in the contention model (measured on
+/// `configs/aws-backoff.toml`, see the README's contention section).
+pub const CONTENTION_MESSAGES_PER_SECOND_PER_THREAD: f64 = 2e7;
 
 /// What a run is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,6 +85,25 @@ pub fn estimate_timeline(model: &TimelineModel, threads: usize) -> Estimate {
         * (model.strategies.len() as f64 / 3.0);
     Estimate {
         seconds: work / (TIMELINE_COPIES_PER_SECOND_PER_THREAD * threads.max(1) as f64),
+        memory_bytes: 0,
+    }
+}
+
+/// The expected cost of a contention run on `threads` threads. `n` clients without backoff
+/// make about `n + n²/4` writes (each of 4 messages); the jittered policies make fewer, so this
+/// is an upper estimate. Memory is a few events per client.
+pub fn estimate_contention(model: &ContentionModel, threads: usize) -> Estimate {
+    let writes: f64 = model
+        .clients
+        .iter()
+        .map(|&clients| {
+            let n = f64::from(clients);
+            n + n * n / 4.0
+        })
+        .sum();
+    let messages = 4.0 * writes * f64::from(model.runs) * model.policies.len() as f64;
+    Estimate {
+        seconds: messages / (CONTENTION_MESSAGES_PER_SECOND_PER_THREAD * threads.max(1) as f64),
         memory_bytes: 0,
     }
 }

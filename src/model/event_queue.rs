@@ -6,20 +6,36 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// An event waiting in the queue: its time, its sequence number and the event itself.
+/// An event waiting in the queue: its time and sequence number as one integer key, and the
+/// event itself.
 #[derive(Debug)]
 struct Scheduled<E> {
-    /// When it happens (ms of simulated time).
-    time_ms: f64,
-    /// How many events were scheduled before it: breaks ties between equal times.
-    sequence: u64,
+    /// `(time bits << 64) | sequence`: the bits of a time that is at least `+0.0` order like
+    /// the times, so one integer comparison orders by time, then by sequence number (how many
+    /// events were scheduled before it).
+    key: u128,
     /// What happens.
     event: E,
 }
 
+impl<E> Scheduled<E> {
+    fn new(time_ms: f64, sequence: u64, event: E) -> Self {
+        // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+        let bits = (time_ms + 0.0).to_bits();
+        Self {
+            key: (u128::from(bits) << 64) | u128::from(sequence),
+            event,
+        }
+    }
+
+    fn time_ms(&self) -> f64 {
+        f64::from_bits((self.key >> 64) as u64)
+    }
+}
+
 impl<E> PartialEq for Scheduled<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.key == other.key
     }
 }
 
@@ -34,10 +50,7 @@ impl<E> PartialOrd for Scheduled<E> {
 impl<E> Ord for Scheduled<E> {
     /// Reversed, so that the standard max-heap pops the earliest `(time, sequence)` first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time_ms
-            .total_cmp(&self.time_ms)
-            .then(other.sequence.cmp(&self.sequence))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -82,19 +95,50 @@ impl<E> EventQueue<E> {
             "an event at {time_ms} ms is before the clock ({} ms)",
             self.now_ms
         );
-        self.heap.push(Scheduled {
-            time_ms,
-            sequence: self.next_sequence,
-            event,
-        });
+        self.heap
+            .push(Scheduled::new(time_ms, self.next_sequence, event));
         self.next_sequence += 1;
     }
 
     /// The earliest event and its time, the clock moved to that time; `None` when empty.
     pub fn pop(&mut self) -> Option<(f64, E)> {
-        let Scheduled { time_ms, event, .. } = self.heap.pop()?;
-        self.now_ms = time_ms;
-        Some((time_ms, event))
+        let earliest = self.heap.pop()?;
+        self.now_ms = earliest.time_ms();
+        Some((self.now_ms, earliest.event))
+    }
+
+    /// The earliest event and its time, left in the queue (the clock does not move).
+    pub fn peek(&self) -> Option<(f64, &E)> {
+        self.heap
+            .peek()
+            .map(|scheduled| (scheduled.time_ms(), &scheduled.event))
+    }
+
+    /// Pops the earliest event and schedules `event` at `time_ms` in one step (one sift
+    /// through the heap instead of two): the same as [`EventQueue::pop`] then
+    /// [`EventQueue::schedule`], for the common case where handling an event schedules the
+    /// next one. Returns the earliest event and its time, the clock moved to that time.
+    ///
+    /// # Panics
+    /// If the queue is empty, or `time_ms` is before the earliest event's time.
+    pub fn replace_earliest(&mut self, time_ms: f64, event: E) -> (f64, E) {
+        let mut earliest = self
+            .heap
+            .peek_mut()
+            .expect("replace_earliest needs an event in the queue");
+        let now_ms = earliest.time_ms();
+        assert!(
+            time_ms >= now_ms,
+            "an event at {time_ms} ms is before the clock ({now_ms} ms)"
+        );
+        self.now_ms = now_ms;
+        let replaced = std::mem::replace(
+            &mut *earliest,
+            Scheduled::new(time_ms, self.next_sequence, event),
+        );
+        drop(earliest);
+        self.next_sequence += 1;
+        (now_ms, replaced.event)
     }
 
     /// The clock: the time of the last event popped (ms; 0 before the first).
@@ -152,6 +196,44 @@ mod tests {
         let rest: Vec<char> = std::iter::from_fn(|| queue.pop().map(|(_, e)| e)).collect();
         // 'b' at 2 ms; 'c' and 'd' both at 4 ms, 'c' scheduled first.
         assert_eq!(rest, vec!['b', 'c', 'd']);
+    }
+
+    /// Replacing the earliest event pops in the same order as popping and scheduling.
+    #[test]
+    fn replacing_the_earliest_is_pop_then_schedule() {
+        let times = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        let mut popping = EventQueue::new();
+        let mut replacing = EventQueue::new();
+        for (index, &time) in times.iter().enumerate() {
+            popping.schedule(time, index);
+            replacing.schedule(time, index);
+        }
+        let mut order_popping = Vec::new();
+        let mut order_replacing = Vec::new();
+        for step in 0..20 {
+            // Every third event schedules nothing; the others one event 0 to 3 ms later.
+            let later = |now: f64| (step % 3 != 0).then(|| now + f64::from(step % 4));
+            let (now, event) = popping.pop().unwrap();
+            order_popping.push((now, event));
+            if let Some(time) = later(now) {
+                popping.schedule(time, 100 + step as usize);
+            }
+            let (now, &event) = replacing.peek().unwrap();
+            order_replacing.push((now, event));
+            match later(now) {
+                Some(time) => assert_eq!(
+                    replacing.replace_earliest(time, 100 + step as usize),
+                    (now, event)
+                ),
+                None => assert_eq!(replacing.pop(), Some((now, event))),
+            }
+            assert_eq!(replacing.now_ms(), popping.now_ms());
+            if popping.is_empty() {
+                break;
+            }
+        }
+        assert_eq!(order_popping, order_replacing);
+        assert_eq!(popping.len(), replacing.len());
     }
 
     #[test]

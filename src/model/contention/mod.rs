@@ -225,7 +225,7 @@ pub fn simulate_one(
     policy: Policy,
     run: u32,
 ) -> RunTally {
-    let mut stream = model.seed_sequence(run, clients, policy).pcg_state();
+    let mut stream = model.seed_sequence(run, clients, policy).pcg64();
     simulator.run(
         &model.setup,
         policy.backoff(model.base_ms, model.cap_ms),

@@ -1,0 +1,295 @@
+//! The contention model through the `simulate` binary: a hand-worked collision, determinism
+//! across thread counts, bad contention files, the charts, and the shape of the shipped AWS
+//! scenario's committed outputs (the published results of "Exponential Backoff And Jitter").
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+fn simulate() -> Command {
+    Command::cargo_bin("simulate").unwrap()
+}
+
+/// The rows of a CSV file as maps from column name to value.
+fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|record| {
+            headers
+                .iter()
+                .map(String::from)
+                .zip(record.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`
+/// into `out/` inside that folder.
+fn run_file(name: &str, text: &str, args: &[&str]) -> (TempDir, PathBuf, std::process::Output) {
+    let folder = TempDir::new().unwrap();
+    let config = folder.path().join(name);
+    std::fs::write(&config, text).unwrap();
+    let out = folder.path().join("out");
+    let output = simulate()
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .args(args)
+        .output()
+        .unwrap();
+    (folder, out, output)
+}
+
+/// Two clients, every message 10 ms, exponential backoff from 5 ms (worked out by hand in
+/// `src/model/contention/tests.rs`): both write at 30 ms with version 0, client 0 is accepted
+/// and done at 40 ms; client 1 waits 10 ms + min(2000, 5 × 2) ms, reads at 60, writes at 80
+/// and is done at 90 ms. 3 writes, 1 rejected, 3 reads, final version 2. Without backoff
+/// client 1 reads at 50 and is done at 80 ms.
+#[test]
+fn two_clients_collide_once_through_the_binary() {
+    let text = "model = \"contention\"\nclients = 2\nruns = 2\n\
+                policies = [\"exponential\", \"none\"]\n\
+                delay = { distribution = \"fixed\", ms = 10 }\n";
+    let (_folder, out, output) = run_file("two.toml", text, &["--quiet"]);
+    assert!(output.status.success(), "{output:?}");
+    let rows = csv_rows(&out.join("contention.csv"));
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        let expected_ms = if row["policy"] == "exponential" {
+            "90.000"
+        } else {
+            "80.000"
+        };
+        assert_eq!(row["completion_ms"], expected_ms, "{row:?}");
+        assert_eq!(
+            (
+                row["writes"].as_str(),
+                row["failed_writes"].as_str(),
+                row["reads"].as_str(),
+                row["final_version"].as_str(),
+                row["succeeded"].as_str(),
+                row["max_retries"].as_str(),
+            ),
+            ("3", "1", "3", "2", "2", ""),
+            "{row:?}"
+        );
+    }
+    let summary = csv_rows(&out.join("contention_summary.csv"));
+    let time = summary
+        .iter()
+        .find(|row| row["policy"] == "exponential" && row["metric"] == "completion_ms")
+        .unwrap();
+    // Both runs are identical: mean 90, standard error 0.
+    assert_eq!(
+        (time["mean"].as_str(), time["standard_error"].as_str()),
+        ("90", "0")
+    );
+}
+
+/// One thread or three: the same bytes in every file.
+#[test]
+fn outputs_are_byte_identical_for_any_thread_count() {
+    let text = "model = \"contention\"\nclients = [3, 12]\nruns = 7\n";
+    let (_a, one, output) = run_file("race.toml", text, &["--quiet", "--threads", "1"]);
+    assert!(output.status.success(), "{output:?}");
+    let (_b, three, output) = run_file("race.toml", text, &["--quiet", "--threads", "3"]);
+    assert!(output.status.success(), "{output:?}");
+    for name in [
+        "contention.csv",
+        "contention_summary.csv",
+        "calls.svg",
+        "completion_time.svg",
+        "report.md",
+    ] {
+        assert_eq!(
+            std::fs::read(one.join(name)).unwrap(),
+            std::fs::read(three.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// The stdout table has a row per client count and policy.
+#[test]
+fn the_table_lists_every_client_count_and_policy() {
+    let text = "model = \"contention\"\nclients = \"5:15:5\"\nruns = 3\n\
+                policies = [\"full_jitter\", \"decorrelated_jitter\"]\n";
+    let (_folder, _out, output) = run_file("race.toml", text, &[]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("clients  "), "{stdout}");
+    for clients in ["5", "10", "15"] {
+        for policy in ["full_jitter", "decorrelated_jitter"] {
+            assert!(
+                stdout.lines().any(|line| {
+                    let cells: Vec<&str> = line.split_whitespace().collect();
+                    cells.first() == Some(&clients) && cells.get(1) == Some(&policy)
+                }),
+                "no row {clients} {policy} in\n{stdout}"
+            );
+        }
+    }
+    assert!(stdout.contains("wrote "), "{stdout}");
+}
+
+/// Every kind of bad value: one line naming the file, the key and the value, exit code 2,
+/// and no output folder.
+#[test]
+fn bad_values_are_refused_with_one_line() {
+    for (text, key, value) in [
+        ("clients = 0", "`clients`", "0"),
+        ("clients = [5, -1]", "`clients`", "-1"),
+        ("clients = \"20:10:5\"", "`clients`", "20:10:5"),
+        ("policies = [\"linear\"]", "`policies`", "\"linear\""),
+        ("policies = [\"none\", \"none\"]", "`policies`", "\"none\""),
+        ("runs = 0", "`runs`", "0"),
+        ("base_ms = -1", "`base_ms`", "-1"),
+        ("cap_ms = 2\nbase_ms = 5", "`cap_ms`", "2"),
+        ("max_retries = 100000", "`max_retries`", "100000"),
+        (
+            "delay = { distribution = \"normal\", mean_ms = 10, sd_ms = -2 }",
+            "`delay.sd_ms`",
+            "-2",
+        ),
+        (
+            "delay = { distribution = \"exponential\", mean_ms = 0 }",
+            "`delay.mean_ms`",
+            "0",
+        ),
+        (
+            "delay = { distribution = \"weibull\", ms = 1 }",
+            "`delay`",
+            "weibull",
+        ),
+    ] {
+        let (_folder, out, output) = run_file(
+            "bad.toml",
+            &format!("model = \"contention\"\n{text}\n"),
+            &[],
+        );
+        assert_eq!(output.status.code(), Some(2), "{text}: {output:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{text}: {stderr}");
+        for part in [key, value, "bad.toml"] {
+            assert!(stderr.contains(part), "{text}: {part} not in {stderr}");
+        }
+        assert!(!out.exists(), "{text}: an output folder was made");
+        assert!(output.stdout.is_empty());
+    }
+    let (_folder, out, output) = run_file(
+        "flag.toml",
+        "model = \"contention\"\nclients = 2\n",
+        &["--payments", "3"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("--payments")
+    );
+    assert!(!out.exists());
+}
+
+/// Both charts are valid SVG that resvg draws, with ink on them.
+#[test]
+fn the_charts_render() {
+    let text = "model = \"contention\"\nclients = [2, 8, 16]\nruns = 5\n";
+    let (_folder, out, output) = run_file("race.toml", text, &["--quiet"]);
+    assert!(output.status.success(), "{output:?}");
+    for name in ["calls.svg", "completion_time.svg"] {
+        let svg = std::fs::read(out.join(name)).unwrap();
+        let mut options = resvg::usvg::Options::default();
+        options.fontdb_mut().load_system_fonts();
+        let tree = resvg::usvg::Tree::from_data(&svg, &options)
+            .unwrap_or_else(|error| panic!("{name} is not valid SVG: {error}"));
+        let size = tree.size().to_int_size();
+        let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::default(),
+            &mut pixmap.as_mut(),
+        );
+        if let Some(folder) = std::env::var_os("SIMULATE_CHART_PNG") {
+            std::fs::create_dir_all(&folder).unwrap();
+            pixmap
+                .save_png(Path::new(&folder).join(name.replace(".svg", ".png")))
+                .unwrap();
+        }
+        let inked = pixmap
+            .pixels()
+            .iter()
+            .filter(|pixel| pixel.red() < 240 || pixel.green() < 240 || pixel.blue() < 240)
+            .count();
+        assert!(inked > 5_000, "{name}: only {inked} pixels drawn");
+    }
+}
+
+/// The committed summary of `configs/aws-backoff.toml`: mean of `metric` per (clients, policy).
+fn committed_means(metric: &str) -> HashMap<(u32, String), f64> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("output/aws-backoff/contention_summary.csv");
+    csv_rows(&path)
+        .into_iter()
+        .filter(|row| row["metric"] == metric)
+        .map(|row| {
+            (
+                (row["clients"].parse().unwrap(), row["policy"].clone()),
+                row["mean"].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The published shape (AWS Architecture Blog, "Exponential Backoff And Jitter"), checked on
+/// the committed outputs from 20 clients on (at 10 clients the unjittered policies are within
+/// one standard error of each other): no backoff finishes first but makes the most calls,
+/// plain exponential backoff is by far the slowest, and the jittered policies make far fewer
+/// calls than the unjittered ones, full jitter the fewest or within 1% of the fewest (ties
+/// with decorrelated jitter at 20 clients and with equal jitter from 170).
+#[test]
+fn the_committed_aws_scenario_has_the_published_shape() {
+    let calls = committed_means("writes");
+    let time = committed_means("completion_ms");
+    let policies = [
+        "none",
+        "constant",
+        "exponential",
+        "full_jitter",
+        "equal_jitter",
+        "decorrelated_jitter",
+    ];
+    for clients in (20..=190).step_by(10) {
+        let at = |table: &HashMap<(u32, String), f64>, policy: &str| {
+            table[&(clients, policy.to_string())]
+        };
+        for policy in &policies[1..] {
+            assert!(at(&time, "none") < at(&time, policy), "{clients} {policy}");
+            assert!(
+                at(&calls, "none") > at(&calls, policy),
+                "{clients} {policy}"
+            );
+        }
+        for policy in ["full_jitter", "equal_jitter", "decorrelated_jitter"] {
+            assert!(
+                at(&time, "exponential") > 5.0 * at(&time, policy),
+                "{clients} {policy}"
+            );
+            assert!(
+                at(&calls, policy) < at(&calls, "exponential"),
+                "{clients} {policy}"
+            );
+        }
+        let full = at(&calls, "full_jitter");
+        let fewest = policies
+            .iter()
+            .map(|policy| at(&calls, policy))
+            .fold(f64::INFINITY, f64::min);
+        assert!(full <= 1.01 * fewest, "{clients}: {full} vs {fewest}");
+    }
+}
