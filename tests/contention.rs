@@ -291,5 +291,129 @@ fn the_committed_aws_scenario_has_the_published_shape() {
             .map(|policy| at(&calls, policy))
             .fold(f64::INFINITY, f64::min);
         assert!(full <= 1.01 * fewest, "{clients}: {full} vs {fewest}");
+        // Equal jitter is slower than full jitter; decorrelated jitter makes more calls than
+        // full jitter from 30 clients and, up to 130 clients, finishes sooner.
+        assert!(
+            at(&time, "equal_jitter") > at(&time, "full_jitter"),
+            "{clients}"
+        );
+        if clients >= 30 {
+            assert!(at(&calls, "decorrelated_jitter") > full, "{clients}");
+        }
+        if clients <= 130 {
+            assert!(
+                at(&time, "decorrelated_jitter") < at(&time, "full_jitter"),
+                "{clients}"
+            );
+        }
+        // A constant wait keeps the clients in step: at least 90% of no backoff's calls.
+        assert!(
+            at(&calls, "constant") >= 0.9 * at(&calls, "none"),
+            "{clients}"
+        );
     }
+}
+
+/// Means and standard errors of `metric` per (clients, policy) from a summary CSV.
+fn means_with_errors(path: &Path, metric: &str) -> HashMap<(u32, String), (f64, f64)> {
+    csv_rows(path)
+        .into_iter()
+        .filter(|row| row["metric"] == metric)
+        .map(|row| {
+            (
+                (row["clients"].parse().unwrap(), row["policy"].clone()),
+                (
+                    row["mean"].parse().unwrap(),
+                    row["standard_error"].parse().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// `(ours − original) / √(se_ours² + se_original²)`.
+fn z_score((a, sa): (f64, f64), (b, sb): (f64, f64)) -> f64 {
+    (b - a) / sa.hypot(sb)
+}
+
+/// The README's side-by-side table: every mean and standard error is the one in the
+/// committed files (the original's in `benches/aws_backoff_compare.csv`, written by
+/// `benches/aws_backoff_compare.sh --save`; ours in `output/aws-backoff/`), every z-score is
+/// recomputed from them, and so are the largest |z| over all 190 comparisons and the number
+/// beyond the tolerance of 3.7 that the README states.
+#[test]
+fn the_readme_comparison_table_matches_the_committed_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let original = root.join("benches/aws_backoff_compare.csv");
+    let ours = root.join("output/aws-backoff/contention_summary.csv");
+    let tables = [
+        (
+            means_with_errors(&original, "writes"),
+            means_with_errors(&ours, "writes"),
+        ),
+        (
+            means_with_errors(&original, "completion_ms"),
+            means_with_errors(&ours, "completion_ms"),
+        ),
+    ];
+    let start = readme
+        .find("<!-- contention-compare -->")
+        .expect("the README marks its comparison table");
+    let rows: Vec<Vec<&str>> = readme[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with("| clients"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| line.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 25, "{rows:?}");
+    for row in &rows {
+        let key = (row[0].parse::<u32>().unwrap(), row[1].to_string());
+        for (index, (theirs, mine)) in tables.iter().enumerate() {
+            let decimals = if index == 0 { 1 } else { 0 };
+            let (a, sa) = theirs[&key];
+            let (b, sb) = mine[&key];
+            let z = z_score((a, sa), (b, sb));
+            let expected = [
+                format!("{a:.decimals$} ± {sa:.decimals$}"),
+                format!("{b:.decimals$} ± {sb:.decimals$}"),
+                format!("{z:+.1}"),
+            ];
+            assert_eq!(&row[2 + 3 * index..5 + 3 * index], &expected, "{key:?}");
+        }
+    }
+    let z_scores: Vec<f64> = tables
+        .iter()
+        .flat_map(|(theirs, mine)| theirs.iter().map(|(key, &a)| z_score(a, mine[key])))
+        .collect();
+    assert_eq!(z_scores.len(), 190);
+    let largest = z_scores.iter().map(|z| z.abs()).fold(0.0, f64::max);
+    let beyond = z_scores.iter().filter(|z| z.abs() > 3.7).count();
+    let claim = format!("the largest |z| is {largest:.2} and {beyond} ");
+    assert!(readme.contains(&claim), "the README should say: {claim}");
+}
+
+/// The README's rerun of the one point beyond the tolerance with 1,000 runs and another seed:
+/// its mean write calls, standard error and z-score against the original, and the z-score is
+/// within the tolerance (this would fail if the models differed at that point).
+#[test]
+fn the_point_beyond_the_tolerance_agrees_with_ten_times_the_runs() {
+    let text = "model = \"contention\"\nclients = [130]\npolicies = [\"exponential\"]\n\
+                runs = 1000\nseed = 7\n";
+    let (_folder, out, output) = run_file("check.toml", text, &["--quiet"]);
+    assert!(output.status.success(), "{output:?}");
+    let key = (130, "exponential".to_string());
+    let ours = means_with_errors(&out.join("contention_summary.csv"), "writes")[&key];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let original = means_with_errors(&root.join("benches/aws_backoff_compare.csv"), "writes")[&key];
+    let z = z_score(original, ours);
+    assert!(z.abs() <= 3.7, "{z}");
+    let claim = format!(
+        "{:.1} ± {:.1} (z = {z:+.1} against the original's {:.1} ± {:.1})",
+        ours.0, ours.1, original.0, original.1
+    );
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(&claim), "the README should say: {claim}");
 }

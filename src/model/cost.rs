@@ -22,9 +22,9 @@ pub const SERVER_BYTES_PER_REQUEST: u64 = 128;
 /// payments of `configs/mobile-network.toml`, one copy each, in 1.0 s on one thread).
 pub const TIMELINE_COPIES_PER_SECOND_PER_THREAD: f64 = 1e6;
 
-/// Messages per second one thread simulates in the contention model (measured on
-/// `configs/aws-backoff.toml`, see the README's contention section).
-pub const CONTENTION_MESSAGES_PER_SECOND_PER_THREAD: f64 = 2e7;
+/// Messages per second one thread simulates in the contention model (measured:
+/// `configs/aws-backoff.toml`, about 8.5 × 10^7 messages, in about 2 s on one thread).
+pub const CONTENTION_MESSAGES_PER_SECOND_PER_THREAD: f64 = 4e7;
 
 /// What a run is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,6 +140,31 @@ mod tests {
         );
         assert!((estimate.seconds - 1000.0).abs() < 1e-6, "{estimate:?}");
         assert_eq!(estimate.memory_bytes, 0);
+    }
+
+    #[test]
+    fn contention_estimates_grow_with_the_square_of_the_clients() {
+        use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
+        let model = ContentionModel {
+            title: "t".into(),
+            seed: 1,
+            runs: 10,
+            clients: vec![100, 200],
+            policies: vec![Policy::None, Policy::FullJitter],
+            base_ms: 5.0,
+            cap_ms: 2_000.0,
+            setup: ContentionSetup {
+                delay: Delay::FoldedNormal {
+                    mean_ms: 10.0,
+                    sd_ms: 2.0,
+                },
+                max_retries: None,
+            },
+        };
+        // Writes per run: (100 + 2,500) + (200 + 10,000) = 12,800; x 4 messages x 10 runs x
+        // 2 policies = 1,024,000 messages; / (4e7 x 2 threads) = 0.0128 s.
+        let estimate = estimate_contention(&model, 2);
+        assert!((estimate.seconds - 0.0128).abs() < 1e-12, "{estimate:?}");
     }
 
     #[test]
