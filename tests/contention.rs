@@ -196,37 +196,47 @@ fn bad_values_are_refused_with_one_line() {
     assert!(!out.exists());
 }
 
-/// Both charts are valid SVG that resvg draws, with ink on them.
+/// Rasterises an SVG with resvg (kept as PNG under `SIMULATE_CHART_PNG`, if set); returns
+/// the number of pixels that are not white.
+fn inked_pixels(name: &str, svg: &[u8]) -> usize {
+    let mut options = resvg::usvg::Options::default();
+    options.fontdb_mut().load_system_fonts();
+    let tree = resvg::usvg::Tree::from_data(svg, &options)
+        .unwrap_or_else(|error| panic!("{name} is not valid SVG: {error}"));
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    if let Some(folder) = std::env::var_os("SIMULATE_CHART_PNG") {
+        std::fs::create_dir_all(&folder).unwrap();
+        pixmap
+            .save_png(Path::new(&folder).join(name.replace(".svg", ".png")))
+            .unwrap();
+    }
+    pixmap
+        .pixels()
+        .iter()
+        .filter(|pixel| pixel.red() < 240 || pixel.green() < 240 || pixel.blue() < 240)
+        .count()
+}
+
+/// Both charts are valid SVG that resvg draws, with ink on them: a small run's and the
+/// committed AWS scenario's.
 #[test]
 fn the_charts_render() {
     let text = "model = \"contention\"\nclients = [2, 8, 16]\nruns = 5\n";
     let (_folder, out, output) = run_file("race.toml", text, &["--quiet"]);
     assert!(output.status.success(), "{output:?}");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("output/aws-backoff");
     for name in ["calls.svg", "completion_time.svg"] {
-        let svg = std::fs::read(out.join(name)).unwrap();
-        let mut options = resvg::usvg::Options::default();
-        options.fontdb_mut().load_system_fonts();
-        let tree = resvg::usvg::Tree::from_data(&svg, &options)
-            .unwrap_or_else(|error| panic!("{name} is not valid SVG: {error}"));
-        let size = tree.size().to_int_size();
-        let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
-        resvg::render(
-            &tree,
-            resvg::tiny_skia::Transform::default(),
-            &mut pixmap.as_mut(),
-        );
-        if let Some(folder) = std::env::var_os("SIMULATE_CHART_PNG") {
-            std::fs::create_dir_all(&folder).unwrap();
-            pixmap
-                .save_png(Path::new(&folder).join(name.replace(".svg", ".png")))
-                .unwrap();
+        for (folder, prefix) in [(&out, "small_"), (&committed, "aws_")] {
+            let svg = std::fs::read(folder.join(name)).unwrap();
+            let inked = inked_pixels(&format!("{prefix}{name}"), &svg);
+            assert!(inked > 5_000, "{prefix}{name}: only {inked} pixels drawn");
         }
-        let inked = pixmap
-            .pixels()
-            .iter()
-            .filter(|pixel| pixel.red() < 240 || pixel.green() < 240 || pixel.blue() < 240)
-            .count();
-        assert!(inked > 5_000, "{name}: only {inked} pixels drawn");
     }
 }
 
