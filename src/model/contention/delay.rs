@@ -1,8 +1,8 @@
 //! The network delay of one message: any of the timeline model's distributions, sampled by
 //! inverse transform from one uniform draw, or a normal distribution folded at 0
 //! (`|N(mean, sd)|`, the AWS simulator's `abs(normalvariate(10, 2))`), sampled with
-//! `rand_distr`'s ziggurat (`StandardNormal`, in pure-Rust maths, so the same on every machine),
-//! which is several times faster than the inverse transform.
+//! `rand_distr`'s ziggurat (`StandardNormal`), which is several times faster than the inverse
+//! transform.
 //!
 //! The folded normal lives here rather than in the timeline's
 //! [`Distribution`](crate::model::timeline::Distribution) so that the timeline model and its
