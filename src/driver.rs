@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, Cli, Command};
-use crate::config::{ArticleConfig, ConfigError, Job, TimelineConfig};
+use crate::config::{ArticleConfig, ConfigError, ContentionConfig, Job, TimelineConfig};
 use crate::model::{self, Interrupted};
 use crate::output::OutputError;
 use crate::progress::Reporter;
@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match Job::from_cli(&cli)? {
         Job::Article(config) => run_article(config),
         Job::Timeline(config) => run_timeline(config),
+        Job::Contention(config) => run_contention(config),
     }
 }
 
@@ -105,6 +106,29 @@ fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
         Ok(Rendered { files, stdout })
     })?;
     write_and_tell(&config.out_dir, "timeline", &rendered, config.quiet)
+}
+
+/// A contention file: the table of means over runs.
+fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_contention(&config).filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
+    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
+    let worker = (config.clone(), progress.clone());
+    let rendered = in_background(&config.out_dir, &progress, move || {
+        let (config, progress) = worker;
+        let results = model::contention::simulate(&config.model, config.threads, &progress)?;
+        let files = report::contention::files(&results);
+        let written = paths(&config.out_dir, &files);
+        let summary = model::contention::summary::summarise(&results);
+        let stdout = told(
+            &report::contention::table::render(&results, &summary),
+            &written,
+            config.quiet,
+        );
+        Ok(Rendered { files, stdout })
+    })?;
+    write_and_tell(&config.out_dir, "contention", &rendered, config.quiet)
 }
 
 /// How often the driver looks at the stop flag while the model or the report runs.

@@ -12,9 +12,11 @@ use crate::cli::Cli;
 use article::FileSettings;
 
 pub mod article;
+pub mod contention;
 pub mod timeline;
 
 pub use article::ArticleConfig;
+pub use contention::ContentionConfig;
 pub use timeline::TimelineConfig;
 
 /// Which model a config file describes (its `model` key).
@@ -25,6 +27,8 @@ pub enum ModelName {
     Article,
     /// The timeline model (see [`timeline`]).
     Timeline,
+    /// The contention model (see [`contention`]).
+    Contention,
 }
 
 /// What the command line asks for, validated: an article experiment or a timeline scenario.
@@ -34,6 +38,8 @@ pub enum Job {
     Article(ArticleConfig),
     /// A timeline scenario file.
     Timeline(TimelineConfig),
+    /// A contention file (`model = "contention"`).
+    Contention(ContentionConfig),
 }
 
 impl Job {
@@ -60,6 +66,10 @@ impl Job {
             Some(ModelName::Timeline) => {
                 TimelineConfig::from_toml(text, path, cli, default_threads()).map(Job::Timeline)?
             }
+            Some(ModelName::Contention) => {
+                ContentionConfig::from_toml(text, path, cli, default_threads())
+                    .map(Job::Contention)?
+            }
             Some(ModelName::Article) | None => {
                 reject_timeline_flags(cli)?;
                 let file = FileSettings::from_toml(text, path)?;
@@ -73,6 +83,7 @@ impl Job {
         let (out_dir, derived) = match &job {
             Job::Article(config) => (&config.out_dir, false),
             Job::Timeline(config) => (&config.out_dir, true),
+            Job::Contention(config) => (&config.out_dir, true),
         };
         let from_file = head.out.as_deref().map(|out| (path, out));
         if derived && cli.out.is_none() && from_file.is_none() {
@@ -351,6 +362,7 @@ mod tests {
         match job(&[], "scenario.toml", text).unwrap() {
             Job::Timeline(config) => config,
             Job::Article(config) => panic!("read as the article model: {config:?}"),
+            Job::Contention(config) => panic!("read as the contention model: {config:?}"),
         }
     }
 
@@ -364,7 +376,7 @@ mod tests {
         assert_eq!(config.model.payments, 100);
         match job(&[], "a.toml", "seed = 18446744073709551615\np = [0.2]\n").unwrap() {
             Job::Article(config) => assert_eq!(config.model.seed, u64::MAX),
-            Job::Timeline(_) => panic!("an article file read as a timeline"),
+            Job::Timeline(_) | Job::Contention(_) => panic!("an article file read as another model"),
         }
     }
 

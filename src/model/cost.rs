@@ -16,6 +16,7 @@
 //!   them at [`REPORT_SECONDS_PER_POINT`] (`results.csv`, `summary.csv`, charts, `report.md`).
 
 use super::article::{ArticleModel, Engine};
+use super::contention::ContentionModel;
 use super::timeline::TimelineModel;
 
 /// Requests per second one thread of the fast engine scans in round 0 (measured: 2 x 10^9
@@ -47,6 +48,10 @@ pub const REPORT_SECONDS_PER_POINT: f64 = 5e-6;
 /// Payment-copies per second one thread simulates with three strategies (measured: 10^6
 /// payments of `configs/mobile-network.toml`, one copy each, in 1.0 s on one thread).
 pub const TIMELINE_COPIES_PER_SECOND_PER_THREAD: f64 = 1e6;
+
+/// Messages per second one thread simulates in the contention model (measured:
+/// `configs/aws-backoff.toml`, about 8.5 × 10^7 messages, in about 2 s on one thread).
+pub const CONTENTION_MESSAGES_PER_SECOND_PER_THREAD: f64 = 4e7;
 
 /// What a run is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -151,6 +156,25 @@ pub fn estimate_timeline(model: &TimelineModel, threads: usize) -> Estimate {
     }
 }
 
+/// The expected cost of a contention run on `threads` threads. `n` clients without backoff
+/// make about `n + n²/4` writes (each of 4 messages); the jittered policies make fewer, so this
+/// is an upper estimate. Memory is a few events per client.
+pub fn estimate_contention(model: &ContentionModel, threads: usize) -> Estimate {
+    let writes: f64 = model
+        .clients
+        .iter()
+        .map(|&clients| {
+            let n = f64::from(clients);
+            n + n * n / 4.0
+        })
+        .sum();
+    let messages = 4.0 * writes * f64::from(model.runs) * model.policies.len() as f64;
+    Estimate {
+        seconds: messages / (CONTENTION_MESSAGES_PER_SECOND_PER_THREAD * threads.max(1) as f64),
+        memory_bytes: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +210,31 @@ mod tests {
         assert!((estimate.seconds - expected).abs() < 1e-6, "{estimate:?}");
         // Two points of 640 bytes and one attempt count each.
         assert_eq!(estimate.memory_bytes, 2 * (640 + 8));
+    }
+
+    #[test]
+    fn contention_estimates_grow_with_the_square_of_the_clients() {
+        use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
+        let model = ContentionModel {
+            title: "t".into(),
+            seed: 1,
+            runs: 10,
+            clients: vec![100, 200],
+            policies: vec![Policy::None, Policy::FullJitter],
+            base_ms: 5.0,
+            cap_ms: 2_000.0,
+            setup: ContentionSetup {
+                delay: Delay::FoldedNormal {
+                    mean_ms: 10.0,
+                    sd_ms: 2.0,
+                },
+                max_retries: None,
+            },
+        };
+        // Writes per run: (100 + 2,500) + (200 + 10,000) = 12,800; x 4 messages x 10 runs x
+        // 2 policies = 1,024,000 messages; / (4e7 x 2 threads) = 0.0128 s.
+        let estimate = estimate_contention(&model, 2);
+        assert!((estimate.seconds - 0.0128).abs() < 1e-12, "{estimate:?}");
     }
 
     #[test]

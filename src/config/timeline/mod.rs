@@ -6,7 +6,7 @@
 //! scenario; each optional `[[scenario]]` entry has a `name` and the same tables, whose keys
 //! override the base for that scenario. Every key has a default (see the README).
 
-mod schema;
+pub(crate) mod schema;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ fn check_probability(value: Number) -> Result<Number, String> {
 }
 
 /// Accepts a duration: a finite number of ms from 0 to [`MAX_DURATION_MS`].
-fn check_duration(value: f64) -> Result<f64, String> {
+pub(crate) fn check_duration(value: f64) -> Result<f64, String> {
     if (0.0..=MAX_DURATION_MS).contains(&value) {
         Ok(value)
     } else {
@@ -114,7 +114,7 @@ fn check_duration_key(value: Number) -> Result<Number, String> {
 }
 
 /// Accepts a duration more than 0 (a mean, median or percentile of a distribution).
-fn check_positive_duration(value: f64) -> Result<f64, String> {
+pub(crate) fn check_positive_duration(value: f64) -> Result<f64, String> {
     if value > 0.0 && value <= MAX_DURATION_MS {
         Ok(value)
     } else {

@@ -197,12 +197,12 @@ pub(super) enum ProcessName {
 }
 
 /// A bad value inside a distribution or backoff table: `(field, value, reason)`.
-pub(super) type FieldProblem = (&'static str, f64, String);
+pub(crate) type FieldProblem = (&'static str, f64, String);
 
 /// A distribution as written: `{ distribution = "...", ... }`, all in ms.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(tag = "distribution", rename_all = "snake_case", deny_unknown_fields)]
-pub(super) enum DistributionTable {
+pub(crate) enum DistributionTable {
     Fixed { ms: f64 },
     Uniform { low_ms: f64, high_ms: f64 },
     Exponential { mean_ms: f64 },
