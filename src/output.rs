@@ -143,6 +143,11 @@ pub fn write_all(
     set: FileSet<'_>,
     hooks: &Hooks<'_>,
 ) -> Result<Vec<PathBuf>, OutputError> {
+    if (hooks.interrupted)() {
+        return Err(OutputError::Interrupted {
+            path: folder.to_path_buf(),
+        });
+    }
     let mut waited = false;
     loop {
         let created = prepare_folder(folder)?;

@@ -11,6 +11,23 @@
 //! - An output folder made read-only halfway through a run: with `chattr +i` as root (which
 //!   ignores permission bits but not the immutable attribute; the test fails if that cannot be
 //!   set), with `chmod 555` otherwise.
+//! - Stop requests at every stage: the moment the handler exists (20 trials of SIGINT with
+//!   SIGINT ignored, SIGTERM and SIGHUP), while the config file is still being read (a FIFO),
+//!   while the report renders (10,000 p values; within 2 s, no folder left behind), while
+//!   waiting for another run's lock. A signal before `main` runs cannot be caught and is not
+//!   tested (README, "Stopping a run").
+//! - Two runs into one folder: a run waits while the folder is locked (the lock held by the
+//!   test), and 30 pairs of simultaneous runs never mix their files.
+//! - What a killed run leaves: staging folders (made by hand, and by `kill -9` at three
+//!   moments) are removed by the next run; in an append-only folder (`chattr +a`, root only)
+//!   the run names the staging folder it cannot remove.
+//! - A run's file set replaces the previous one's (a timeline scenario dropping its TTL sweep),
+//!   other files kept.
+//! - Inputs refused with one line and exit code 2, nothing written: seeds at and above 2^63
+//!   keep a timeline file a timeline, a config file over 1 MiB or endless (`/dev/zero`), empty
+//!   and non-UTF-8 output folders, scenario file names such as `...toml`, TOML syntax errors, a
+//!   flag followed by a flag instead of its value; a dangling symbolic link as `--out` is named.
+//! - `--help`, `--version`, `man` and `completions` into a full stdout (`/dev/full`): exit 1.
 
 mod common;
 

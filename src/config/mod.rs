@@ -73,11 +73,9 @@ impl Job {
             Some(ModelName::Article) | None => {
                 reject_timeline_flags(cli)?;
                 let file = FileSettings::from_toml(text, path)?;
-                Job::Article(ArticleConfig::merge(
-                    cli,
-                    Some((file, path)),
-                    default_threads(),
-                )?)
+                let config = ArticleConfig::merge(cli, Some((file, path)), default_threads())?;
+                check_ack_loss_count(&config, path)?;
+                Job::Article(config)
             }
         };
         let (out_dir, derived) = match &job {
@@ -92,6 +90,26 @@ impl Job {
         check_out(out_dir, cli, from_file)?;
         Ok(job)
     }
+}
+
+/// A `p` array in a file is held to the same limit as a `--p` list (the flag's parser checks
+/// its own).
+fn check_ack_loss_count(config: &ArticleConfig, path: &Path) -> Result<(), ConfigError> {
+    let count = config.model.ack_loss.len();
+    if count <= crate::parse::MAX_ACK_LOSS_VALUES {
+        return Ok(());
+    }
+    Err(ConfigError::InvalidValue {
+        origin: Origin::File {
+            path: path.to_path_buf(),
+            key: "p".into(),
+        },
+        value: format!("[{count} values]"),
+        reason: format!(
+            "more than {} probabilities: use fewer, or a range with a coarser step",
+            crate::parse::MAX_ACK_LOSS_VALUES
+        ),
+    })
 }
 
 /// The largest config file read: 1 MiB (the shipped ones are under 2 KiB). A larger file, or
@@ -458,6 +476,19 @@ mod tests {
             error.contains("--out") && error.contains("UTF-8"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_p_array_in_a_file_is_held_to_the_p_list_limit() {
+        let array =
+            |count: usize| format!("p = [{}]\nrequests = 1\n", vec!["0.1"; count].join(", "));
+        let limit = crate::parse::MAX_ACK_LOSS_VALUES;
+        assert!(job(&[], "a.toml", &array(limit)).is_ok());
+        let error = job(&[], "a.toml", &array(limit + 1))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("key `p` in config file a.toml"), "{error}");
+        assert!(error.contains("more than 10000 probabilities"), "{error}");
     }
 
     #[test]
