@@ -2,31 +2,13 @@
 //! across thread counts, bad contention files, the charts, and the shape of the shipped AWS
 //! scenario's committed outputs (the published results of "Exponential Backoff And Jitter").
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use common::{csv_rows, simulate};
 use tempfile::TempDir;
-
-fn simulate() -> Command {
-    Command::cargo_bin("simulate").unwrap()
-}
-
-/// The rows of a CSV file as maps from column name to value.
-fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader
-        .records()
-        .map(|record| {
-            headers
-                .iter()
-                .map(String::from)
-                .zip(record.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
 
 /// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`
 /// into `out/` inside that folder.

@@ -176,21 +176,16 @@ impl ContentionConfig {
 
 /// The flags of the other models.
 fn refuse_other_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
-    for (flag, given) in [
-        ("--p", cli.ack_loss.is_some()),
-        ("--requests", cli.requests.is_some()),
-        ("--payments", cli.payments.is_some()),
-        ("--engine", cli.engine.is_some()),
-        ("--json", cli.json),
-    ] {
-        if given {
-            return Err(ConfigError::NotForModel {
-                flag,
-                what: format!("contention files such as {}", path.display()),
-            });
-        }
-    }
-    Ok(())
+    super::refuse_flags(
+        &[
+            ("--p", cli.ack_loss.is_some()),
+            ("--requests", cli.requests.is_some()),
+            ("--payments", cli.payments.is_some()),
+            ("--engine", cli.engine.is_some()),
+            ("--json", cli.json),
+        ],
+        || format!("contention files such as {}", path.display()),
+    )
 }
 
 /// `clients`: a whole number, a list of them, or a range `"START:STOP:STEP"` (stop included).

@@ -215,6 +215,18 @@ fn reject_timeline_flags(cli: &Cli) -> Result<(), ConfigError> {
     }
 }
 
+/// Refuses the first flag of `flags` (`(flag, given)` pairs) that was given: it has no
+/// meaning for `what` (e.g. "timeline scenario files such as a.toml").
+pub(crate) fn refuse_flags(
+    flags: &[(&'static str, bool)],
+    what: impl FnOnce() -> String,
+) -> Result<(), ConfigError> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some(&(flag, _)) => Err(ConfigError::NotForModel { flag, what: what() }),
+        None => Ok(()),
+    }
+}
+
 /// The default output folder.
 pub const DEFAULT_OUT: &str = "output";
 /// The default seed of every model: the article's.

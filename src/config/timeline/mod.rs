@@ -457,20 +457,15 @@ impl TimelineConfig {
 
 /// The article model's flags have no meaning for a timeline scenario.
 fn reject_article_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
-    for (flag, given) in [
-        ("--p", cli.ack_loss.is_some()),
-        ("--requests", cli.requests.is_some()),
-        ("--max-retries", cli.max_retries.is_some()),
-        ("--engine", cli.engine.is_some()),
-    ] {
-        if given {
-            return Err(ConfigError::NotForModel {
-                flag,
-                what: format!("timeline scenario files such as {}", path.display()),
-            });
-        }
-    }
-    Ok(())
+    super::refuse_flags(
+        &[
+            ("--p", cli.ack_loss.is_some()),
+            ("--requests", cli.requests.is_some()),
+            ("--max-retries", cli.max_retries.is_some()),
+            ("--engine", cli.engine.is_some()),
+        ],
+        || format!("timeline scenario files such as {}", path.display()),
+    )
 }
 
 /// A bad top-level key of the file.
