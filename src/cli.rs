@@ -1,6 +1,7 @@
 //! The command line as typed: clap's view of the flags, before any merging or checking that
 //! needs the config file (see [`crate::config`]).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -19,7 +20,8 @@ use crate::parse::{self, AckLossList};
 ///
 /// Exit codes: 0 success; 1 failure while running (e.g. the output folder cannot be written);
 /// 2 usage error (a bad flag, config file or value, or a run too big for this machine);
-/// 130 interrupted (Ctrl-C or SIGTERM; the previous outputs are left intact).
+/// 130 interrupted (Ctrl-C, SIGTERM or SIGHUP, at any stage; the previous outputs are left
+/// intact).
 #[derive(Debug, Parser)]
 #[command(
     name = "simulate",
@@ -36,28 +38,29 @@ pub struct Cli {
 
     /// ACK-loss probabilities: comma-separated values in [0, 1] and ranges START:STOP:STEP
     /// (STOP included, built from decimal steps) [default: 0.01,0.05,0.10]
-    #[arg(long = "p", value_name = "LIST", value_parser = parse::ack_loss_list, allow_hyphen_values = true)]
+    #[arg(long = "p", value_name = "LIST", value_parser = parse::capped(parse::ack_loss_list), allow_hyphen_values = true)]
     pub ack_loss: Option<AckLossList>,
 
     /// Seed of numpy's default_rng (0 to 2^64-1) [default: 42]
-    #[arg(long, value_name = "N", value_parser = parse::seed, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::seed), allow_hyphen_values = true)]
     pub seed: Option<u64>,
 
     /// Payment requests per run [default: 10000]
-    #[arg(long, value_name = "N", value_parser = parse::requests, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::requests), allow_hyphen_values = true)]
     pub requests: Option<u64>,
 
     /// Retries a client makes at most after its first send [default: 20]
-    #[arg(long, value_name = "N", value_parser = parse::max_retries, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::max_retries), allow_hyphen_values = true)]
     pub max_retries: Option<u32>,
 
     /// Payments per run and scenario of a timeline scenario file (see --config) [default: the
     /// file's `payments`, else 10000]
-    #[arg(long, value_name = "N", value_parser = parse::payments, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::payments), allow_hyphen_values = true)]
     pub payments: Option<u64>,
 
-    /// Independent replications of every p; run 0 is the article's run [default: 1]
-    #[arg(long, value_name = "K", value_parser = parse::runs, allow_hyphen_values = true)]
+    /// Independent replications of every p (or of every scenario of a timeline scenario file);
+    /// run 0 is the article's run [default: 1]
+    #[arg(long, value_name = "K", value_parser = parse::capped(parse::runs), allow_hyphen_values = true)]
     pub runs: Option<u32>,
 
     /// Folder the CSV files and charts are written to (created if missing) [default: output]
@@ -70,8 +73,8 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Worker threads of the fast engine [default: all cores]
-    #[arg(long, value_name = "N", value_parser = parse::threads, allow_hyphen_values = true)]
+    /// Worker threads of the fast engine or of a timeline scenario file [default: all cores]
+    #[arg(long, value_name = "N", value_parser = parse::capped(parse::threads), allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     /// How the model is computed: `fast` (constant memory, all cores) or `servers` (the
@@ -103,6 +106,75 @@ pub enum Command {
     Man,
 }
 
+/// Parses the command line like [`Parser::try_parse_from`], but a flag followed by another
+/// flag instead of its value (`--p --seed 5`) is reported as that flag's missing value,
+/// rather than as whatever clap makes of the rest. Values may start with one `-` (`--p -0.1`
+/// gets a message about -0.1), not with `--`.
+pub fn parse_args(
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString>>,
+) -> Result<Cli, clap::Error> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let mut command = Cli::command();
+    command.build();
+    for pair in args.windows(2).skip(1) {
+        let (flag, next) = (pair[0].to_string_lossy(), pair[1].to_string_lossy());
+        if flag == "--" {
+            break;
+        }
+        let takes_value = command.get_arguments().find(|arg| {
+            arg.get_long()
+                .is_some_and(|long| flag.strip_prefix("--") == Some(long))
+                && arg.get_action().takes_values()
+        });
+        if let (Some(arg), true) = (takes_value, next.starts_with("--")) {
+            let value_name = arg
+                .get_value_names()
+                .and_then(|names| names.first())
+                .map_or_else(|| "VALUE".to_string(), ToString::to_string);
+            return Err(command.error(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "a value is required for '{flag} <{value_name}>' but none was supplied \
+                     ('{next}' is the next flag)"
+                ),
+            ));
+        }
+    }
+    Cli::try_parse_from(args)
+}
+
+/// Prints a clap outcome and gives the exit code: `--help` and `--version` go to stdout (exit
+/// code 0, or 1 if stdout cannot be written; a reader that went away is not an error), usage
+/// errors to stderr (exit code 2).
+pub fn report_clap_error(error: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    use std::io::IsTerminal;
+    if !matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = error.print();
+        return crate::driver::EXIT_USAGE;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let rendered = error.render();
+    let text = if stdout.is_terminal() {
+        rendered.ansi().to_string()
+    } else {
+        rendered.to_string()
+    };
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(write) if write.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: writing to stdout: {write}");
+            crate::driver::EXIT_FAILURE
+        }
+        _ => 0,
+    }
+}
+
 /// The completion script of `shell` for the whole command line.
 pub fn completions(shell: Shell) -> Vec<u8> {
     let mut command = Cli::command();
@@ -111,13 +183,82 @@ pub fn completions(shell: Shell) -> Vec<u8> {
     script
 }
 
-/// The man page, `simulate.1`, in roff.
+/// The man page, `simulate.1`, in roff: clap's sections, with a synopsis that shows every
+/// value name and a section on the two helper commands (rather than references to man pages
+/// `simulate-completions(1)` and the like, which do not exist).
 pub fn man_page() -> Vec<u8> {
+    let mut command = Cli::command().disable_help_subcommand(true);
+    command.build();
+    let man = clap_mangen::Man::new(command.clone());
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
-        .render(&mut page)
-        .expect("rendering into memory cannot fail");
+    let render = |page: &mut Vec<u8>| -> std::io::Result<()> {
+        man.render_title(page)?;
+        man.render_name_section(page)?;
+        page.write_all(man_synopsis(&command).as_bytes())?;
+        man.render_description_section(page)?;
+        man.render_options_section(page)?;
+        page.write_all(man_helper_commands(&command).as_bytes())?;
+        man.render_version_section(page)
+    };
+    render(&mut page).expect("rendering into memory cannot fail");
     page
+}
+
+/// Escapes text for roff: backslashes and hyphens.
+fn roff_escape(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+/// The SYNOPSIS section: every flag with its value name, then the helper commands.
+fn man_synopsis(command: &clap::Command) -> String {
+    let mut line = String::from("\\fBsimulate\\fR");
+    for arg in command.get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        let mut item = match arg.get_short() {
+            Some(short) => format!("\\fB\\-{short}\\fR|\\fB\\-\\-{}\\fR", roff_escape(long)),
+            None => format!("\\fB\\-\\-{}\\fR", roff_escape(long)),
+        };
+        if arg.get_action().takes_values() {
+            let value = arg
+                .get_value_names()
+                .and_then(|names| names.first())
+                .map_or_else(|| "VALUE".to_string(), ToString::to_string);
+            item.push_str(&format!(" \\fI{}\\fR", roff_escape(&value)));
+        }
+        line.push_str(&format!(" [{item}]"));
+    }
+    let mut text = format!(".SH SYNOPSIS\n{line}\n");
+    for sub in command.get_subcommands() {
+        text.push_str(&format!(
+            ".br\n\\fBsimulate {}\\fR",
+            roff_escape(sub.get_name())
+        ));
+        for positional in sub.get_positionals() {
+            text.push_str(&format!(
+                " \\fI{}\\fR",
+                roff_escape(&positional.get_id().as_str().to_uppercase())
+            ));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The HELPER COMMANDS section: what `simulate completions` and `simulate man` do.
+fn man_helper_commands(command: &clap::Command) -> String {
+    let mut text = String::from(".SH \"HELPER COMMANDS\"\n");
+    for sub in command.get_subcommands() {
+        let about = sub
+            .get_long_about()
+            .or(sub.get_about())
+            .map(ToString::to_string);
+        text.push_str(&format!(
+            ".TP\n\\fBsimulate {}\\fR\n{}\n",
+            roff_escape(sub.get_name()),
+            roff_escape(&about.unwrap_or_default().replace('\n', " "))
+        ));
+    }
+    text
 }
 
 /// The `--engine` choices.

@@ -3,13 +3,18 @@
 //! them through [`crate::output`], then prints the table or the JSON summary.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
 use anyhow::Context;
 
 use crate::cli::{self, Cli, Command};
-use crate::config::{ArticleConfig, ConfigError, Job, TimelineConfig};
+use crate::config::{ArticleConfig, ConfigError, ContentionConfig, Job, TimelineConfig};
 use crate::model::{self, Interrupted};
+use crate::output::OutputError;
 use crate::progress::Reporter;
+use crate::report::OutputFile;
 use crate::{limits, output, report, signals};
 
 /// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
@@ -17,12 +22,14 @@ use crate::{limits, output, report, signals};
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code for any other failure (e.g. the output folder cannot be written).
 pub const EXIT_FAILURE: u8 = 1;
-/// Exit code after Ctrl-C or SIGTERM (128 + SIGINT), as shells report it.
+/// Exit code after Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells report Ctrl-C).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs the command: prints completions or the man page, or validates the configuration,
 /// simulates, writes the files atomically and prints the table and the paths written (or the
-/// JSON summary with `--json`, nothing with `--quiet`).
+/// JSON summary with `--json`, nothing with `--quiet`). A stop request (see [`signals`]) at
+/// any stage before the files are put in place ends it with [`OutputError::Interrupted`]
+/// within a few tens of milliseconds.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Completions { shell }) => return print_to_stdout(&cli::completions(shell)),
@@ -30,74 +37,199 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         None => {}
     }
     match Job::from_cli(&cli)? {
-        Job::Article(config) => run_article(&config),
-        Job::Timeline(config) => run_timeline(&config),
+        Job::Article(config) => run_article(config),
+        Job::Timeline(config) => run_timeline(config),
+        Job::Contention(config) => run_contention(config),
     }
 }
 
+/// What a run hands to the writer: its files and what it prints on success.
+struct Rendered {
+    /// The output files.
+    files: Vec<OutputFile>,
+    /// The table and the paths, or the JSON summary; empty with `--quiet`.
+    stdout: Vec<u8>,
+}
+
 /// The article's model: the table, or the JSON summary with `--json`.
-fn run_article(config: &ArticleConfig) -> anyhow::Result<()> {
-    let warning = limits::check(config, limits::available_memory())?;
+fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
+    let warning = limits::check(&config, limits::available_memory())?;
     if let Some(warning) = warning.filter(|_| !config.quiet) {
         eprintln!("{warning}");
     }
-    signals::install_interrupt_handler()?;
     let progress = Reporter::new(
         model::article::work_units(&config.model, config.engine),
         "requests",
         config.quiet,
     );
-    let results = model::article::simulate(&config.model, config.engine, &progress);
-    progress.bar.finish_and_clear();
-    let results = results?;
-    let files = report::article::files(&results);
-    // The error names the folder or file that could not be written.
-    let written = output::write_all(&config.out_dir, &files, signals::interrupted)?;
-    if config.json {
-        print_to_stdout(&report::article::json::summary(&results, &written))
-    } else {
-        tell(
-            &report::article::table::render(&results),
-            &written,
-            config.quiet,
-        )
-    }
+    let worker = (config.clone(), progress.clone());
+    let rendered = in_background(&config.out_dir, &progress, move || {
+        let (config, progress) = worker;
+        let results = model::article::simulate(&config.model, config.engine, &progress)?;
+        let files = report::article::files(&results);
+        let written = paths(&config.out_dir, &files);
+        let stdout = if config.json {
+            report::article::json::summary(&results, &written)
+        } else {
+            told(
+                &report::article::table::render(&results),
+                &written,
+                config.quiet,
+            )
+        };
+        Ok(Rendered { files, stdout })
+    })?;
+    write_and_tell(&config.out_dir, "article", &rendered, config.quiet)
 }
 
 /// A timeline scenario file: the companion piece's tables, or the JSON summary.
-fn run_timeline(config: &TimelineConfig) -> anyhow::Result<()> {
-    if let Some(warning) = limits::check_timeline(config).filter(|_| !config.quiet) {
+fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_timeline(&config).filter(|_| !config.quiet) {
         eprintln!("{warning}");
     }
-    signals::install_interrupt_handler()?;
     let progress = Reporter::new(config.model.work_units(), "payments", config.quiet);
-    let results = model::timeline::simulate(&config.model, config.threads, &progress);
-    progress.bar.finish_and_clear();
-    let results = results?;
-    let files = report::timeline::files(&results);
-    let written = output::write_all(&config.out_dir, &files, signals::interrupted)?;
-    if config.json {
-        print_to_stdout(&report::timeline::json::summary(&results, &written))
-    } else {
-        tell(
-            &report::timeline::table::render(&results),
-            &written,
-            config.quiet,
-        )
-    }
+    let worker = (config.clone(), progress.clone());
+    let rendered = in_background(&config.out_dir, &progress, move || {
+        let (config, progress) = worker;
+        let results = model::timeline::simulate(&config.model, config.threads, &progress)?;
+        let files = report::timeline::files(&results);
+        let written = paths(&config.out_dir, &files);
+        let stdout = if config.json {
+            report::timeline::json::summary(&results, &written)
+        } else {
+            told(
+                &report::timeline::table::render(&results),
+                &written,
+                config.quiet,
+            )
+        };
+        Ok(Rendered { files, stdout })
+    })?;
+    write_and_tell(&config.out_dir, "timeline", &rendered, config.quiet)
 }
 
-/// Prints the table and the paths written, unless quiet.
-fn tell(table: &str, written: &[std::path::PathBuf], quiet: bool) -> anyhow::Result<()> {
+/// A contention file: the table of means over runs.
+fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_contention(&config).filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
+    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
+    let worker = (config.clone(), progress.clone());
+    let rendered = in_background(&config.out_dir, &progress, move || {
+        let (config, progress) = worker;
+        let results = model::contention::simulate(&config.model, config.threads, &progress)?;
+        let files = report::contention::files(&results);
+        let written = paths(&config.out_dir, &files);
+        let summary = model::contention::summary::summarise(&results);
+        let stdout = told(
+            &report::contention::table::render(&results, &summary),
+            &written,
+            config.quiet,
+        );
+        Ok(Rendered { files, stdout })
+    })?;
+    write_and_tell(&config.out_dir, "contention", &rendered, config.quiet)
+}
+
+/// How often the driver looks at the stop flag while the model or the report runs.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Runs `work` (the simulation and the rendering, which touch no file) on a thread of its
+/// own while this one watches the stop flag: on a stop request it returns at once with
+/// [`OutputError::Interrupted`], leaving the thread to end with the process, so no stage of
+/// the computation can hold a stop request up. Clears the progress bar either way.
+fn in_background<T: Send + 'static>(
+    out_dir: &Path,
+    progress: &Reporter,
+    work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let worker = std::thread::Builder::new()
+        .name("simulate-run".into())
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let _ = sender.send(work());
+        })
+        .context("starting the simulation thread")?;
+    let outcome = loop {
+        match receiver.recv_timeout(STOP_POLL) {
+            Ok(result) => break result,
+            Err(RecvTimeoutError::Timeout) if signals::interrupted() => {
+                break Err(OutputError::Interrupted {
+                    path: out_dir.to_path_buf(),
+                }
+                .into());
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => {
+                    break Err(anyhow::anyhow!(
+                        "the simulation thread ended without a result"
+                    ));
+                }
+            },
+        }
+    };
+    progress.bar.finish_and_clear();
+    outcome
+}
+
+/// The paths the files will have in `out_dir`, as [`output::write_all`] returns them.
+fn paths(out_dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
+    files.iter().map(|file| out_dir.join(file.name)).collect()
+}
+
+/// Writes the files (waiting for another run into the same folder, if any, to finish), then
+/// prints what the run prints.
+fn write_and_tell(
+    out_dir: &Path,
+    kind: &'static str,
+    rendered: &Rendered,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let waiting = || {
+        if !quiet {
+            eprintln!(
+                "waiting for another simulate run writing into {} to finish",
+                out_dir.display()
+            );
+        }
+    };
+    let leftover = |staging: &Path, error: &std::io::Error| {
+        eprintln!(
+            "warning: cannot remove the staging folder {} ({error}); remove it, or the next \
+             run into {} will once it can",
+            staging.display(),
+            out_dir.display()
+        );
+    };
+    let hooks = output::Hooks {
+        interrupted: &signals::interrupted,
+        waiting: &waiting,
+        leftover: &leftover,
+    };
+    let set = output::FileSet {
+        kind,
+        files: &rendered.files,
+    };
+    // The error names the folder or file that could not be written.
+    let written = output::write_all(out_dir, set, &hooks)?;
+    debug_assert_eq!(written, paths(out_dir, &rendered.files));
+    print_to_stdout(&rendered.stdout)
+}
+
+/// The table and the paths written, unless quiet.
+fn told(table: &str, written: &[PathBuf], quiet: bool) -> Vec<u8> {
     if quiet {
-        return Ok(());
+        return Vec::new();
     }
     let mut text = table.to_string();
     text.push('\n');
     for path in written {
         text.push_str(&format!("wrote {}\n", path.display()));
     }
-    print_to_stdout(text.as_bytes())
+    text.into_bytes()
 }
 
 /// The exit code for an error returned by [`run`].
@@ -106,8 +238,8 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
         EXIT_USAGE
     } else if error.is::<Interrupted>()
         || matches!(
-            error.downcast_ref::<output::OutputError>(),
-            Some(output::OutputError::Interrupted { .. })
+            error.downcast_ref::<OutputError>(),
+            Some(OutputError::Interrupted { .. })
         )
     {
         EXIT_INTERRUPTED

@@ -1,8 +1,9 @@
 //! Checks a run against this machine before it starts: a run estimated to take long gets a
-//! warning with the estimate, and a servers-engine run that would not fit in memory is refused
-//! with the estimate (see [`crate::model::cost`] for the rates).
+//! warning with the estimate, and a run that would not fit in memory (the servers engine's key
+//! tables, or the results of every run and p kept for the output files) is refused with the
+//! estimate (see [`crate::model::cost`] for the rates).
 
-use crate::config::{ArticleConfig, TimelineConfig};
+use crate::config::{ArticleConfig, ContentionConfig, TimelineConfig};
 use crate::model::article::Engine;
 use crate::model::cost::{self, Estimate};
 
@@ -14,18 +15,19 @@ pub const MEMORY_CAP_WITHOUT_INFO: u64 = 16 << 30;
 /// A run this machine cannot hold. A usage error (exit code 2): the fix is smaller settings.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "the servers engine would need about {} of memory for {requests} requests, but {} is \
-     available: use --engine fast (constant memory) or fewer --requests",
+    "{what} would need about {} of memory, but {} is available: {advice}",
     human_bytes(*needed),
     human_bytes(*available)
 )]
 pub struct TooMuchMemory {
-    /// The requests per run.
-    pub requests: u64,
+    /// The run, in words (`the servers engine ... for 10 requests`).
+    pub what: String,
     /// The estimated memory, in bytes.
     pub needed: u64,
     /// The memory the run may use, in bytes.
     pub available: u64,
+    /// Which settings to lower.
+    pub advice: &'static str,
 }
 
 /// Checks `config` against `available_memory` (bytes); returns a warning to print first when
@@ -34,15 +36,30 @@ pub fn check(
     config: &ArticleConfig,
     available_memory: u64,
 ) -> Result<Option<String>, TooMuchMemory> {
+    let model = &config.model;
     let Estimate {
         seconds,
         memory_bytes,
-    } = cost::estimate(&config.model, config.engine);
-    if config.engine == Engine::Servers && memory_bytes > available_memory {
-        return Err(TooMuchMemory {
-            requests: config.model.requests,
-            needed: memory_bytes,
-            available: available_memory,
+    } = cost::estimate(model, config.engine);
+    if memory_bytes > available_memory {
+        let results = format!("{} runs x {} p values", model.runs, model.ack_loss.len());
+        return Err(match config.engine {
+            Engine::Servers => TooMuchMemory {
+                what: format!(
+                    "the servers engine with {} requests per run and {results}",
+                    model.requests
+                ),
+                needed: memory_bytes,
+                available: available_memory,
+                advice: "use --engine fast (constant memory per request), fewer --requests, \
+                         --runs or p values",
+            },
+            Engine::Fast { .. } => TooMuchMemory {
+                what: format!("keeping the results of {results} for the output files"),
+                needed: memory_bytes,
+                available: available_memory,
+                advice: "use fewer --runs or p values",
+            },
         });
     }
     Ok(long_run_warning(
@@ -58,6 +75,12 @@ pub fn check(
 /// long (its memory does not grow with the payments).
 pub fn check_timeline(config: &TimelineConfig) -> Option<String> {
     let estimate = cost::estimate_timeline(&config.model, config.threads);
+    long_run_warning(estimate.seconds, &on_threads(config.threads))
+}
+
+/// Checks a contention file: a warning to print first when the run is estimated to take long.
+pub fn check_contention(config: &ContentionConfig) -> Option<String> {
+    let estimate = cost::estimate_contention(&config.model, config.threads);
     long_run_warning(estimate.seconds, &on_threads(config.threads))
 }
 
@@ -166,22 +189,36 @@ mod tests {
 
     #[test]
     fn long_runs_are_announced_with_the_estimate() {
-        // 10^12 requests x 3 runs at p = 0 on 2 threads: 3e12 / 1e9 = 3000 s = 50 min.
-        let long = config(1_000_000_000_000, 3, Engine::Fast { threads: 2 });
+        // 4.2 x 10^12 requests x 1 run at p = 0 on 2 threads: 4.2e12 / (7e8 x 2) = 3000 s.
+        let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 2 });
         let warning = check(&long, 1 << 30).unwrap().unwrap();
         assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
     }
 
     #[test]
     fn servers_runs_beyond_the_memory_are_refused_with_the_estimate() {
-        // 10^9 requests x 128 bytes = 1.28e11 bytes = 119.2 GiB, against 8 GiB available.
+        // 10^9 requests x 160 bytes + 16 MiB + one point = 1.6e11 bytes = 149.0 GiB, against
+        // 8 GiB available.
         let big = config(1_000_000_000, 1, Engine::Servers);
         let error = check(&big, 8 << 30).unwrap_err().to_string();
-        assert!(error.contains("119.2 GiB"), "{error}");
+        assert!(error.contains("149.0 GiB"), "{error}");
         assert!(error.contains("8.0 GiB is available"), "{error}");
+        assert!(error.contains("--engine fast"), "{error}");
         // The fast engine needs no memory per request.
         let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
         assert!(check(&fast, 8 << 30).is_ok());
+    }
+
+    #[test]
+    fn fast_runs_whose_results_do_not_fit_are_refused_with_the_estimate() {
+        // 100,000 runs x 10,000 p values x (640 + 8) bytes = 6.48e11 bytes = 603.5 GiB.
+        let mut many = config(1, 100_000, Engine::Fast { threads: 2 });
+        many.model.ack_loss = (0..10_000).map(|i| f64::from(i) * 1e-9).collect();
+        many.model.max_retries = 0;
+        let error = check(&many, 8 << 30).unwrap_err().to_string();
+        assert!(error.contains("100000 runs x 10000 p values"), "{error}");
+        assert!(error.contains("603.5 GiB"), "{error}");
+        assert!(error.contains("fewer --runs or p values"), "{error}");
     }
 
     #[test]

@@ -19,9 +19,64 @@ pub const MAX_PAYMENTS: u64 = 1_000_000_000_000;
 /// The most copies of one payment in a timeline scenario.
 pub const MAX_COPIES: u32 = 1_000;
 
-/// A list of ACK-loss probabilities, each in `[0, 1]`, in the order given (at least one).
+/// The most characters of a rejected value an error message repeats; longer values are cut
+/// there and end in `…`.
+pub const ECHO_CHARACTERS: usize = 40;
+
+/// A list of ACK-loss probabilities, each in `[0, 1]`, in the order given (at least one, at
+/// most [`MAX_ACK_LOSS_VALUES`], none repeated).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AckLossList(pub Vec<f64>);
+
+/// `text` as an error message repeats it: at most [`ECHO_CHARACTERS`] characters, then `…`.
+pub fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARACTERS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// A number as an error message shows it: the shortest form that reads back as the same
+/// `f64`, in scientific notation when it is very small or very large (`1e308`, not 309
+/// digits).
+pub fn shown(value: f64) -> String {
+    if value != 0.0 && !(1e-4..1e16).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// A clap value parser that runs `parse` and, on a rejection, repeats at most
+/// [`ECHO_CHARACTERS`] characters of the value (clap's own message repeats all of it).
+pub fn capped<T>(parse: fn(&str) -> Result<T, String>) -> CappedParser<T> {
+    CappedParser(parse)
+}
+
+/// See [`capped`].
+#[derive(Clone)]
+pub struct CappedParser<T>(fn(&str) -> Result<T, String>);
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for CappedParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        argument: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_string_lossy();
+        (self.0)(&text).map_err(|reason| {
+            let argument = argument.map_or_else(|| "...".to_string(), ToString::to_string);
+            let message = format!(
+                "invalid value '{}' for '{argument}': {reason}\n",
+                echo(&text)
+            );
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, message).with_cmd(command)
+        })
+    }
+}
 
 /// Parses `0.01,0.05,0.10` and ranges `START:STOP:STEP` (STOP included), mixed.
 ///
@@ -35,7 +90,10 @@ pub fn ack_loss_list(text: &str) -> Result<AckLossList, String> {
             return Err(if text.trim().is_empty() {
                 "the list is empty: give at least one probability, e.g. 0.05".to_string()
             } else {
-                format!("'{text}' has an empty item: separate probabilities with single commas")
+                format!(
+                    "'{}' has an empty item: separate probabilities with single commas",
+                    echo(text)
+                )
             });
         }
         if item.contains(':') {
@@ -43,32 +101,105 @@ pub fn ack_loss_list(text: &str) -> Result<AckLossList, String> {
         } else {
             values.push(ack_loss(item)?);
         }
-        if values.len() > MAX_ACK_LOSS_VALUES {
+        check_value_count(values.len())?;
+    }
+    check_ack_loss_values(values).map(AckLossList)
+}
+
+/// Accepts at most [`MAX_ACK_LOSS_VALUES`] probabilities.
+pub fn check_value_count(count: usize) -> Result<(), String> {
+    if count > MAX_ACK_LOSS_VALUES {
+        Err(format!(
+            "more than {MAX_ACK_LOSS_VALUES} probabilities: give fewer values or a coarser step"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Accepts a list of probabilities (each already checked) that has at least one, at most
+/// [`MAX_ACK_LOSS_VALUES`] and no value twice: a repeated p would be simulated twice and
+/// counted twice in `attempts.csv`.
+pub fn check_ack_loss_values(values: Vec<f64>) -> Result<Vec<f64>, String> {
+    if values.is_empty() {
+        return Err("the list is empty: give at least one probability, e.g. 0.05".to_string());
+    }
+    check_value_count(values.len())?;
+    let mut seen = std::collections::HashMap::with_capacity(values.len());
+    for (position, &value) in (1..).zip(&values) {
+        if let Some(first) = seen.insert(value.to_bits(), position) {
             return Err(format!(
-                "more than {MAX_ACK_LOSS_VALUES} probabilities: use a coarser step"
+                "p = {} is given twice (values {first} and {position}): give each p once",
+                shown(value)
             ));
         }
     }
-    Ok(AckLossList(values))
+    Ok(values)
 }
 
-/// Parses one probability.
+/// Parses one probability, refusing a decimal that no `f64` holds exactly enough to print it
+/// back (`1.0000000000000000001` would silently become 1, `1e-400` would become 0).
 pub fn ack_loss(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number (expected a probability such as 0.05)"))?;
-    check_ack_loss(value)
+    let typed = text.trim();
+    let value: f64 = typed.parse().map_err(|_| {
+        format!(
+            "'{}' is not a number (expected a probability such as 0.05)",
+            echo(text)
+        )
+    })?;
+    let value = check_ack_loss(value)?;
+    check_round_trip(typed, value)
 }
 
-/// Accepts a probability in `[0, 1]`.
+/// Accepts `value`, read from `typed`, when it reads back as the same number: its shortest
+/// form has the same decimal digits as `typed`.
+fn check_round_trip(typed: &str, value: f64) -> Result<f64, String> {
+    if decimal_digits(typed) == decimal_digits(&format!("{value:e}")) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "'{}' cannot be held exactly enough: the nearest number this tool can compute \
+             with is {}; give that (or fewer digits)",
+            echo(typed),
+            shown(value)
+        ))
+    }
+}
+
+/// The significant digits and power of ten of a decimal number (`0.0100` and `1e-2` are both
+/// `("1", -2)`; zero is `("0", 0)`); `None` for text that is not a plain decimal.
+fn decimal_digits(text: &str) -> Option<(String, i64)> {
+    let unsigned = text.trim_start_matches(['+', '-']);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let significant = digits.trim_start_matches('0');
+    let trimmed = significant.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return Some(("0".to_string(), 0));
+    }
+    let trailing_zeros = (significant.len() - trimmed.len()) as i64;
+    let power = exponent - fraction.len() as i64 + trailing_zeros;
+    Some((trimmed.to_string(), power))
+}
+
+/// Accepts a probability in `[0, 1]`; `-0` becomes `0`.
 pub fn check_ack_loss(value: f64) -> Result<f64, String> {
     if value.is_nan() {
         Err("NaN is not a probability: p must be between 0 and 1".to_string())
     } else if !(0.0..=1.0).contains(&value) {
         Err(format!(
-            "{value} is not a probability: p must be between 0 and 1"
+            "{} is not a probability: p must be between 0 and 1",
+            shown(value)
         ))
+    } else if value == 0.0 {
+        Ok(0.0)
     } else {
         Ok(value)
     }
@@ -106,18 +237,18 @@ impl Decimal {
         self.units * 10u128.pow(scale - self.scale)
     }
 
-    /// `units / 10^scale` as the f64 a user would get by typing it.
-    fn to_f64(units: u128, scale: u32) -> f64 {
+    /// `units / 10^scale` as a user would type it (`0.05`), which parses to the f64 they would
+    /// get by typing it.
+    fn text(units: u128, scale: u32) -> String {
         let digits = format!("{units:0>width$}", width = scale as usize + 1);
         let (whole, fraction) = digits.split_at(digits.len() - scale as usize);
         format!("{whole}.{fraction}")
-            .parse()
-            .expect("a plain decimal parses")
     }
 }
 
 fn decimal_range(item: &str, values: &mut Vec<f64>) -> Result<(), String> {
     let parts: Vec<&str> = item.split(':').map(str::trim).collect();
+    let item = echo(item);
     let [start, stop, step] = parts[..] else {
         return Err(format!(
             "range '{item}' must have the form START:STOP:STEP, e.g. 0:0.3:0.01"
@@ -125,7 +256,10 @@ fn decimal_range(item: &str, values: &mut Vec<f64>) -> Result<(), String> {
     };
     let decimal = |part: &str, name: &str| {
         Decimal::parse(part).ok_or_else(|| {
-            format!("range '{item}': {name} '{part}' is not a plain decimal such as 0.05")
+            format!(
+                "range '{item}': {name} '{}' is not a plain decimal such as 0.05",
+                echo(part)
+            )
         })
     };
     let (start, stop, step) = (
@@ -154,18 +288,35 @@ fn decimal_range(item: &str, values: &mut Vec<f64>) -> Result<(), String> {
     }
     let mut units = first;
     while units <= last {
-        let value = Decimal::to_f64(units, scale);
-        values.push(check_ack_loss(value).map_err(|reason| format!("range '{item}': {reason}"))?);
+        let typed = Decimal::text(units, scale);
+        let value = typed.parse().expect("a plain decimal parses");
+        let value = check_ack_loss(value)
+            .and_then(|value| check_round_trip(&typed, value))
+            .map_err(|reason| format!("range '{item}': {reason}"))?;
+        values.push(value);
         units += increment;
     }
     Ok(())
 }
 
-/// Parses a whole number, saying what it is for when it is not one.
+/// Parses a whole number, saying what it is for when it is not one, and that it is too large
+/// (with the largest) when it is all digits but does not fit `T`.
 fn whole_number<T: std::str::FromStr>(text: &str, what: &str, range: &str) -> Result<T, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not {what}: expected a whole number {range}"))
+    let trimmed = text.trim();
+    trimmed.parse().map_err(|_| {
+        let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            format!(
+                "'{}' is too large for {what}: expected a whole number {range}",
+                echo(text)
+            )
+        } else {
+            format!(
+                "'{}' is not {what}: expected a whole number {range}",
+                echo(text)
+            )
+        }
+    })
 }
 
 /// Parses a seed: any whole number from 0 to 2^64 - 1.
@@ -175,7 +326,11 @@ pub fn seed(text: &str) -> Result<u64, String> {
 
 /// Parses and checks a number of requests.
 pub fn requests(text: &str) -> Result<u64, String> {
-    check_requests(whole_number(text, "a number of requests", "from 1")?)
+    check_requests(whole_number(
+        text,
+        "a number of requests",
+        &format!("from 1 to {MAX_REQUESTS}"),
+    )?)
 }
 
 /// Accepts 1 to [`MAX_REQUESTS`] requests.
@@ -185,7 +340,11 @@ pub fn check_requests(value: u64) -> Result<u64, String> {
 
 /// Parses and checks a retry limit.
 pub fn max_retries(text: &str) -> Result<u32, String> {
-    check_max_retries(whole_number(text, "a retry limit", "from 0")?)
+    check_max_retries(whole_number(
+        text,
+        "a retry limit",
+        &format!("from 0 to {MAX_RETRIES}"),
+    )?)
 }
 
 /// Accepts 0 to [`MAX_RETRIES`] retries.
@@ -195,7 +354,11 @@ pub fn check_max_retries(value: u32) -> Result<u32, String> {
 
 /// Parses and checks a number of runs.
 pub fn runs(text: &str) -> Result<u32, String> {
-    check_runs(whole_number(text, "a number of runs", "from 1")?)
+    check_runs(whole_number(
+        text,
+        "a number of runs",
+        &format!("from 1 to {MAX_RUNS}"),
+    )?)
 }
 
 /// Accepts 1 to [`MAX_RUNS`] runs.
@@ -205,7 +368,11 @@ pub fn check_runs(value: u32) -> Result<u32, String> {
 
 /// Parses and checks a thread count.
 pub fn threads(text: &str) -> Result<usize, String> {
-    check_threads(whole_number(text, "a thread count", "from 1")?)
+    check_threads(whole_number(
+        text,
+        "a thread count",
+        &format!("from 1 to {MAX_THREADS}"),
+    )?)
 }
 
 /// Accepts 1 to [`MAX_THREADS`] threads.
@@ -231,7 +398,11 @@ pub fn check_total_deliveries(requests: u64, max_retries: u32, runs: u32) -> Res
 
 /// Parses and checks a number of payments (timeline scenarios).
 pub fn payments(text: &str) -> Result<u64, String> {
-    check_payments(whole_number(text, "a number of payments", "from 1")?)
+    check_payments(whole_number(
+        text,
+        "a number of payments",
+        &format!("from 1 to {MAX_PAYMENTS}"),
+    )?)
 }
 
 /// Accepts 1 to [`MAX_PAYMENTS`] payments.
@@ -308,11 +479,46 @@ mod tests {
     }
 
     #[test]
+    fn decimals_compare_by_their_significant_digits() {
+        for (text, digits, power) in [
+            ("0.0100", "1", -2),
+            ("1e-2", "1", -2),
+            ("1.0000000000000000001", "10000000000000000001", -19),
+            ("-0", "0", 0),
+            ("250", "25", 1),
+            ("5E-324", "5", -324),
+        ] {
+            assert_eq!(
+                decimal_digits(text),
+                Some((digits.to_string(), power)),
+                "{text}"
+            );
+        }
+        assert_eq!(decimal_digits("0x1p-3"), None);
+        assert_eq!(ack_loss("0.30000000000000004"), Ok(0.30000000000000004));
+        assert_eq!(ack_loss("-0").map(f64::to_bits), Ok(0));
+        assert!(ack_loss("0.1000000000000000055511151231257827").is_err());
+    }
+
+    #[test]
+    fn echoed_text_is_cut_after_forty_characters() {
+        assert_eq!(echo("0.1"), "0.1");
+        let long = "x".repeat(41);
+        assert_eq!(echo(&long), format!("{}…", "x".repeat(40)));
+        assert_eq!(echo(&"é".repeat(40)), "é".repeat(40));
+        assert_eq!(shown(1e308), "1e308");
+        assert_eq!(shown(0.25), "0.25");
+    }
+
+    #[test]
     fn numbers_are_checked() {
         assert_eq!(seed("18446744073709551615"), Ok(u64::MAX));
         assert!(seed("-1").unwrap_err().contains("'-1' is not a seed"));
         assert!(requests("0").unwrap_err().contains("got 0"));
         assert!(requests("1000000000000001").is_err());
+        let too_large = requests("99999999999999999999999").unwrap_err();
+        assert!(too_large.contains("too large"), "{too_large}");
+        assert!(too_large.contains("to 1000000000000000"), "{too_large}");
         assert_eq!(requests("10000"), Ok(10_000));
         assert_eq!(max_retries("0"), Ok(0));
         assert!(max_retries("1001").is_err());

@@ -9,7 +9,8 @@ use crate::model::Progress;
 use crate::signals::interrupted;
 
 /// The progress bar on stderr (only on a terminal, never with `--quiet`) and the interrupt
-/// flag, as the model's [`Progress`].
+/// flag, as the model's [`Progress`]. Clones share the bar.
+#[derive(Clone)]
 pub struct Reporter {
     /// The bar; finish it before printing to stdout.
     pub bar: ProgressBar,

@@ -1,5 +1,5 @@
 //! Pure statistics for the summary: means, standard deviations, and 95% intervals (Wilson
-//! score for proportions, Student's t across runs, normal from a known standard error).
+//! score for proportions and counts, Student's t across runs).
 //!
 //! Everything here is arithmetic on its arguments in a fixed order, so the same inputs give
 //! the same bits. The one transcendental result, the Student-t quantile, is rounded to nine
@@ -55,8 +55,22 @@ pub fn sample_standard_deviation(values: &[f64]) -> Option<f64> {
 /// If `trials` is 0 or `successes > trials`.
 pub fn wilson(successes: u64, trials: u64) -> Interval {
     assert!(trials > 0 && successes <= trials, "{successes} of {trials}");
-    let n = trials as f64;
-    let proportion = successes as f64 / n;
+    score_interval(successes as f64 / trials as f64, trials as f64)
+}
+
+/// The score interval of [`wilson`] for an observed `proportion` in `[0, 1]` and a possibly
+/// fractional number of `trials` (an effective sample size): the `π` with
+/// `(proportion - π)² <= z² π (1 - π) / trials`. At a proportion of exactly 0 (or 1) the lower
+/// (upper) end is exactly 0 (1).
+///
+/// # Panics
+/// If `trials` is not positive or `proportion` is outside `[0, 1]`.
+pub fn score_interval(proportion: f64, trials: f64) -> Interval {
+    assert!(
+        trials > 0.0 && (0.0..=1.0).contains(&proportion),
+        "{proportion} of {trials}"
+    );
+    let n = trials;
     let z2 = Z_95 * Z_95;
     let denominator = 1.0 + z2 / n;
     let centre = (proportion + z2 / (2.0 * n)) / denominator;
@@ -64,12 +78,12 @@ pub fn wilson(successes: u64, trials: u64) -> Interval {
         Z_95 * (proportion * (1.0 - proportion) / n + z2 / (4.0 * n * n)).sqrt() / denominator;
     // At 0 and n successes the exact end is 0 or 1; rounding must not move it.
     Interval {
-        low: if successes == 0 {
+        low: if proportion == 0.0 {
             0.0
         } else {
             (centre - half_width).max(0.0)
         },
-        high: if successes == trials {
+        high: if proportion == 1.0 {
             1.0
         } else {
             (centre + half_width).min(1.0)
@@ -123,14 +137,6 @@ pub fn t_interval(values: &[f64]) -> Interval {
     Interval {
         low: centre - half_width,
         high: centre + half_width,
-    }
-}
-
-/// The 95% normal interval `centre ± z · standard_error`.
-pub fn normal_interval(centre: f64, standard_error: f64) -> Interval {
-    Interval {
-        low: centre - Z_95 * standard_error,
-        high: centre + Z_95 * standard_error,
     }
 }
 
@@ -220,8 +226,6 @@ mod tests {
         let interval = t_interval(&[1.0, 2.0, 3.0]);
         assert_close(interval.low, 2.0 - 4.303 / 3f64.sqrt(), 0.001);
         assert_close(interval.high, 2.0 + 4.303 / 3f64.sqrt(), 0.001);
-        let normal = normal_interval(10.0, 1.0);
-        assert_close(normal.high - normal.low, 2.0 * 1.96, 0.0001);
-        assert!(normal.contains(10.0) && !normal.contains(12.0));
+        assert!(interval.contains(2.0) && !interval.contains(12.0));
     }
 }

@@ -413,3 +413,31 @@ fn charts_are_byte_identical_to_the_committed_outputs() {
         }
     }
 }
+
+/// The contention charts draw their data: a small run's through the binary, and the committed
+/// AWS scenario's (whose parameters line names seed 42).
+#[test]
+fn contention_charts_draw_their_data() {
+    let folder = tempfile::TempDir::new().unwrap();
+    let config = folder.path().join("race.toml");
+    std::fs::write(
+        &config,
+        "model = \"contention\"\nclients = [2, 8, 16]\nruns = 5\n",
+    )
+    .unwrap();
+    let out = folder.path().join("out");
+    common::simulate()
+        .args(["--quiet", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("output/aws-backoff");
+    for name in ["calls.svg", "completion_time.svg"] {
+        for folder in [&out, &committed] {
+            let svg = std::fs::read(folder.join(name)).unwrap();
+            assert_draws_data(name, &svg);
+        }
+    }
+}

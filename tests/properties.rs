@@ -145,3 +145,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Every summary row of a random experiment: the interval holds the observed mean and
+    /// stays within the values a request can take; the closed-form variance is not negative
+    /// (it is computed without cancellation, also as p approaches 1).
+    #[test]
+    fn summary_intervals_hold_the_mean_and_stay_possible(model in models()) {
+        use simulate::model::article::summary::summarise;
+        let results = run(&model, Engine::Fast { threads: 1 });
+        for row in summarise(&results) {
+            let (smallest, largest) = row.metric.bounds(row.server, model.max_retries);
+            let slack = 1e-12 * (largest as f64).max(1.0);
+            prop_assert!(
+                row.interval.low <= row.mean + slack && row.mean <= row.interval.high + slack,
+                "{row:?}"
+            );
+            prop_assert!(
+                smallest as f64 - slack <= row.interval.low
+                    && row.interval.high <= largest as f64 + slack,
+                "{row:?}"
+            );
+            let expected = row.metric.closed_form(row.server, row.ack_loss, model.max_retries);
+            prop_assert!(expected.variance >= 0.0 && expected.mean_below_maximum >= 0.0);
+        }
+    }
+}

@@ -11,6 +11,23 @@
 //! - An output folder made read-only halfway through a run: with `chattr +i` as root (which
 //!   ignores permission bits but not the immutable attribute; the test fails if that cannot be
 //!   set), with `chmod 555` otherwise.
+//! - Stop requests at every stage: the moment the handler exists (20 trials of SIGINT with
+//!   SIGINT ignored, SIGTERM and SIGHUP), while the config file is still being read (a FIFO),
+//!   while the report renders (10,000 p values; within 2 s, no folder left behind), while
+//!   waiting for another run's lock. A signal before `main` runs cannot be caught and is not
+//!   tested (README, "Stopping a run").
+//! - Two runs into one folder: a run waits while the folder is locked (the lock held by the
+//!   test), and 30 pairs of simultaneous runs never mix their files.
+//! - What a killed run leaves: staging folders (made by hand, and by `kill -9` at three
+//!   moments) are removed by the next run; in an append-only folder (`chattr +a`, root only)
+//!   the run names the staging folder it cannot remove.
+//! - A run's file set replaces the previous one's (a timeline scenario dropping its TTL sweep),
+//!   other files kept.
+//! - Inputs refused with one line and exit code 2, nothing written: seeds at and above 2^63
+//!   keep a timeline file a timeline, a config file over 1 MiB or endless (`/dev/zero`), empty
+//!   and non-UTF-8 output folders, scenario file names such as `...toml`, TOML syntax errors, a
+//!   flag followed by a flag instead of its value; a dangling symbolic link as `--out` is named.
+//! - `--help`, `--version`, `man` and `completions` into a full stdout (`/dev/full`): exit 1.
 
 mod common;
 
@@ -27,6 +44,10 @@ use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use predicates::prelude::*;
 use tempfile::TempDir;
+
+/// The list of the files an article run wrote, which the next run reads (README, "Output
+/// files").
+const ARTICLE_MANIFEST: &str = ".simulate-article-files";
 
 /// Every entry of a folder (hidden ones included) with its bytes; folders as `None`.
 fn snapshot(folder: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
@@ -52,18 +73,25 @@ fn previous_outputs() -> TempDir {
         .arg(out.path())
         .assert()
         .success();
-    assert_eq!(snapshot(out.path()).len(), ARTICLE_FILES.len());
+    assert_eq!(snapshot(out.path()).len(), ARTICLE_FILES.len() + 1);
     out
 }
 
-/// Waits until the process catches SIGINT (Linux: bit 2 of `SigCgt` in /proc), so the signal
-/// tests do not race the handler's installation; elsewhere waits 300 ms.
+/// Waits until the process catches the stop signals (see [`wait_for_handler_only`]), so the
+/// signal tests do not race the handler's installation, then 300 ms more for the simulation to start;
+/// elsewhere waits 300 ms.
 fn wait_for_handler(child: &Child) {
+    wait_for_handler_only(child);
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Waits until the process catches SIGINT, SIGTERM and SIGHUP (Linux: their bits of `SigCgt`
+/// in /proc), and not a moment longer; elsewhere returns at once.
+fn wait_for_handler_only(child: &Child) {
     let status = PathBuf::from(format!("/proc/{}/status", child.id()));
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         let Ok(text) = std::fs::read_to_string(&status) else {
-            std::thread::sleep(Duration::from_millis(300));
             return;
         };
         let caught = text
@@ -71,12 +99,14 @@ fn wait_for_handler(child: &Child) {
             .find_map(|line| line.strip_prefix("SigCgt:"))
             .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
             .unwrap_or(0);
-        if caught & (1 << (Signal::SIGINT as u64 - 1)) != 0 {
-            // Let the simulation start too.
-            std::thread::sleep(Duration::from_millis(300));
+        let stop_signals = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+        if stop_signals
+            .iter()
+            .all(|&signal| caught & (1 << (signal as u64 - 1)) != 0)
+        {
             return;
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_micros(200));
     }
     panic!("the handler was not installed within 10 s");
 }
@@ -149,11 +179,11 @@ fn sigterm_stops_a_background_job_that_ignores_sigint_cleanly() {
 
 #[test]
 fn sigterm_leaves_the_previous_outputs_intact_and_long_runs_are_announced() {
-    // 10^15 requests at p up to 0.1 make 1 + 0.1 + 0.01 + ... = 1.111 walks each; at 5e8
-    // per second on one thread: 2.22e6 s, 25.7 days.
+    // 10^15 requests at p up to 0.1: first draws at 7e8 per second on one thread (1.43e6 s)
+    // and 0.1 + 0.01 + ... = 0.111 retries each at 1e8 per second (1.11e6 s): 29.4 days.
     let stderr = interrupted_by(Signal::SIGTERM, "1000000000000000", false);
     assert!(
-        stderr.contains("warning: this run is estimated to take about 26 days on 1 thread"),
+        stderr.contains("warning: this run is estimated to take about 29 days on 1 thread"),
         "{stderr}"
     );
 }
@@ -248,7 +278,7 @@ fn a_really_full_disk_leaves_the_previous_outputs_intact() {
     let _disk = SmallDisk(mount.clone());
     simulate().args(args).arg(&mount).assert().success();
     let before = snapshot(&mount);
-    assert_eq!(before.len(), ARTICLE_FILES.len());
+    assert_eq!(before.len(), ARTICLE_FILES.len() + 1);
     // The same outputs again, from another seed: they no longer fit beside the previous ones.
     simulate()
         .args(args)
@@ -310,7 +340,7 @@ fn a_folder_made_read_only_halfway_leaves_the_previous_outputs_intact() {
         .assert()
         .success();
     let before = snapshot(out.path());
-    assert_eq!(before.len(), ARTICLE_FILES.len());
+    assert_eq!(before.len(), ARTICLE_FILES.len() + 1);
     // A run of a few seconds; the folder turns read-only while it simulates.
     let child = Process::new(cargo_bin("simulate"))
         .args([
@@ -351,6 +381,7 @@ fn out_dot_keeps_unrelated_files() {
     let after = snapshot(folder.path());
     let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
     expected.push("notes.txt");
+    expected.push(ARTICLE_MANIFEST);
     expected.sort_unstable();
     assert_eq!(after.keys().collect::<Vec<_>>(), expected);
     assert_eq!(after["notes.txt"].as_deref(), Some(&b"mine"[..]));
@@ -462,11 +493,618 @@ fn sizes_that_overflow_or_exceed_memory_are_refused_before_running() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("does not fit in 64 bits"));
-    // 10^15 requests x 128 bytes = 1.28e17 bytes = 113.7 PiB.
+    // 10^15 requests x 160 bytes (+ 16 MiB and 3 results) = 1.6e17 bytes = 142.1 PiB.
     simulate()
         .args(["--requests", "1000000000000000", "--engine", "servers"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("113.7 PiB"));
+        .stderr(predicate::str::contains("142.1 PiB"));
+}
+
+/// Writes `text` into `name` inside `folder`; returns the path.
+fn write_file(folder: &Path, name: &str, text: &str) -> PathBuf {
+    let path = folder.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Every entry of a folder (hidden ones included), sorted; empty if it does not exist.
+fn names_in(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn seeds_of_2_63_and_above_keep_a_timeline_file_a_timeline() {
+    let folder = TempDir::new().unwrap();
+    for (seed, extra) in [
+        ("18446744073709551615", ""),
+        ("9223372036854775808", "payments = 100\n"),
+    ] {
+        let config = write_file(
+            folder.path(),
+            "t.toml",
+            &format!("model = \"timeline\"\nseed = {seed}\n{extra}"),
+        );
+        let out = folder.path().join(format!("out-{seed}"));
+        let assert = simulate()
+            .args(["--json", "--payments", "50", "--config"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+        assert_eq!(json["parameters"]["seed"].to_string(), seed);
+        assert!(out.join("timeline.csv").is_file(), "{:?}", names_in(&out));
+        assert!(!out.join("results.csv").exists(), "ran the article model");
+    }
+    // The article's file kind takes every seed too.
+    let config = write_file(folder.path(), "a.toml", "seed = 18446744073709551615\n");
+    let assert = simulate()
+        .args(["--json", "--requests", "100", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(folder.path().join("article"))
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        json["parameters"]["seed"].to_string(),
+        "18446744073709551615"
+    );
+}
+
+#[test]
+fn endless_or_huge_config_files_are_refused_after_1_mib() {
+    let folder = TempDir::new().unwrap();
+    let mut huge = "# padding\n".repeat(110_000);
+    huge.push_str("seed = 1\n");
+    let huge = write_file(folder.path(), "huge.toml", &huge);
+    for config in [Path::new("/dev/zero"), huge.as_path()] {
+        let started = Instant::now();
+        let assert = simulate()
+            .current_dir(folder.path())
+            .arg("--config")
+            .arg(config)
+            .assert()
+            .code(2)
+            .stdout("");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{config:?} was read in full"
+        );
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("larger than 1024 KiB"), "{stderr}");
+        assert!(stderr.contains(&config.display().to_string()), "{stderr}");
+    }
+    assert_eq!(names_in(folder.path()), ["huge.toml"]);
+}
+
+/// Starts a run of `args` into `out`, sends SIGINT after `delay`, and checks that it stops
+/// within 2 s with exit code 130, leaving `out` as it was.
+fn stops_within_two_seconds(args: &[&str], out: &Path, delay: Duration) {
+    let before = names_in(out);
+    let snapshot_before = out.exists().then(|| snapshot(out));
+    let child = Process::new(cargo_bin("simulate"))
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_handler(&child);
+    std::thread::sleep(delay);
+    let pid = Pid::from_raw(child.id() as i32);
+    let mut child = child;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{args:?} finished before the signal: the workload is too small for this test"
+    );
+    signal::kill(pid, Signal::SIGINT).unwrap();
+    let sent = Instant::now();
+    let (code, stderr) = finish(child);
+    let took = sent.elapsed();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(2),
+        "stopped {took:?} after SIGINT"
+    );
+    assert!(stderr.contains("is unchanged"), "{stderr}");
+    assert_eq!(names_in(out), before);
+    assert_eq!(out.exists().then(|| snapshot(out)), snapshot_before);
+}
+
+#[test]
+fn a_stop_request_ends_the_report_stage_within_two_seconds() {
+    // 10,000 p values with 10 requests each: the simulation takes milliseconds, the report
+    // (34 MB of charts and tables) many seconds. The folder does not exist beforehand and
+    // must not be left behind, empty or not.
+    let folder = TempDir::new().unwrap();
+    let args = ["--p", "0:0.9999:0.0001", "--requests", "10", "--quiet"];
+    for (index, delay) in [300, 1500].into_iter().enumerate() {
+        let out = folder.path().join(format!("new-{index}"));
+        stops_within_two_seconds(&args, &out, Duration::from_millis(delay));
+        assert!(!out.exists(), "the interrupted run left {}", out.display());
+    }
+    // Previous outputs stay byte-identical.
+    let out = previous_outputs();
+    stops_within_two_seconds(&args, out.path(), Duration::from_millis(800));
+}
+
+#[test]
+fn a_run_waits_for_the_run_holding_the_output_folder() {
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    // Another run's lock on the folder, held by this test.
+    let lock = std::fs::File::open(out.path()).unwrap();
+    lock.lock().unwrap();
+    let mut child = Process::new(cargo_bin("simulate"))
+        .args(["--requests", "100", "--p", "0.3", "--seed", "7", "--out"])
+        .arg(out.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "it did not wait");
+    assert_eq!(
+        snapshot(out.path()),
+        before,
+        "it wrote while the folder was locked"
+    );
+    lock.unlock().unwrap();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("waiting for another simulate run"),
+        "{stderr}"
+    );
+    assert_ne!(snapshot(out.path()), before);
+    // A stop request while waiting ends the run with 130 and changes nothing.
+    let before = snapshot(out.path());
+    lock.lock().unwrap();
+    stops_within_two_seconds(
+        &["--requests", "100", "--p", "0.4", "--quiet"],
+        out.path(),
+        Duration::from_millis(300),
+    );
+    assert_eq!(snapshot(out.path()), before);
+}
+
+#[test]
+fn simultaneous_runs_into_one_folder_never_mix_their_files() {
+    let folder = TempDir::new().unwrap();
+    let args = [
+        "--quiet",
+        "--requests",
+        "300",
+        "--p",
+        "0.3",
+        "--threads",
+        "1",
+    ];
+    // What each of the two runs writes on its own.
+    let alone: Vec<_> = ["1", "2"]
+        .iter()
+        .map(|seed| {
+            let out = folder.path().join(format!("alone-{seed}"));
+            simulate()
+                .args(args)
+                .args(["--seed", seed, "--out"])
+                .arg(&out)
+                .assert()
+                .success();
+            snapshot(&out)
+        })
+        .collect();
+    assert_ne!(alone[0], alone[1]);
+    for trial in 0..30 {
+        let out = folder.path().join(format!("shared-{trial}"));
+        let children: Vec<Child> = ["1", "2"]
+            .iter()
+            .map(|seed| {
+                Process::new(cargo_bin("simulate"))
+                    .args(args)
+                    .args(["--seed", seed, "--out"])
+                    .arg(&out)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let (code, stderr) = finish(child);
+            assert_eq!(code, Some(0), "{stderr}");
+        }
+        let after = snapshot(&out);
+        assert!(
+            after == alone[0] || after == alone[1],
+            "trial {trial}: the folder holds files of both runs"
+        );
+    }
+}
+
+#[test]
+fn a_stop_request_right_after_start_is_always_a_clean_stop() {
+    // The signal goes out the moment the process catches it, i.e. as soon as `main` has
+    // installed the handler, before the flags are even parsed: always a clean stop. (The run
+    // would take minutes, so that a test thread descheduled on a busy machine cannot send
+    // the signal after the run has finished.)
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    for trial in 0..20 {
+        for (signal, sigint_ignored) in [
+            (Signal::SIGINT, true),
+            (Signal::SIGTERM, false),
+            (Signal::SIGHUP, false),
+        ] {
+            let mut command = Process::new(cargo_bin("simulate"));
+            command
+                .args(["--requests", "20000000000", "--threads", "1", "--out"])
+                .arg(out.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            if sigint_ignored {
+                // SAFETY: only an async-signal-safe system call between fork and exec.
+                unsafe {
+                    command.pre_exec(|| {
+                        signal::signal(Signal::SIGINT, signal::SigHandler::SigIgn)?;
+                        Ok(())
+                    });
+                }
+            }
+            let child = command.spawn().unwrap();
+            wait_for_handler_only(&child);
+            signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+            let (code, stderr) = finish(child);
+            assert_eq!(code, Some(130), "trial {trial}, {signal}: {stderr}");
+            assert_eq!(snapshot(out.path()), before, "trial {trial}, {signal}");
+        }
+    }
+}
+
+#[test]
+fn a_stop_request_while_the_config_file_is_read_is_honoured() {
+    // The config file is a pipe that stays empty until the signal has been sent: the run is
+    // stuck reading it, before any validation, and must already be catching stop requests.
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    let folder = TempDir::new().unwrap();
+    let fifo = folder.path().join("config.toml");
+    let made = Process::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let child = Process::new(cargo_bin("simulate"))
+            .arg("--config")
+            .arg(&fifo)
+            .arg("--out")
+            .arg(out.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            wait_for_handler_only(&child);
+        }));
+        if caught.is_ok() {
+            signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        }
+        // Unblock the run in every case, so that a failure leaves no process behind.
+        std::fs::write(&fifo, "seed = 5\nrequests = 100\np = [0.3]\n").unwrap();
+        let (code, stderr) = finish(child);
+        if let Err(panic) = caught {
+            std::panic::resume_unwind(panic);
+        }
+        assert_eq!(code, Some(130), "{signal}: {stderr}");
+        assert_eq!(snapshot(out.path()), before, "{signal}");
+    }
+}
+
+#[test]
+fn staging_folders_left_by_a_killed_run_are_removed_by_the_next() {
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    // What `kill -9` during staging leaves: a staging folder with partial files.
+    let stale = out.path().join(".simulate-staging-k1LLeD");
+    std::fs::create_dir_all(stale.join("previous")).unwrap();
+    std::fs::write(stale.join("results.csv"), b"p,requests\n0.2,1").unwrap();
+    simulate()
+        .args(["--quiet", "--requests", "100", "--p", "0.2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    assert!(!stale.exists(), "{:?}", names_in(out.path()));
+    assert_eq!(snapshot(out.path()), before, "same inputs, same files");
+}
+
+#[test]
+fn a_killed_run_leaves_at_most_a_staging_folder_that_the_next_run_removes() {
+    // kill -9 at several moments of a run whose report takes seconds.
+    let out = previous_outputs();
+    let args = [
+        "--quiet",
+        "--p",
+        "0:0.9999:0.0005",
+        "--requests",
+        "10",
+        "--out",
+    ];
+    for delay in [100, 700, 1500] {
+        let mut child = Process::new(cargo_bin("simulate"))
+            .args(args)
+            .arg(out.path())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    simulate()
+        .args(["--quiet", "--requests", "100", "--p", "0.2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
+    expected.push(ARTICLE_MANIFEST);
+    expected.sort_unstable();
+    assert_eq!(names_in(out.path()), expected);
+}
+
+#[test]
+fn a_timeline_run_replaces_the_previous_runs_file_set_and_keeps_other_files() {
+    let folder = TempDir::new().unwrap();
+    let out = folder.path().join("out");
+    let run = |text: &str| {
+        let config = write_file(folder.path(), "scenario.toml", text);
+        simulate()
+            .args(["--quiet", "--payments", "50", "--config"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+    };
+    run("model = \"timeline\"\nttl_sweep_ms = [100.0, 1000.0]\n");
+    assert!(out.join("ttl_sweep.csv").is_file() && out.join("ttl_sweep.svg").is_file());
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    run("model = \"timeline\"\n");
+    let names = names_in(&out);
+    assert!(
+        !names.iter().any(|name| name.starts_with("ttl_sweep")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"timeline.csv".to_string()), "{names:?}");
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    // An article run into the same folder leaves the timeline's files alone.
+    simulate()
+        .args(["--quiet", "--requests", "50", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.join("timeline.csv").is_file() && out.join("results.csv").is_file());
+}
+
+/// Runs `simulate` in `folder` with `args`; checks exit code 2, one line of stderr holding
+/// every needle, and nothing written into `folder`.
+fn refused_in(folder: &Path, args: &[&std::ffi::OsStr], needles: &[&str]) {
+    let before = names_in(folder);
+    let assert = simulate()
+        .current_dir(folder)
+        .args(args)
+        .assert()
+        .code(2)
+        .stdout("");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    let message = stderr.lines().next().unwrap_or_default();
+    for needle in needles {
+        assert!(
+            message.contains(needle),
+            "{args:?}: {needle:?} not in:\n{stderr}"
+        );
+    }
+    assert_eq!(names_in(folder), before, "{args:?} wrote files");
+}
+
+#[test]
+fn unsafe_or_unclear_output_folders_and_files_are_refused_with_one_line() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let folder = TempDir::new().unwrap();
+    let dir = folder.path();
+    write_file(dir, "empty-out.toml", "out = \"\"\n");
+    write_file(
+        dir,
+        "timeline-empty-out.toml",
+        "model = \"timeline\"\nout = \"\"\n",
+    );
+    write_file(dir, "...toml", "model = \"timeline\"\n");
+    write_file(dir, "..toml", "model = \"timeline\"\n");
+    write_file(dir, "broken.toml", "seed = 1\np = [0.1,\n");
+    let os = |text: &'static str| OsStr::new(text);
+    let cases: [(&[&OsStr], &[&str]); 7] = [
+        (
+            &[os("--config"), os("empty-out.toml")],
+            &["key `out` in config file empty-out.toml", "empty"],
+        ),
+        (
+            &[os("--config"), os("timeline-empty-out.toml")],
+            &["key `out`", "timeline-empty-out.toml", "empty"],
+        ),
+        (&[os("--out"), os("")], &["--out"]),
+        (&[os("--config"), os("...toml")], &["...toml", "output/.."]),
+        (&[os("--config"), os("..toml")], &["..toml", "--out"]),
+        (
+            &[os("--config"), os("broken.toml")],
+            &["config file broken.toml: line 2, column 10: unclosed array"],
+        ),
+        (
+            &[os("--p"), os("--seed"), os("5")],
+            &["a value is required for '--p <LIST>'", "'--seed'"],
+        ),
+    ];
+    for (args, needles) in cases {
+        refused_in(dir, args, needles);
+    }
+    refused_in(
+        dir,
+        &[os("--out"), OsStr::from_bytes(b"out-\xff")],
+        &["--out", "UTF-8"],
+    );
+    // Every TOML error is one line.
+    let assert = simulate()
+        .current_dir(dir)
+        .args(["--config", "broken.toml"])
+        .assert()
+        .code(2);
+    assert_eq!(
+        assert
+            .get_output()
+            .stderr
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_dangling_symlink_as_output_folder_is_named_as_such() {
+    let folder = TempDir::new().unwrap();
+    let link = folder.path().join("out");
+    std::os::unix::fs::symlink(folder.path().join("gone"), &link).unwrap();
+    simulate()
+        .args(["--quiet", "--requests", "50", "--out"])
+        .arg(&link)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a symbolic link to"))
+        .stderr(predicate::str::contains("gone"))
+        .stderr(predicate::str::contains("which does not exist"));
+}
+
+#[test]
+fn help_version_and_man_to_a_full_disk_are_errors() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full");
+        return;
+    }
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["man"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = Process::new(cargo_bin("simulate"))
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn help_and_man_page_document_the_signals_and_only_existing_pages() {
+    let help = simulate().arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(help.contains("SIGHUP"), "{help}");
+    let threads = help.split("--threads").nth(1).unwrap();
+    assert!(threads.contains("timeline"), "--threads: {threads}");
+    let runs = help.split("--runs").nth(1).unwrap();
+    assert!(runs.contains("timeline"), "--runs: {runs}");
+    let man = simulate().arg("man").assert().success();
+    let man = String::from_utf8(man.get_output().stdout.clone()).unwrap();
+    for missing in [
+        "simulate\\-completions(1)",
+        "simulate\\-man(1)",
+        "simulate\\-help(1)",
+    ] {
+        assert!(!man.contains(missing), "the man page names {missing}");
+    }
+    let synopsis = man.split(".SH SYNOPSIS").nth(1).unwrap();
+    let synopsis = synopsis.split(".SH").next().unwrap();
+    for value in [
+        "\\-\\-p\\fR \\fILIST\\fR",
+        "\\-\\-out\\fR \\fIDIR\\fR",
+        "completions\\fR \\fISHELL",
+    ] {
+        assert!(synopsis.contains(value), "{value} not in {synopsis}");
+    }
+    assert!(man.contains("SIGHUP"));
+}
+
+/// Makes a folder append-only (`chattr +a`: entries can be added, not removed or replaced)
+/// and undoes it on drop. Root only.
+struct AppendOnly<'a>(&'a Path);
+
+impl Drop for AppendOnly<'_> {
+    fn drop(&mut self) {
+        let _ = Process::new("chattr").arg("-a").arg(self.0).status();
+    }
+}
+
+#[test]
+fn an_append_only_folder_leaves_a_named_staging_folder_that_a_later_run_removes() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: `chattr +a` needs root (as in CI)");
+        return;
+    }
+    let out = tempfile::Builder::new()
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let status = Process::new("chattr").arg("+a").arg(out.path()).status();
+    assert!(
+        matches!(status, Ok(status) if status.success()),
+        "as root, this test needs `chattr +a` on {}: {status:?}",
+        out.path().display()
+    );
+    let append_only = AppendOnly(out.path());
+    // New files can be added, but the staging folder cannot be removed: the run says so.
+    let args = ["--quiet", "--requests", "50", "--out"];
+    simulate()
+        .args(args)
+        .arg(out.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("cannot remove the staging folder"));
+    assert!(
+        names_in(out.path())
+            .iter()
+            .any(|name| name.starts_with(".simulate-staging-")),
+        "{:?}",
+        names_in(out.path())
+    );
+    drop(append_only);
+    simulate()
+        .args(args)
+        .arg(out.path())
+        .assert()
+        .success()
+        .stderr("");
+    let mut expected: Vec<&str> = ARTICLE_FILES.to_vec();
+    expected.push(ARTICLE_MANIFEST);
+    expected.sort_unstable();
+    assert_eq!(names_in(out.path()), expected);
 }

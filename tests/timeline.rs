@@ -42,11 +42,13 @@ fn the_same_key_burst_reproduces_the_companion_table() {
         assert!(out.path().join(name).exists(), "{name} missing");
     }
     let csv = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
-    assert!(csv.starts_with("run,scenario,strategy,seed,payments,copies,max_retries,attempts,"));
+    assert!(csv.starts_with(
+        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,payments,attempts,"
+    ));
     // unique_key, concurrent: copies 1-3 arrive while the key is in flight (at 4, 7, 10 ms)
     // and get 409; each asks again 20 ms later and gets the stored response.
     assert!(
-        csv.contains("0,concurrent,unique_key,42,1,10,5,13,13,1,0,0,9,3,1,0,0,"),
+        csv.contains("0,concurrent,unique_key,42,10,5,,1,13,13,1,0,0,9,3,1,0,0,"),
         "{csv}"
     );
 }
@@ -310,6 +312,18 @@ fn json_prints_the_companion_charges_for_scripts() {
     let concurrent = charges("concurrent");
     assert_eq!((concurrent[0], concurrent[2]), (10, 1));
     assert!(concurrent[1] > 1, "{concurrent:?}");
+    // Numbers are JSON numbers: a sequential copy's first success is received at 12 ms (1 ms
+    // there, 10 ms processing, 1 ms back); no TTL is `null`.
+    for row in json["results"].as_array().unwrap() {
+        for key in ["latency_p50_ms", "latency_p95_ms", "latency_p99_ms"] {
+            assert!(row[key].is_f64(), "{key}: {}", row[key]);
+        }
+        assert!(row["key_ttl_ms"].is_null(), "{}", row["key_ttl_ms"]);
+    }
+    let first = &json["results"][0];
+    assert_eq!(first["scenario"], "sequential");
+    let p50 = first["latency_p50_ms"].as_f64().unwrap();
+    assert!((12.0..=12.0 * 1.001 + 0.001).contains(&p50), "{p50}");
     // `files` lists exactly what the run wrote.
     let mut listed: Vec<String> = json["files"]
         .as_array()
@@ -320,6 +334,7 @@ fn json_prints_the_companion_charges_for_scripts() {
     let mut written: Vec<String> = std::fs::read_dir(out.path())
         .unwrap()
         .map(|entry| entry.unwrap().path().to_string_lossy().into_owned())
+        .filter(|path| !path.ends_with("/.simulate-timeline-files"))
         .collect();
     listed.sort();
     written.sort();
@@ -520,4 +535,179 @@ fn webhook_senders_stop_at_a_200_and_run_to_their_limit_otherwise() {
     // 409 or 500 to every duplicate: 1 + max_retries deliveries, and the sender gives up.
     assert_eq!(webhook("conflict_409"), row("6", "0"));
     assert_eq!(webhook("error_500"), row("6", "0"));
+}
+
+/// Runs a scenario that must be refused at once: exit 2 within 20 s (a hang fails the test
+/// instead of hanging it), one line naming the file, the key and the value, no files.
+fn refused_quickly(text: &str, key: &str, value: &str) {
+    let folder = TempDir::new().unwrap();
+    let path = folder.path().join("huge.toml");
+    std::fs::write(&path, format!("model = \"timeline\"\n{text}")).unwrap();
+    let out = folder.path().join("out");
+    let assert = simulate()
+        .arg("--config")
+        .arg(&path)
+        .args(["--payments", "10", "--quiet", "--out"])
+        .arg(&out)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for needle in ["huge.toml", &format!("key `{key}`"), value] {
+        assert!(
+            stderr.contains(needle),
+            "{text}: lacks {needle:?}: {stderr}"
+        );
+    }
+    assert!(!out.exists(), "{text}: files were written");
+}
+
+/// Issue #11 item 2: durations the model cannot represent used to spin forever at 100% CPU
+/// (the latency histogram looked for the bucket of an infinite latency one bucket at a time).
+#[test]
+fn durations_beyond_the_model_are_refused_at_once() {
+    refused_quickly(
+        "[network]\nack_loss = 1\n[client]\ntimeout_ms = 1e305\nmax_retries = 1",
+        "client.timeout_ms",
+        "1e305",
+    );
+    refused_quickly(
+        "[client]\nbackoff = { policy = \"exponential\", base_ms = 1e308, cap_ms = 1000 }",
+        "client.backoff.base_ms",
+        "1e308",
+    );
+    refused_quickly(
+        "[client]\nbackoff = { policy = \"decorrelated_jitter\", base_ms = 1e300, cap_ms = 1e300 }",
+        "client.backoff.base_ms",
+        "1e300",
+    );
+    refused_quickly(
+        "[server]\nprocessing = { distribution = \"log_normal\", median_ms = 5, p99_ms = 1e10 }",
+        "server.processing.p99_ms",
+        "10000000000",
+    );
+    refused_quickly(
+        "[arrivals]\nrate_per_s = 1e-300",
+        "arrivals.rate_per_s",
+        "1e-300",
+    );
+    refused_quickly(
+        "[server]\nkey_ttl_ms = 1e13",
+        "server.key_ttl_ms",
+        "10000000000000",
+    );
+}
+
+/// The longest durations accepted finish: every ACK lost, a timeout of 10^9 ms and one retry
+/// after a backoff of 10^9 ms: the client gives up at 3 × 10^9 ms, which the latency columns
+/// report to 3 significant digits (not capped at 10^8 ms as the old histogram did).
+#[test]
+fn the_longest_durations_finish_with_their_latencies() {
+    let text = "[network]\nack_loss = 1\n\
+                [client]\ntimeout_ms = 1e9\nmax_retries = 1\n\
+                backoff = { policy = \"constant\", base_ms = 1e9 }\n\
+                [arrivals]\nprocess = \"sequential\"\n";
+    let folder = TempDir::new().unwrap();
+    let path = folder.path().join("slow.toml");
+    std::fs::write(&path, format!("model = \"timeline\"\n{text}")).unwrap();
+    simulate()
+        .arg("--config")
+        .arg(&path)
+        .args(["--payments", "3", "--quiet", "--out"])
+        .arg(folder.path())
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success();
+    for (_, values) in columns(
+        folder.path(),
+        "timeline.csv",
+        &["latency_p50_ms", "latency_p99_ms", "simulated_span_ms"],
+    ) {
+        for latency in &values[..2] {
+            let ms: f64 = latency.parse().unwrap();
+            assert!((3e9..=3e9 * 1.001).contains(&ms), "{latency}");
+        }
+        // Three sequential payments of 3 × 10^9 ms each, in plain decimal.
+        assert_eq!(values[2], "9000000000.0");
+    }
+}
+
+/// Issue #11 item 5: Ctrl-C stops a huge timeline run within a few seconds (it used to take
+/// minutes: every remaining chunk was still visited).
+#[test]
+fn sigint_stops_a_huge_timeline_run_promptly() {
+    use nix::sys::signal::{self, Signal};
+    use nix::unistd::Pid;
+    use std::time::{Duration, Instant};
+    let out = TempDir::new().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("simulate"))
+        .arg("--config")
+        .arg(scenario_file("mobile-network.toml"))
+        .args(["--payments", "1000000000000", "--quiet", "--out"])
+        .arg(out.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    signal::kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("still running 10 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let waited = sent.elapsed();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        waited < Duration::from_secs(3),
+        "stopped {waited:?} after SIGINT"
+    );
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
+
+/// The numbers the README quotes for the webhook receiver and the TTL sweep, read from the
+/// committed outputs (which CI regenerates and compares).
+#[test]
+fn the_readme_numbers_match_the_committed_outputs() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("output");
+    let webhook = columns(
+        &committed.join("webhook-receiver"),
+        "timeline.csv",
+        &["scenario", "double_charged_payments", "extra_charges"],
+    );
+    // "Without deduplication, 487 events are processed twice or more (513 extra processings)."
+    let none = webhook
+        .iter()
+        .find(|(strategy, values)| strategy == "none" && values[0] == "200 to duplicates")
+        .unwrap();
+    assert_eq!(none.1[1..], ["487", "513"]);
+    // "2,014 double charges up to 3 s, 463 at 20 s, 5 at 60 s and none at 100 s and beyond"
+    // (unique_key).
+    let sweep = columns(
+        &committed.join("key-ttl"),
+        "ttl_sweep.csv",
+        &["key_ttl_ms", "double_charged_payments"],
+    );
+    for (ttl, expected) in [
+        ("1000.0", "2014"),
+        ("3000.0", "2014"),
+        ("20000.0", "463"),
+        ("60000.0", "5"),
+        ("100000.0", "0"),
+        ("200000.0", "0"),
+        ("3600000.0", "0"),
+    ] {
+        let row = sweep
+            .iter()
+            .find(|(strategy, values)| strategy == "unique_key" && values[0] == ttl)
+            .unwrap();
+        assert_eq!(row.1[1], expected, "TTL {ttl}");
+    }
 }

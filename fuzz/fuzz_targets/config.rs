@@ -1,7 +1,10 @@
-//! Fuzz target: a config file's text through the TOML parser (`FileSettings::from_toml`) and
-//! the merge with the (empty) flags (`Config::merge`). It must never panic, and every
-//! configuration it accepts must be within the documented limits, with the whole run's
-//! delivery count (`requests * (max_retries + 1) * runs`) fitting in 64 bits.
+//! Fuzz target: a config file's text, of either model, through `Job::from_text` exactly as
+//! `--config` reads it (the `model` key first, then the article's or the timeline's schema,
+//! merged with the empty flags). It must never panic, and every configuration it accepts must
+//! be within the documented limits: for the article, with the whole run's delivery count
+//! (`requests * (max_retries + 1) * runs`) fitting in 64 bits; for a timeline scenario, with
+//! payments, runs, copies and retries bounded and an output folder that stays inside the
+//! folder it names.
 
 #![no_main]
 
@@ -10,32 +13,46 @@ use std::path::Path;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use simulate::cli::Cli;
-use simulate::config::ArticleConfig as Config;
-use simulate::config::article::FileSettings;
+use simulate::config::Job;
 use simulate::parse;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let path = Path::new("fuzz.toml");
-    let Ok(file) = FileSettings::from_toml(text, path) else {
-        return;
-    };
     let cli = Cli::try_parse_from(["simulate"]).expect("no flags parse");
-    let Ok(config) = Config::merge(&cli, Some((file, path)), 2) else {
+    let Ok(job) = Job::from_text(text, Path::new("fuzz.toml"), &cli) else {
         return;
     };
-    let model = &config.model;
-    assert!(!model.ack_loss.is_empty());
-    assert!(model.ack_loss.len() <= parse::MAX_ACK_LOSS_VALUES);
-    assert!(model.ack_loss.iter().all(|p| (0.0..=1.0).contains(p)));
-    assert!((1..=parse::MAX_REQUESTS).contains(&model.requests));
-    assert!(model.max_retries <= parse::MAX_RETRIES);
-    assert!((1..=parse::MAX_RUNS).contains(&model.runs));
-    let deliveries = model
-        .requests
-        .checked_mul(u64::from(model.max_retries) + 1)
-        .and_then(|total| total.checked_mul(u64::from(model.runs)));
-    assert!(deliveries.is_some(), "{model:?} overflows");
+    match job {
+        Job::Article(config) => {
+            let model = &config.model;
+            assert!(!model.ack_loss.is_empty());
+            assert!(model.ack_loss.len() <= parse::MAX_ACK_LOSS_VALUES);
+            assert!(model.ack_loss.iter().all(|p| (0.0..=1.0).contains(p)));
+            assert!((1..=parse::MAX_REQUESTS).contains(&model.requests));
+            assert!(model.max_retries <= parse::MAX_RETRIES);
+            assert!((1..=parse::MAX_RUNS).contains(&model.runs));
+            let deliveries = model
+                .requests
+                .checked_mul(u64::from(model.max_retries) + 1)
+                .and_then(|total| total.checked_mul(u64::from(model.runs)));
+            assert!(deliveries.is_some(), "{model:?} overflows");
+            assert!(config.out_dir.to_str().is_some_and(|out| !out.is_empty()));
+        }
+        Job::Timeline(config) => {
+            let model = &config.model;
+            assert!((1..=parse::MAX_PAYMENTS).contains(&model.payments));
+            assert!((1..=parse::MAX_RUNS).contains(&model.runs));
+            assert!(!model.strategies.is_empty() && !model.scenarios.is_empty());
+            for scenario in &model.scenarios {
+                assert!(scenario.arrivals.copies <= parse::MAX_COPIES);
+                assert!(scenario.client.max_retries <= parse::MAX_RETRIES);
+            }
+            assert!(model.ttl_sweep_ms.iter().all(|ttl| ttl.is_finite() && *ttl > 0.0));
+            let out = config.out_dir.to_str().expect("a UTF-8 output folder");
+            assert!(!out.is_empty());
+            assert!(out != "output/." && out != "output/..", "{out}");
+        }
+    }
 });

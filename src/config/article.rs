@@ -139,37 +139,35 @@ fn file_ack_loss(value: toml::Value, origin: Origin) -> Result<Vec<f64>, ConfigE
         value,
         reason,
     };
+    let number = |item: toml::Value| match item {
+        toml::Value::Float(p) => {
+            parse::check_ack_loss(p).map_err(|reason| invalid(parse::shown(p), reason))
+        }
+        toml::Value::Integer(p) => {
+            parse::check_ack_loss(p as f64).map_err(|reason| invalid(p.to_string(), reason))
+        }
+        other => Err(invalid(
+            parse::echo(&other.to_string()),
+            "expected a number such as 0.05".into(),
+        )),
+    };
     match value {
         toml::Value::String(text) => parse::ack_loss_list(&text)
             .map(|AckLossList(values)| values)
-            .map_err(|reason| invalid(format!("{text:?}"), reason)),
+            .map_err(|reason| invalid(format!("{:?}", parse::echo(&text)), reason)),
         toml::Value::Array(items) => {
-            if items.is_empty() {
-                return Err(invalid(
-                    "[]".into(),
-                    "the list is empty: give at least one probability".into(),
-                ));
-            }
-            items
-                .into_iter()
-                .map(|item| match item {
-                    toml::Value::Float(p) => {
-                        parse::check_ack_loss(p).map_err(|reason| invalid(p.to_string(), reason))
-                    }
-                    toml::Value::Integer(p) => parse::check_ack_loss(p as f64)
-                        .map_err(|reason| invalid(p.to_string(), reason)),
-                    other => Err(invalid(
-                        other.to_string(),
-                        "expected a number such as 0.05".into(),
-                    )),
-                })
-                .collect()
+            let whole = |reason| invalid(format!("[{} values]", items.len()), reason);
+            parse::check_value_count(items.len()).map_err(whole)?;
+            let values = items
+                .iter()
+                .cloned()
+                .map(number)
+                .collect::<Result<Vec<f64>, _>>()?;
+            parse::check_ack_loss_values(values).map_err(whole)
         }
-        toml::Value::Float(p) => parse::check_ack_loss(p)
-            .map(|p| vec![p])
-            .map_err(|reason| invalid(p.to_string(), reason)),
+        toml::Value::Float(_) | toml::Value::Integer(_) => number(value).map(|p| vec![p]),
         other => Err(invalid(
-            other.to_string(),
+            parse::echo(&other.to_string()),
             "expected an array of probabilities such as [0.01, 0.05] or a string \"0:0.3:0.01\""
                 .into(),
         )),

@@ -3,6 +3,7 @@
 //! with its origin (flag, or file and key) named in the error.
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -11,9 +12,11 @@ use crate::cli::Cli;
 use article::FileSettings;
 
 pub mod article;
+pub mod contention;
 pub mod timeline;
 
 pub use article::ArticleConfig;
+pub use contention::ContentionConfig;
 pub use timeline::TimelineConfig;
 
 /// Which model a config file describes (its `model` key).
@@ -24,6 +27,8 @@ pub enum ModelName {
     Article,
     /// The timeline model (see [`timeline`]).
     Timeline,
+    /// The contention model (see [`contention`]).
+    Contention,
 }
 
 /// What the command line asks for, validated: an article experiment or a timeline scenario.
@@ -33,28 +38,168 @@ pub enum Job {
     Article(ArticleConfig),
     /// A timeline scenario file.
     Timeline(TimelineConfig),
+    /// A contention file (`model = "contention"`).
+    Contention(ContentionConfig),
 }
 
 impl Job {
-    /// Reads the config file the flags name, if any, decides which model it describes and
-    /// merges it with the flags.
+    /// Reads the config file the flags name, if any (at most [`MAX_CONFIG_BYTES`]), decides
+    /// which model it describes and merges it with the flags.
     pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
-        let Some(path) = &cli.config else {
-            reject_timeline_flags(cli)?;
-            return ArticleConfig::merge(cli, None, default_threads()).map(Job::Article);
-        };
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if timeline::is_timeline(&text) {
-            TimelineConfig::from_toml(&text, path, cli, default_threads()).map(Job::Timeline)
-        } else {
-            reject_timeline_flags(cli)?;
-            let file = FileSettings::from_toml(&text, path)?;
-            ArticleConfig::merge(cli, Some((file, path)), default_threads()).map(Job::Article)
+        match &cli.config {
+            Some(path) => Self::from_text(&read_config(path)?, path, cli),
+            None => {
+                reject_timeline_flags(cli)?;
+                let config = ArticleConfig::merge(cli, None, default_threads())?;
+                check_out(&config.out_dir, cli, None)?;
+                Ok(Job::Article(config))
+            }
         }
     }
+
+    /// A config file's text (read from `path`) merged with the flags. The model is the file's
+    /// `model` key, read on its own first, so it never depends on which schema the rest of
+    /// the file happens to fit.
+    pub fn from_text(text: &str, path: &Path, cli: &Cli) -> Result<Self, ConfigError> {
+        let head: FileHead = parse_toml(text, path)?;
+        let job = match head.model {
+            Some(ModelName::Timeline) => {
+                TimelineConfig::from_toml(text, path, cli, default_threads()).map(Job::Timeline)?
+            }
+            Some(ModelName::Contention) => {
+                ContentionConfig::from_toml(text, path, cli, default_threads())
+                    .map(Job::Contention)?
+            }
+            Some(ModelName::Article) | None => {
+                reject_timeline_flags(cli)?;
+                let file = FileSettings::from_toml(text, path)?;
+                let config = ArticleConfig::merge(cli, Some((file, path)), default_threads())?;
+                check_ack_loss_count(&config, path)?;
+                Job::Article(config)
+            }
+        };
+        let (out_dir, derived) = match &job {
+            Job::Article(config) => (&config.out_dir, false),
+            Job::Timeline(config) => (&config.out_dir, true),
+            Job::Contention(config) => (&config.out_dir, true),
+        };
+        let from_file = head.out.as_deref().map(|out| (path, out));
+        if derived && cli.out.is_none() && from_file.is_none() {
+            check_scenario_stem(path)?;
+        }
+        check_out(out_dir, cli, from_file)?;
+        Ok(job)
+    }
+}
+
+/// A `p` array in a file is held to the same limit as a `--p` list (the flag's parser checks
+/// its own).
+fn check_ack_loss_count(config: &ArticleConfig, path: &Path) -> Result<(), ConfigError> {
+    let count = config.model.ack_loss.len();
+    if count <= crate::parse::MAX_ACK_LOSS_VALUES {
+        return Ok(());
+    }
+    Err(ConfigError::InvalidValue {
+        origin: Origin::File {
+            path: path.to_path_buf(),
+            key: "p".into(),
+        },
+        value: format!("[{count} values]"),
+        reason: format!(
+            "more than {} probabilities: use fewer, or a range with a coarser step",
+            crate::parse::MAX_ACK_LOSS_VALUES
+        ),
+    })
+}
+
+/// The largest config file read: 1 MiB (the shipped ones are under 2 KiB). A larger file, or
+/// an endless one such as `/dev/zero`, is refused after reading this much.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The keys read before the model is chosen; every other key is left to the model's schema.
+#[derive(Debug, Deserialize)]
+struct FileHead {
+    /// The model (`article` when absent).
+    model: Option<ModelName>,
+    /// The output folder, if the file sets it.
+    out: Option<PathBuf>,
+}
+
+/// Reads a config file as UTF-8 text, at most [`MAX_CONFIG_BYTES`].
+fn read_config(path: &Path) -> Result<String, ConfigError> {
+    let read_error = |source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ConfigError::TooBig {
+            path: path.to_path_buf(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        read_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                error.utf8_error().valid_up_to()
+            ),
+        ))
+    })
+}
+
+/// A timeline file without `out` writes to `output/<file stem>`; a stem such as `..` (from
+/// `...toml`) or `.` would put the files outside `output/`, so it is refused.
+fn check_scenario_stem(path: &Path) -> Result<(), ConfigError> {
+    let stem = path.file_stem().map(|stem| stem.to_string_lossy());
+    match stem.as_deref() {
+        Some("") | Some(".") | Some("..") => Err(ConfigError::InvalidValue {
+            origin: Origin::Flag("--config"),
+            value: path.display().to_string(),
+            reason: format!(
+                "the default output folder {DEFAULT_OUT}/<file name without .toml> would be \
+                 {}; rename the file or give --out or `out`",
+                Path::new(DEFAULT_OUT)
+                    .join(stem.unwrap_or_default().as_ref())
+                    .display()
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The output folder must be a non-empty UTF-8 path: an empty one would mean the current
+/// folder by accident, and the paths printed and listed by `--json` must be the real ones.
+/// `file` is the config file and its `out` value, if it set one.
+fn check_out(out_dir: &Path, cli: &Cli, file: Option<(&Path, &Path)>) -> Result<(), ConfigError> {
+    let origin = || match (&cli.out, file) {
+        (None, Some((path, _))) => Origin::File {
+            path: path.to_path_buf(),
+            key: "out".into(),
+        },
+        _ => Origin::Flag("--out"),
+    };
+    let invalid = |reason: &str| ConfigError::InvalidValue {
+        origin: origin(),
+        value: format!("{:?}", out_dir.as_os_str()),
+        reason: reason.into(),
+    };
+    if out_dir.as_os_str().is_empty() {
+        return Err(invalid(
+            "the output folder must not be empty (write \".\" for the current folder)",
+        ));
+    }
+    if out_dir.to_str().is_none() {
+        return Err(invalid(
+            "the output folder's path must be valid UTF-8, so that the paths printed and listed \
+             by --json are the real ones",
+        ));
+    }
+    Ok(())
 }
 
 /// `--payments` belongs to timeline scenarios.
@@ -135,27 +280,65 @@ pub enum ConfigError {
         /// Which model or file it was given with.
         what: String,
     },
+    /// The config file is larger than [`MAX_CONFIG_BYTES`].
+    #[error(
+        "config file {} is larger than {} KiB, the most a config file may be",
+        path.display(),
+        MAX_CONFIG_BYTES / 1024
+    )]
+    TooBig {
+        /// The file as given.
+        path: PathBuf,
+    },
     /// The config file is not valid TOML or has an unknown key or a value of the wrong type.
     #[error("config file {}: {message}", path.display())]
     Parse {
         /// The file as given.
         path: PathBuf,
-        /// What the TOML parser said, with line and column.
+        /// What the TOML parser said, after the line and column: `line 3, column 7: ...`.
         message: String,
     },
 }
 
 /// Deserializes a config file's text; a syntax error, an unknown key or a value of the wrong
-/// type becomes a [`ConfigError::Parse`] naming the file, with the parser's line, column and
-/// excerpt.
+/// type becomes a one-line [`ConfigError::Parse`] naming the file, the line and the column.
 pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
     text: &str,
     path: &Path,
 ) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|error| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message: error.to_string().trim_end().replace('\n', "\n  "),
+    toml::from_str(text).map_err(|error| {
+        let message = error.message().trim().replace('\n', " ");
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: match error.span() {
+                Some(span) => {
+                    let (line, column) = line_and_column(text, span.start);
+                    let excerpt = excerpt(text, line);
+                    format!("line {line}, column {column}: {message} (in `{excerpt}`)")
+                }
+                None => message,
+            },
+        }
     })
+}
+
+/// Line `line` (1-based) of `text`, trimmed and cut to 60 characters, to show in an error.
+fn excerpt(text: &str, line: usize) -> String {
+    let whole = text.lines().nth(line - 1).unwrap_or("").trim();
+    match whole.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &whole[..cut]),
+        None => whole.to_string(),
+    }
+}
+
+/// The 1-based line and column (in characters) of a byte offset.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 /// The flag's value (already checked by clap) or the file's (checked here) or the default.
@@ -180,4 +363,137 @@ pub(crate) fn pick<T: fmt::Display + Copy>(
 /// All cores of this machine.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn job(args: &[&str], path: &str, text: &str) -> Result<Job, ConfigError> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("simulate").chain(args.iter().copied())).unwrap();
+        Job::from_text(text, Path::new(path), &cli)
+    }
+
+    fn timeline(text: &str) -> TimelineConfig {
+        match job(&[], "scenario.toml", text).unwrap() {
+            Job::Timeline(config) => config,
+            Job::Article(config) => panic!("read as the article model: {config:?}"),
+            Job::Contention(config) => panic!("read as the contention model: {config:?}"),
+        }
+    }
+
+    #[test]
+    fn seeds_beyond_signed_64_bits_keep_the_model_of_the_file() {
+        // TOML integers are signed 64-bit, so a generic TOML table cannot hold these seeds.
+        let config = timeline("model = \"timeline\"\nseed = 18446744073709551615\n");
+        assert_eq!(config.model.seed, u64::MAX);
+        let config = timeline("model = \"timeline\"\nseed = 9223372036854775808\npayments = 100\n");
+        assert_eq!(config.model.seed, 1 << 63);
+        assert_eq!(config.model.payments, 100);
+        match job(&[], "a.toml", "seed = 18446744073709551615\np = [0.2]\n").unwrap() {
+            Job::Article(config) => assert_eq!(config.model.seed, u64::MAX),
+            Job::Timeline(_) | Job::Contention(_) => panic!("an article file read as another model"),
+        }
+    }
+
+    #[test]
+    fn the_model_key_alone_decides_and_unknown_models_are_named() {
+        let error = job(&[], "a.toml", "model = \"queue\"\nseed = 1\n").unwrap_err();
+        assert!(
+            error.to_string().contains("unknown variant `queue`"),
+            "{error}"
+        );
+        // A timeline key in an article file is an unknown key of the article's schema.
+        let error = job(&[], "a.toml", "payments = 100\n").unwrap_err();
+        assert!(
+            error.to_string().contains("unknown field `payments`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn toml_errors_are_one_line_with_line_and_column() {
+        let error = job(&[], "bad.toml", "seed = 1\np = [\n")
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains('\n'), "{error}");
+        assert!(
+            error.starts_with("config file bad.toml: line 2, column 6: "),
+            "{error}"
+        );
+        let error = job(&[], "bad.toml", "seed = 1\n  colour = \"é\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains('\n'), "{error}");
+        assert!(
+            error.contains("line 2, column 3: unknown field `colour`"),
+            "{error}"
+        );
+        assert!(error.ends_with("(in `colour = \"é\"`)"), "{error}");
+    }
+
+    #[test]
+    fn an_empty_out_is_refused_naming_the_file_key() {
+        for text in ["out = \"\"\n", "model = \"timeline\"\nout = \"\"\n"] {
+            let error = job(&[], "s.toml", text).unwrap_err().to_string();
+            assert!(error.contains("key `out` in config file s.toml"), "{error}");
+            assert!(error.contains("must not be empty"), "{error}");
+        }
+        // A flag overrides the file's empty value.
+        assert!(job(&["--out", "o"], "s.toml", "out = \"\"\n").is_ok());
+    }
+
+    #[test]
+    fn scenario_file_names_that_would_leave_output_are_refused() {
+        for name in ["...toml", "..toml", "dir/...toml"] {
+            let error = job(&[], name, "model = \"timeline\"\n")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("--config") && error.contains(name),
+                "{error}"
+            );
+            assert!(job(&["--out", "o"], name, "model = \"timeline\"\n").is_ok());
+            assert!(job(&[], name, "model = \"timeline\"\nout = \"o\"\n").is_ok());
+        }
+        let config = timeline("model = \"timeline\"\n");
+        assert_eq!(config.out_dir, Path::new("output/scenario"));
+    }
+
+    #[test]
+    fn non_utf8_output_folders_are_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let cli = Cli::try_parse_from([
+            std::ffi::OsStr::new("simulate"),
+            std::ffi::OsStr::new("--out"),
+            std::ffi::OsStr::from_bytes(b"out\xff"),
+        ])
+        .unwrap();
+        let error = Job::from_cli(&cli).unwrap_err().to_string();
+        assert!(
+            error.contains("--out") && error.contains("UTF-8"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_p_array_in_a_file_is_held_to_the_p_list_limit() {
+        let array =
+            |count: usize| format!("p = [{}]\nrequests = 1\n", vec!["0.1"; count].join(", "));
+        let limit = crate::parse::MAX_ACK_LOSS_VALUES;
+        assert!(job(&[], "a.toml", &array(limit)).is_ok());
+        let error = job(&[], "a.toml", &array(limit + 1))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("key `p` in config file a.toml"), "{error}");
+        assert!(error.contains("more than 10000 probabilities"), "{error}");
+    }
+
+    #[test]
+    fn line_and_column_count_characters() {
+        assert_eq!(line_and_column("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_and_column("x", 0), (1, 1));
+    }
 }

@@ -3,9 +3,10 @@
 
 use serde::{Serialize, Serializer};
 
-/// `p` in its shortest decimal form that reads back as the same number (`0.1`, `1`, `0`).
+/// `p` in its shortest form that reads back as the same number (`0.1`, `1`, `0`), in
+/// scientific notation below 1e-4 like [`decimal`] (`5e-324`, not 325 characters).
 pub fn shortest(p: f64) -> String {
-    format!("{p}")
+    decimal(p)
 }
 
 /// Serializes an `f64` in its [`shortest`] form (a probability in a CSV column).

@@ -2,6 +2,7 @@
 
 pub mod article;
 pub mod chart_style;
+pub mod contention;
 pub mod format;
 pub mod json;
 pub mod timeline;

@@ -92,12 +92,15 @@ pub fn run(config: &Path, args: &[&str]) -> (String, TempDir) {
     )
 }
 
-/// The names of the entries of `folder`, sorted (none if it does not exist).
+/// The names of the entries of `folder`, sorted (none if it does not exist), without the
+/// list of files a run keeps for the next run.
 pub fn files_in(folder: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(folder)
         .map(|entries| {
             entries
                 .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                // The list of files the run wrote, which the next run reads (README).
+                .filter(|name| !(name.starts_with(".simulate-") && name.ends_with("-files")))
                 .collect()
         })
         .unwrap_or_default();

@@ -3,10 +3,16 @@
 use crate::model::article::server::{ServerKind, ServerTally};
 
 /// Requests counted by their number of attempts: `1` (the ACK of the first send arrived) up to
-/// `max_retries + 1` (every retry was used). Memory is `O(max_retries)`, whatever the requests.
+/// `max_retries + 1` (every retry was used). Only the counts up to the largest attempt count
+/// any request made are stored, so memory is `O(largest attempts)` (at most `O(max_retries)`),
+/// whatever the requests: a run that keeps one histogram per p does not hold 1,001 counters per
+/// p when `--max-retries 1000` but requests stop after a few attempts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptHistogram {
-    /// `requests_by_attempts[a - 1]` = requests that made `a` attempts.
+    /// The retry limit: attempts range over `1..=max_retries + 1`.
+    max_retries: u32,
+    /// `requests_by_attempts[a - 1]` = requests that made `a` attempts, up to the largest `a`
+    /// with a request (no trailing zeros, so equal counts compare equal).
     requests_by_attempts: Vec<u64>,
 }
 
@@ -14,7 +20,8 @@ impl AttemptHistogram {
     /// An empty histogram for clients that retry at most `max_retries` times.
     pub fn new(max_retries: u32) -> Self {
         Self {
-            requests_by_attempts: vec![0; max_retries as usize + 1],
+            max_retries,
+            requests_by_attempts: Vec::new(),
         }
     }
 
@@ -24,15 +31,28 @@ impl AttemptHistogram {
     /// If `attempts` is 0 or more than `max_retries + 1`.
     #[inline]
     pub fn record(&mut self, attempts: u32, requests: u64) {
-        self.requests_by_attempts[attempts as usize - 1] += requests;
+        assert!(
+            (1..=self.max_retries as u64 + 1).contains(&u64::from(attempts)),
+            "{attempts} attempts with at most {} retries",
+            self.max_retries
+        );
+        if requests == 0 {
+            return;
+        }
+        let index = attempts as usize - 1;
+        if index >= self.requests_by_attempts.len() {
+            self.requests_by_attempts.resize(index + 1, 0);
+        }
+        self.requests_by_attempts[index] += requests;
     }
 
-    /// Adds another histogram of the same shape.
+    /// Adds another histogram of the same retry limit.
     pub fn merge(&mut self, other: &Self) {
-        assert_eq!(
-            self.requests_by_attempts.len(),
-            other.requests_by_attempts.len()
-        );
+        assert_eq!(self.max_retries, other.max_retries);
+        if other.requests_by_attempts.len() > self.requests_by_attempts.len() {
+            self.requests_by_attempts
+                .resize(other.requests_by_attempts.len(), 0);
+        }
         for (mine, theirs) in self
             .requests_by_attempts
             .iter_mut()
@@ -44,10 +64,11 @@ impl AttemptHistogram {
 
     /// The retry limit the histogram was made for.
     pub fn max_retries(&self) -> u32 {
-        (self.requests_by_attempts.len() - 1) as u32
+        self.max_retries
     }
 
-    /// `(attempts, requests)` for every attempt count from 1 to `max_retries + 1`.
+    /// `(attempts, requests)` for every attempt count from 1 to the largest any request made
+    /// (zeros included between; nothing for an empty histogram).
     pub fn iter(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         (1u32..).zip(self.requests_by_attempts.iter().copied())
     }
@@ -90,15 +111,11 @@ impl AttemptHistogram {
 
     /// The largest attempt count any request made (0 for an empty histogram).
     pub fn max_attempts(&self) -> u32 {
-        self.iter()
-            .filter(|&(_, n)| n > 0)
-            .map(|(a, _)| a)
-            .max()
-            .unwrap_or(0)
+        self.requests_by_attempts.len() as u32
     }
 
     /// What a server of `kind` does with these deliveries, aggregated: the same counts the
-    /// servers of [`crate::server`] produce delivery by delivery (tests check it for many
+    /// servers of [`crate::model::article::server`] produce delivery by delivery (tests check it for many
     /// seeds, sizes and probabilities), computed in `O(max_retries)`.
     ///
     /// The non-idempotent server charges each of a request's `a` deliveries, so a request is
@@ -154,5 +171,32 @@ mod tests {
         right.record(2, 1);
         left.merge(&right);
         assert_eq!(left.iter().collect::<Vec<_>>(), vec![(1, 7), (2, 1)]);
+    }
+
+    /// Only the counts up to the largest attempts are kept, and counts of zero add nothing,
+    /// so a histogram of a run with `--max-retries 1000` whose requests all stopped after two
+    /// attempts holds two counters, and equal counts compare equal however they were built.
+    #[test]
+    fn only_counts_up_to_the_largest_attempts_are_stored() {
+        let mut histogram = AttemptHistogram::new(1_000);
+        histogram.record(1, 5);
+        histogram.record(2, 1);
+        histogram.record(900, 0);
+        assert_eq!(histogram.requests_by_attempts.len(), 2);
+        assert_eq!(histogram.max_attempts(), 2);
+        assert_eq!(histogram.retries_exhausted(), 0);
+        let mut other = AttemptHistogram::new(1_000);
+        other.record(2, 1);
+        other.record(1, 5);
+        assert_eq!(histogram, other);
+        other.record(1_001, 3);
+        assert_eq!(other.retries_exhausted(), 3);
+        assert_eq!(other.max_attempts(), 1_001);
+    }
+
+    #[test]
+    #[should_panic(expected = "1002 attempts")]
+    fn attempts_beyond_the_limit_are_a_bug() {
+        AttemptHistogram::new(1_000).record(1_002, 1);
     }
 }

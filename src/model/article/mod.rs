@@ -183,13 +183,18 @@ impl ArticleResults {
     /// over runs.
     pub fn attempts_by_p(&self) -> Vec<(f64, AttemptHistogram)> {
         let mut merged: Vec<(f64, AttemptHistogram)> = Vec::new();
+        // Where each p (by bits) is in `merged`: a lookup per point, not a search.
+        let mut position = std::collections::HashMap::new();
         for point in &self.points {
-            match merged
-                .iter_mut()
-                .find(|(p, _)| p.to_bits() == point.ack_loss.to_bits())
-            {
-                Some((_, histogram)) => histogram.merge(&point.attempts),
-                None => merged.push((point.ack_loss, point.attempts.clone())),
+            match position.entry(point.ack_loss.to_bits()) {
+                std::collections::hash_map::Entry::Occupied(entry) => {
+                    let index: usize = *entry.get();
+                    merged[index].1.merge(&point.attempts);
+                }
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(merged.len());
+                    merged.push((point.ack_loss, point.attempts.clone()));
+                }
             }
         }
         merged

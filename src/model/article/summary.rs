@@ -91,15 +91,81 @@ impl Metric {
     }
 }
 
+impl Metric {
+    /// The smallest and largest value the metric can take for one request, known from the
+    /// server's design and the retry limit alone (not from p): `(0, 1)` for the rates, `(0, R)`
+    /// for retries, `(1, R + 1)` for deliveries, and `(0, 0)` for what a design never does.
+    pub fn bounds(self, server: ServerKind, max_retries: u32) -> (u128, u128) {
+        let keyed = server == ServerKind::IdempotencyKey;
+        let retries = u128::from(max_retries);
+        match self {
+            Metric::DoubleChargeRate | Metric::RetriesExhaustedRate => (0, 1),
+            Metric::ExtraChargesPerRequest if keyed => (0, 0),
+            Metric::PreventedDuplicatesPerRequest if !keyed => (0, 0),
+            Metric::ExtraChargesPerRequest | Metric::PreventedDuplicatesPerRequest => (0, retries),
+            Metric::DeliveriesPerRequest => (1, retries + 1),
+        }
+    }
+}
+
+/// The 95% score interval for the mean of a per-request count that lies in `[smallest,
+/// largest]`, from `total` over `trials` requests whose per-request sample standard deviation
+/// is `standard_deviation`.
+///
+/// Each request contributes `value - smallest` of `largest - smallest` possible units, so the
+/// run is read as `total - smallest · trials` successes out of `trials · (largest - smallest)`:
+/// Wilson's score interval for that share ([`stats::score_interval`]), with the trials divided
+/// by the dispersion `φ = s² / ((x̄ - smallest)(largest - x̄) / (largest - smallest))`, the
+/// observed variance over that of a binomial count with the same mean (at least 1, and 1 when
+/// every request sits at one end). Unlike `x̄ ± z s / √N` it does not collapse to a point when
+/// no request (or every request) moved away from an end, and it stays inside the possible
+/// values; for large counts it approaches `x̄ ± z s / √N`. A count that cannot vary (`largest
+/// = smallest`) gets the point itself.
+pub fn count_score_interval(
+    total: u128,
+    trials: u128,
+    (smallest, largest): (u128, u128),
+    standard_deviation: f64,
+) -> Interval {
+    let n = trials as f64;
+    if largest == smallest {
+        let value = smallest as f64;
+        return Interval {
+            low: value,
+            high: value,
+        };
+    }
+    let width = (largest - smallest) as f64;
+    let above_smallest = (total - smallest * trials) as f64 / n;
+    let below_largest = (largest * trials - total) as f64 / n;
+    let binomial_variance = above_smallest * below_largest / width;
+    let dispersion = if binomial_variance > 0.0 {
+        (standard_deviation * standard_deviation / binomial_variance).max(1.0)
+    } else {
+        1.0
+    };
+    let share = (total - smallest * trials) as f64 / (trials * (largest - smallest)) as f64;
+    let interval = stats::score_interval(share, n * width / dispersion);
+    let value = |share: f64| smallest as f64 + width * share;
+    Interval {
+        low: value(interval.low),
+        high: value(interval.high),
+    }
+}
+
 /// How a 95% interval was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntervalMethod {
     /// Wilson score interval on the count pooled over all runs (proportions).
     Wilson,
-    /// Student-t interval across the runs' means, `runs - 1` degrees of freedom (means, 2+ runs).
+    /// Student-t interval across the runs' means, `runs - 1` degrees of freedom, cut to the
+    /// values a request can take (means, 2+ runs).
     StudentT,
-    /// Normal interval from the per-request standard deviation (means, a single run).
-    Normal,
+    /// Score interval on the counts of a single run (means): the run's total, above the
+    /// smallest value a request can contribute, as successes out of `requests · (largest -
+    /// smallest)` possible, with the trials divided by the observed dispersion (at least 1);
+    /// see [`count_score_interval`].
+    Score,
 }
 
 impl IntervalMethod {
@@ -108,7 +174,7 @@ impl IntervalMethod {
         match self {
             IntervalMethod::Wilson => "wilson",
             IntervalMethod::StudentT => "student_t",
-            IntervalMethod::Normal => "normal",
+            IntervalMethod::Score => "score",
         }
     }
 }
@@ -150,11 +216,9 @@ pub fn summarise(results: &ArticleResults) -> Vec<MetricSummary> {
     let model = &results.model;
     let per_run = model.ack_loss.len();
     let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (index, &p) in model.ack_loss.iter().enumerate() {
-        if model.ack_loss[..index]
-            .iter()
-            .any(|q| q.to_bits() == p.to_bits())
-        {
+        if !seen.insert(p.to_bits()) {
             continue;
         }
         let points: Vec<&PointResult> = (0..model.runs as usize)
@@ -183,6 +247,7 @@ fn summarise_metric(
     let total_squares: u128 = sums.iter().map(|&(_, squares)| squares).sum();
     let trials = model.requests as u128 * points.len() as u128;
     let n = trials as f64;
+    let bounds = metric.bounds(server, model.max_retries);
     let mean = total as f64 / n;
     // Σ(x - x̄)² = Σx² - (Σx)²/N, in integers as far as possible.
     let squares = total_squares as f64 - (total as f64) * mean;
@@ -198,16 +263,34 @@ fn summarise_metric(
             IntervalMethod::Wilson,
         )
     } else if points.len() >= 2 {
-        (stats::t_interval(&run_means), IntervalMethod::StudentT)
+        // The expectation lies between the smallest and largest possible values, so the part of
+        // a t interval beyond them (a few runs with a large spread) can be cut off without
+        // changing its coverage.
+        let t = stats::t_interval(&run_means);
+        let (smallest, largest) = (bounds.0 as f64, bounds.1 as f64);
+        let interval = Interval {
+            low: t.low.clamp(smallest, largest),
+            high: t.high.clamp(smallest, largest),
+        };
+        (interval, IntervalMethod::StudentT)
     } else {
         (
-            stats::normal_interval(mean, per_request / n.sqrt()),
-            IntervalMethod::Normal,
+            count_score_interval(total, trials, bounds, per_request),
+            IntervalMethod::Score,
         )
     };
     let expected = metric.closed_form(server, p, model.max_retries);
-    let z_score =
-        (expected.variance > 0.0).then(|| (mean - expected.mean) / (expected.variance / n).sqrt());
+    let z_score = (expected.variance > 0.0).then(|| {
+        // Measured from the end the expectation is nearer, so that a mean close to its
+        // largest value is not the difference of two nearly equal numbers.
+        let deviation = if expected.mean <= expected.mean_below_maximum {
+            mean - expected.mean
+        } else {
+            let observed_below_maximum = (bounds.1 * trials - total) as f64 / n;
+            expected.mean_below_maximum - observed_below_maximum
+        };
+        deviation / (expected.variance / n).sqrt()
+    });
     MetricSummary {
         ack_loss: p,
         server,
@@ -222,6 +305,15 @@ fn summarise_metric(
         closed_form: expected.mean,
         z_score,
     }
+}
+
+/// Rows per p in [`summarise`]'s output: every server, every metric.
+pub const ROWS_PER_P: usize = ServerKind::ALL.len() * Metric::ALL.len();
+
+/// [`summarise`]'s rows cut into one slice per p (in order), for lookups that do not search
+/// every row.
+pub fn by_p(rows: &[MetricSummary]) -> std::slice::Chunks<'_, MetricSummary> {
+    rows.chunks(ROWS_PER_P)
 }
 
 /// The summary of `metric` for `server` at `p` (by bits), if `rows` has it.
@@ -285,10 +377,18 @@ mod tests {
         assert!((extra.mean - 0.6).abs() < 1e-12);
         let sd = (8.4f64 / 9.0).sqrt();
         assert!((extra.standard_deviation_per_request - sd).abs() < 1e-12);
-        assert_eq!(extra.method, IntervalMethod::Normal);
-        assert!(
-            (extra.interval.high - (0.6 + 1.959963984540054 * sd / 10f64.sqrt())).abs() < 1e-12
-        );
+        assert_eq!(extra.method, IntervalMethod::Score);
+        // The score interval's ends are the roots of (0.6 - μ)² = z² φ μ (3 - μ) / (3 · 10):
+        // values 0..=3, a binomial-like variance 0.6 · 2.4 / 3 = 0.48 and the observed one
+        // 8.4 / 9, so φ = (8.4 / 9) / 0.48.
+        let dispersion = (8.4 / 9.0) / 0.48;
+        let z2 = 1.959963984540054f64.powi(2);
+        for end in [extra.interval.low, extra.interval.high] {
+            let score = (0.6 - end).powi(2) - z2 * dispersion * end * (3.0 - end) / 30.0;
+            assert!(score.abs() < 1e-12, "{end}: {score}");
+        }
+        assert!(extra.interval.low < 0.6 && 0.6 < extra.interval.high);
+        assert!(extra.interval.low > 0.0 && extra.interval.high < 3.0);
         // 0.5 + 0.25 + 0.125
         assert_eq!(extra.closed_form, 0.875);
 
@@ -304,6 +404,104 @@ mod tests {
         assert_eq!((exhausted.mean, exhausted.closed_form), (0.1, 0.125));
         let deliveries = find(&rows, 0.5, keyed, Metric::DeliveriesPerRequest).unwrap();
         assert!((deliveries.mean - 1.6).abs() < 1e-12);
+    }
+
+    /// One run of `requests` requests at `p`, every request with the same attempts.
+    fn all_alike(p: f64, requests: u64, max_retries: u32, attempts_each: u32) -> ArticleResults {
+        let mut attempts = AttemptHistogram::new(max_retries);
+        attempts.record(attempts_each, requests);
+        let servers = ServerKind::ALL.map(|kind| attempts.server_tally(kind));
+        ArticleResults {
+            model: ArticleModel {
+                ack_loss: vec![p],
+                requests,
+                max_retries,
+                seed: 0,
+                runs: 1,
+            },
+            points: vec![PointResult {
+                run: 0,
+                ack_loss: p,
+                attempts,
+                servers,
+            }],
+        }
+    }
+
+    /// At p = 1 - 2^-53 with R = 3, 2,000 requests that all used every retry lie a tiny
+    /// distance above the expectation. The references are exact: Python's `fractions` for
+    /// the closed forms from the exact binary p, then 50-digit decimals for the square root:
+    ///
+    /// ```python
+    /// p = F(1) - F(1, 2**53); q = 1 - p; R = 3; N = 2000
+    /// probs = [p**k * q for k in range(R)] + [p**R]
+    /// mean = sum(k * pk for k, pk in enumerate(probs))
+    /// var = sum(pk * (k - mean)**2 for k, pk in enumerate(probs))
+    /// z_extra = (R - mean) / sqrt(var / N)                # observed mean is exactly R
+    /// z_exhausted = (1 - p**R) / sqrt(p**R (1 - p**R) / N)
+    /// ```
+    ///
+    /// `observed - expected` and `E[X²] - E[X]²` in floating point were 6% off here.
+    #[test]
+    fn z_scores_stay_accurate_as_p_approaches_one() {
+        let p = 1.0 - f64::EPSILON / 2.0;
+        let rows = summarise(&all_alike(p, 2_000, 3, 4));
+        let plain = ServerKind::NonIdempotent;
+        for (metric, expected) in [
+            (Metric::ExtraChargesPerRequest, 7.556_267_870_025_486e-7),
+            (Metric::DeliveriesPerRequest, 7.556_267_870_025_486e-7),
+            (Metric::RetriesExhaustedRate, 8.161_702_118_890_974e-7),
+            (Metric::DoubleChargeRate, 4.712_160_915_387_242e-7),
+        ] {
+            let z = find(&rows, p, plain, metric).unwrap().z_score.unwrap();
+            assert!(
+                ((z - expected) / expected).abs() < 1e-12,
+                "{}: z = {z}, exactly {expected}",
+                metric.name()
+            );
+        }
+    }
+
+    /// A run in which no request retried still gets an interval that reaches above 0: the
+    /// score interval's upper end solves μ² = z² μ (3 - μ) / (3 N), μ = (z²/N) / (1 + z²/3N).
+    #[test]
+    fn a_run_without_retries_does_not_collapse_to_zero() {
+        let rows = summarise(&all_alike(0.0005, 2_000, 3, 1));
+        let extra = find(
+            &rows,
+            0.0005,
+            ServerKind::NonIdempotent,
+            Metric::ExtraChargesPerRequest,
+        )
+        .unwrap();
+        let z2 = 1.959963984540054f64.powi(2);
+        let high = (z2 / 2000.0) / (1.0 + z2 / 6000.0);
+        assert_eq!(extra.interval.low, 0.0);
+        assert!(
+            (extra.interval.high - high).abs() < 1e-15,
+            "{:?}",
+            extra.interval
+        );
+        // A request charged at most once can never be above 0 with the key.
+        let keyed = find(
+            &rows,
+            0.0005,
+            ServerKind::IdempotencyKey,
+            Metric::ExtraChargesPerRequest,
+        )
+        .unwrap();
+        assert_eq!((keyed.interval.low, keyed.interval.high), (0.0, 0.0));
+        // Every request at the top (p = 1): the interval ends exactly at R + 1 deliveries.
+        let rows = summarise(&all_alike(1.0, 2_000, 3, 4));
+        let deliveries = find(
+            &rows,
+            1.0,
+            ServerKind::NonIdempotent,
+            Metric::DeliveriesPerRequest,
+        );
+        let interval = deliveries.unwrap().interval;
+        assert_eq!(interval.high, 4.0);
+        assert!(interval.low < 4.0 && interval.low > 3.99, "{interval:?}");
     }
 
     #[test]

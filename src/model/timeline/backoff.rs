@@ -2,11 +2,8 @@
 //! Jitter" (Marc Brooker, 2015). Each is a pure function of the retry number, the previous
 //! sleep and one uniform draw.
 
-use serde::Deserialize;
-
 /// How long a client waits before a retry.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Backoff {
     /// Retry at once.
     None,
@@ -89,20 +86,6 @@ impl Backoff {
             | Backoff::FullJitter { base_ms, .. }
             | Backoff::EqualJitter { base_ms, .. }
             | Backoff::DecorrelatedJitter { base_ms, .. } => base_ms,
-        }
-    }
-
-    /// The parameters as `(key, value)` pairs, for validation.
-    pub fn parameters(&self) -> Vec<(&'static str, f64)> {
-        match *self {
-            Backoff::None => vec![],
-            Backoff::Constant { base_ms } => vec![("base_ms", base_ms)],
-            Backoff::Exponential { base_ms, cap_ms }
-            | Backoff::FullJitter { base_ms, cap_ms }
-            | Backoff::EqualJitter { base_ms, cap_ms }
-            | Backoff::DecorrelatedJitter { base_ms, cap_ms } => {
-                vec![("base_ms", base_ms), ("cap_ms", cap_ms)]
-            }
         }
     }
 

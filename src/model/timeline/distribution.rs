@@ -1,14 +1,11 @@
 //! Latency and processing-time distributions, sampled by inverse transform from one uniform
 //! draw each, so that every strategy sees the same sampled times (common random numbers).
 
-use serde::Deserialize;
-
 /// The standard normal quantile at 0.99: `scipy.stats.norm.ppf(0.99)`.
 pub const Z_99: f64 = 2.326_347_874_040_841;
 
 /// A distribution of durations in milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(tag = "distribution", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Distribution {
     /// Always `ms` milliseconds.
     Fixed {
@@ -58,54 +55,6 @@ impl Distribution {
             Distribution::Fixed { ms } => ms,
             Distribution::Uniform { high_ms, .. } => high_ms,
             Distribution::Exponential { .. } | Distribution::LogNormal { .. } => f64::INFINITY,
-        }
-    }
-
-    /// Why the parameters are unusable, as `(key, value, reason)`; `None` when they are fine.
-    pub fn problem(&self) -> Option<(&'static str, f64, String)> {
-        let negative = |key, value: f64| {
-            (!(value >= 0.0 && value.is_finite())).then(|| {
-                (
-                    key,
-                    value,
-                    "a duration must be a finite number of ms, at least 0".into(),
-                )
-            })
-        };
-        let positive = |key, value: f64| {
-            (!(value > 0.0 && value.is_finite())).then(|| {
-                (
-                    key,
-                    value,
-                    "must be a finite number of ms, more than 0".into(),
-                )
-            })
-        };
-        match *self {
-            Distribution::Fixed { ms } => negative("ms", ms),
-            Distribution::Uniform { low_ms, high_ms } => negative("low_ms", low_ms)
-                .or_else(|| negative("high_ms", high_ms))
-                .or_else(|| {
-                    (high_ms < low_ms).then(|| {
-                        (
-                            "high_ms",
-                            high_ms,
-                            format!("must be at least low_ms = {low_ms}"),
-                        )
-                    })
-                }),
-            Distribution::Exponential { mean_ms } => positive("mean_ms", mean_ms),
-            Distribution::LogNormal { median_ms, p99_ms } => positive("median_ms", median_ms)
-                .or_else(|| positive("p99_ms", p99_ms))
-                .or_else(|| {
-                    (p99_ms < median_ms).then(|| {
-                        (
-                            "p99_ms",
-                            p99_ms,
-                            format!("must be at least median_ms = {median_ms}"),
-                        )
-                    })
-                }),
         }
     }
 
@@ -161,32 +110,5 @@ mod tests {
             1e-12,
         );
         close(exponential.quantile(0.0), 0.0, 0.0);
-    }
-
-    #[test]
-    fn bad_parameters_are_named() {
-        let (key, value, _) = Distribution::Fixed { ms: -1.0 }.problem().unwrap();
-        assert_eq!((key, value), ("ms", -1.0));
-        let (key, _, reason) = Distribution::LogNormal {
-            median_ms: 40.0,
-            p99_ms: 20.0,
-        }
-        .problem()
-        .unwrap();
-        assert_eq!(key, "p99_ms");
-        assert!(reason.contains("median_ms = 40"), "{reason}");
-        assert!(
-            Distribution::Exponential { mean_ms: 0.0 }
-                .problem()
-                .is_some()
-        );
-        assert!(
-            Distribution::Uniform {
-                low_ms: 1.0,
-                high_ms: 2.0
-            }
-            .problem()
-            .is_none()
-        );
     }
 }

@@ -1,96 +1,89 @@
-//! Client latencies to the final outcome in fixed log-spaced buckets, so that histograms from
-//! any number of threads merge exactly and percentiles come from the merged counts.
+//! Client latencies to the final outcome in an HDR histogram (the `hdrhistogram` crate) of
+//! whole microseconds at 3 significant digits, so that histograms from any number of threads
+//! merge exactly and percentiles come from the merged counts, within 0.1% over the whole range
+//! the model can produce.
 
-/// Buckets per factor of ten: edges `10^(k/50)` apart, each bucket about 4.7% wide.
-pub const BUCKETS_PER_DECADE: u32 = 50;
-/// The upper edge of bucket 0, which holds every latency up to it (ms).
-pub const SMALLEST_MS: f64 = 1e-3;
-/// Decades covered above [`SMALLEST_MS`]: up to 10^8 ms (about 28 hours); longer latencies
-/// fall into the last bucket.
-pub const DECADES: u32 = 11;
+use hdrhistogram::Histogram;
 
-const BUCKETS: usize = (BUCKETS_PER_DECADE * DECADES) as usize + 1;
+/// Significant decimal digits the histogram keeps: every recorded latency lies within 1 part
+/// in 1,000 of its bucket's bounds.
+pub const SIGNIFICANT_DIGITS: u8 = 3;
 
-/// Payments counted by latency bucket.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The longest latency the histogram holds (µs): `i64::MAX / 2`, about 146,000 years. The
+/// configuration bounds every duration so that no payment comes near it.
+pub const LONGEST_US: u64 = (i64::MAX / 2) as u64;
+
+/// Payments counted by latency.
+#[derive(Debug, Clone)]
 pub struct LatencyHistogram {
-    /// `counts[0]`: up to [`SMALLEST_MS`]; `counts[k]`: above `edge(k - 1)`, up to `edge(k)`.
-    counts: Vec<u64>,
+    histogram: Histogram<u64>,
 }
 
 impl Default for LatencyHistogram {
     fn default() -> Self {
         Self {
-            counts: vec![0; BUCKETS],
+            histogram: Histogram::new(SIGNIFICANT_DIGITS).expect("3 significant digits are valid"),
         }
     }
 }
 
+impl PartialEq for LatencyHistogram {
+    /// Equal when every latency was counted in the same bucket as often.
+    fn eq(&self, other: &Self) -> bool {
+        self.histogram.len() == other.histogram.len()
+            && self
+                .histogram
+                .iter_recorded()
+                .map(|bucket| (bucket.value_iterated_to(), bucket.count_at_value()))
+                .eq(other
+                    .histogram
+                    .iter_recorded()
+                    .map(|bucket| (bucket.value_iterated_to(), bucket.count_at_value())))
+    }
+}
+
 impl LatencyHistogram {
-    /// The upper edge of bucket `index` (ms).
-    pub fn upper_edge_ms(index: usize) -> f64 {
-        SMALLEST_MS * 10f64.powf(index as f64 / f64::from(BUCKETS_PER_DECADE))
-    }
-
-    /// The bucket of a latency.
-    fn bucket(ms: f64) -> usize {
-        if ms.is_nan() || ms <= SMALLEST_MS {
-            return 0;
-        }
-        let position = (ms / SMALLEST_MS).log10() * f64::from(BUCKETS_PER_DECADE);
-        let mut index = position.ceil().max(1.0) as usize;
-        // Guard the edges against rounding of log10: the bucket must contain `ms`.
-        while index > 1 && Self::upper_edge_ms(index - 1) >= ms {
-            index -= 1;
-        }
-        while index < BUCKETS - 1 && Self::upper_edge_ms(index) < ms {
-            index += 1;
-        }
-        index.min(BUCKETS - 1)
-    }
-
-    /// Counts one latency (ms).
+    /// Counts one latency (ms), rounded to whole microseconds (at most [`LONGEST_US`]).
     pub fn record(&mut self, ms: f64) {
-        self.counts[Self::bucket(ms)] += 1;
+        let us = (ms * 1000.0).round();
+        let us = if us >= LONGEST_US as f64 {
+            LONGEST_US
+        } else {
+            us.max(0.0) as u64
+        };
+        self.histogram
+            .record(us)
+            .expect("an auto-resizing histogram holds values up to LONGEST_US");
     }
 
     /// Adds another histogram.
     pub fn merge(&mut self, other: &Self) {
-        for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
-            *mine += theirs;
-        }
+        self.histogram
+            .add(&other.histogram)
+            .expect("latencies within LONGEST_US always add");
     }
 
     /// Latencies counted.
     pub fn count(&self) -> u64 {
-        self.counts.iter().sum()
+        self.histogram.len()
     }
 
-    /// The `q`-quantile (0 < q <= 1), rounded up to its bucket's upper edge (ms): the smallest
-    /// edge at or below which at least `ceil(q * count)` latencies lie. `None` when empty.
+    /// The `q`-quantile (0 < q <= 1) in ms: the highest value of the bucket that holds the
+    /// `ceil(q × count)`-th shortest latency, so at most 0.1% (and 1 µs) above it. `None` when
+    /// empty.
     pub fn quantile_ms(&self, q: f64) -> Option<f64> {
-        let count = self.count();
-        if count == 0 {
-            return None;
-        }
-        let rank = ((q * count as f64).ceil() as u64).clamp(1, count);
-        let mut seen = 0;
-        for (index, &n) in self.counts.iter().enumerate() {
-            seen += n;
-            if seen >= rank {
-                return Some(Self::upper_edge_ms(index));
-            }
-        }
-        None
+        (self.count() > 0).then(|| self.histogram.value_at_quantile(q) as f64 / 1000.0)
     }
 
-    /// `(upper edge in ms, payments)` for every non-empty bucket, shortest first.
+    /// `(highest value of the bucket in ms, payments)` for every non-empty bucket, shortest
+    /// first.
     pub fn buckets(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(index, &n)| (Self::upper_edge_ms(index), n))
+        self.histogram.iter_recorded().map(|bucket| {
+            (
+                bucket.value_iterated_to() as f64 / 1000.0,
+                bucket.count_at_value(),
+            )
+        })
     }
 }
 
@@ -99,31 +92,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_latency_lies_in_its_bucket() {
-        for ms in [0.0011, 1.0, 10.0, 12.3, 999.9, 1e5] {
-            let index = LatencyHistogram::bucket(ms);
-            assert!(LatencyHistogram::upper_edge_ms(index) >= ms, "{ms}");
-            assert!(LatencyHistogram::upper_edge_ms(index - 1) < ms, "{ms}");
+    fn quantiles_are_within_a_thousandth_of_the_rank() {
+        let mut histogram = LatencyHistogram::default();
+        // 90 payments at 436.2 ms, 10 at 3.7e8 ms (a payment retried for days): p50 and p90
+        // are 436.2 ms, p91 is 3.7e8 ms, each to 3 significant digits.
+        for _ in 0..90 {
+            histogram.record(436.2);
         }
-        assert_eq!(LatencyHistogram::bucket(0.0), 0);
-        assert_eq!(LatencyHistogram::bucket(SMALLEST_MS), 0);
+        for _ in 0..10 {
+            histogram.record(3.7e8);
+        }
+        let within = |actual: f64, expected: f64| {
+            assert!(
+                actual >= expected && actual <= expected * 1.001 + 0.001,
+                "{actual} vs {expected}"
+            );
+        };
+        within(histogram.quantile_ms(0.5).unwrap(), 436.2);
+        within(histogram.quantile_ms(0.9).unwrap(), 436.2);
+        within(histogram.quantile_ms(0.91).unwrap(), 3.7e8);
+        within(histogram.quantile_ms(1.0).unwrap(), 3.7e8);
+        assert!(LatencyHistogram::default().quantile_ms(0.5).is_none());
     }
 
     #[test]
-    fn quantiles_are_bucket_edges_of_the_rank() {
+    fn merging_in_any_order_gives_the_same_histogram() {
+        let (mut a, mut b, mut c): (LatencyHistogram, LatencyHistogram, LatencyHistogram) =
+            Default::default();
+        for (index, ms) in [0.5, 12.0, 999.9, 1e6, 3e9].into_iter().enumerate() {
+            [&mut a, &mut b, &mut c][index % 3].record(ms);
+        }
+        let mut left: LatencyHistogram = a.clone();
+        left.merge(&b);
+        left.merge(&c);
+        let mut right = c.clone();
+        right.merge(&a);
+        right.merge(&b);
+        assert_eq!(left, right);
+        assert_eq!(left.count(), 5);
+        let mut other = left.clone();
+        other.record(1.0);
+        assert_ne!(left, other);
+    }
+
+    #[test]
+    fn the_longest_latencies_are_held() {
         let mut histogram = LatencyHistogram::default();
-        // 90 payments at exactly 10 ms, 10 at exactly 1000 ms: both are bucket edges
-        // (10 = 10^-3 * 10^(200/50), 1000 = 10^-3 * 10^(300/50)).
-        for _ in 0..90 {
-            histogram.record(10.0);
-        }
-        for _ in 0..10 {
-            histogram.record(1000.0);
-        }
-        let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b;
-        assert!(close(histogram.quantile_ms(0.5).unwrap(), 10.0));
-        assert!(close(histogram.quantile_ms(0.9).unwrap(), 10.0));
-        assert!(close(histogram.quantile_ms(0.91).unwrap(), 1000.0));
-        assert!(LatencyHistogram::default().quantile_ms(0.5).is_none());
+        histogram.record(f64::INFINITY);
+        histogram.record(-1.0);
+        assert_eq!(histogram.count(), 2);
+        assert!(histogram.quantile_ms(1.0).unwrap() >= LONGEST_US as f64 / 1000.0 * 0.999);
+        assert_eq!(histogram.quantile_ms(0.5), Some(0.0));
     }
 }

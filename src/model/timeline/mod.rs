@@ -15,26 +15,26 @@
 //! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
 
 pub mod backoff;
+pub mod counters;
 pub mod distribution;
+pub mod draws;
 pub mod latency;
 pub mod simulation;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
-use serde::Deserialize;
 
 pub use backoff::Backoff;
+pub use counters::Counters;
 pub use distribution::Distribution;
+use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
-use simulation::{LifecycleDraws, PaymentDraws, Simulator};
+use simulation::Simulator;
 
 use super::{Interrupted, Progress};
-use crate::rng::{PcgState, SeedSequence};
+use crate::rng::{Jump, PcgState, SeedSequence};
 
 /// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
     /// Level 0: every delivery is processed and charges.
     None,
@@ -54,7 +54,7 @@ impl Strategy {
         Strategy::UniqueKey,
     ];
 
-    /// The name in scenario files, CSV and charts.
+    /// Its name in reports (CSV, tables and charts).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::None => "none",
@@ -79,8 +79,7 @@ pub enum ArrivalProcess {
 }
 
 /// How a payment's copies (same key) are sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyMode {
     /// All within `copy_spread_ms` of the first, each on its own client (parallel threads).
     Concurrent,
@@ -89,8 +88,7 @@ pub enum CopyMode {
 }
 
 /// Where concurrent copies fall within their spread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopySpacing {
     /// Copy `c` of `n` at `c × spread / (n − 1)`.
     Even,
@@ -154,9 +152,8 @@ impl ClientPolicy {
     }
 }
 
-/// What the server does with a first delivery that failed with a 500 (`[server] error_policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What the server does with a first delivery that failed with a 500.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorPolicy {
     /// Stripe's behaviour: the 500 is stored under the key and replayed to every retry, which
     /// is not charged.
@@ -165,46 +162,19 @@ pub enum ErrorPolicy {
     Retry,
 }
 
-impl ErrorPolicy {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorPolicy::Store => "store",
-            ErrorPolicy::Retry => "retry",
-        }
-    }
-}
-
 /// How the server answers a duplicate: a delivery whose key is present with a matching body
-/// (`[server] duplicate_answer`; for a webhook receiver, a delivery of an event id it has
-/// seen).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// (for a webhook receiver, a delivery of an event id it has seen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DuplicateAnswer {
     /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
     Replay,
     /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
     /// acknowledges): the sender stops.
-    #[serde(rename = "ok_200")]
     Ok200,
     /// 409 Conflict, in flight or complete: the sender retries.
-    #[serde(rename = "conflict_409")]
     Conflict409,
     /// 500 Internal Server Error, in flight or complete: the sender retries.
-    #[serde(rename = "error_500")]
     Error500,
-}
-
-impl DuplicateAnswer {
-    /// The name in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            DuplicateAnswer::Replay => "replay",
-            DuplicateAnswer::Ok200 => "ok_200",
-            DuplicateAnswer::Conflict409 => "conflict_409",
-            DuplicateAnswer::Error500 => "error_500",
-        }
-    }
 }
 
 /// The life of a key on the server: expiry, body fingerprint, failures and duplicate answers.
@@ -306,32 +276,38 @@ impl TimelineModel {
 }
 
 /// The time the payments of a run took, from the first send to the last final outcome,
-/// in whole microseconds (so that chunks merge exactly in any grouping).
+/// in whole microseconds (so that chunks merge exactly in any grouping; 128 bits, so that no
+/// run the configuration accepts can overflow it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Span {
     /// From the first payment's start to the start of the payment after the last (µs).
-    starts_us: u64,
+    starts_us: u128,
     /// From the first payment's start to the latest final outcome (µs).
-    end_us: u64,
+    end_us: u128,
 }
 
 impl Span {
     /// Appends a payment that reaches its final outcome `latency_us` after it starts, with the
     /// next payment starting `gap_us` after it.
     fn push(&mut self, latency_us: u64, gap_us: u64) {
-        self.end_us = self.end_us.max(self.starts_us.saturating_add(latency_us));
-        self.starts_us = self.starts_us.saturating_add(gap_us);
+        self.end_us = self.end_us.max(self.starts_us + u128::from(latency_us));
+        self.starts_us += u128::from(gap_us);
     }
 
     /// The span of `self`'s payments followed by `later`'s (associative, not commutative).
     fn then(self, later: Span) -> Span {
         Span {
-            starts_us: self.starts_us.saturating_add(later.starts_us),
-            end_us: self.end_us.max(self.starts_us.saturating_add(later.end_us)),
+            starts_us: self.starts_us + later.starts_us,
+            end_us: self.end_us.max(self.starts_us + later.end_us),
         }
     }
 
-    /// Simulated time from the first send to the last final outcome (ms).
+    /// Simulated time from the first send to the last final outcome (µs).
+    pub fn us(&self) -> u128 {
+        self.end_us
+    }
+
+    /// The same in ms (rounded to the nearest `f64`).
     pub fn ms(&self) -> f64 {
         self.end_us as f64 / 1000.0
     }
@@ -340,46 +316,8 @@ impl Span {
 /// What one strategy did with all payments of one run and scenario.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StrategyTally {
-    /// Payments simulated.
-    pub payments: u64,
-    /// Attempts the clients sent: first sends of every copy plus retries.
-    pub attempts: u64,
-    /// Attempts that reached the server.
-    pub deliveries: u64,
-    /// Charges the server made.
-    pub charges: u64,
-    /// Payments charged two or more times.
-    pub double_charged_payments: u64,
-    /// Charges beyond one per payment.
-    pub extra_charges: u64,
-    /// Deliveries answered with the stored response (prevented duplicates).
-    pub replays: u64,
-    /// Deliveries answered 409 Conflict (key in flight).
-    pub conflicts: u64,
-    /// Payments for which some copy got a success response.
-    pub succeeded: u64,
-    /// Payments charged although no copy got a success response: the customer was told the
-    /// payment failed (its clients gave up, or got a 422) but was charged.
-    pub gave_up_charged: u64,
-    /// Payments with no success response that were never charged.
-    pub gave_up_not_charged: u64,
-    /// Payments told they succeeded although no charge was made with the body the success
-    /// answered: a success for another body replayed, or a 200 to a duplicate whose first
-    /// processing failed.
-    pub told_succeeded_not_charged: u64,
-    /// Deliveries answered 422 because their body did not match the key's fingerprint.
-    pub rejected_mismatches: u64,
-    /// Deliveries answered with the stored response of another body (no fingerprint).
-    pub wrong_replays: u64,
-    /// Processings that failed with a 500 and charged nothing.
-    pub server_errors: u64,
-    /// Deliveries answered 500 without processing: a stored failure replayed, or a duplicate
-    /// answered 500.
-    pub errors_replayed: u64,
-    /// Deliveries processed again after a failure that was not stored.
-    pub errors_retried: u64,
-    /// Charges made by deliveries that arrived after their key had been pruned.
-    pub expired_key_charges: u64,
+    /// The counters, summed over the payments.
+    pub counts: Counters,
     /// Client latency to the final outcome, per payment.
     pub latency: LatencyHistogram,
     /// The simulated time the payments took.
@@ -388,26 +326,7 @@ pub struct StrategyTally {
 
 impl StrategyTally {
     fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
-        self.payments += 1;
-        self.attempts += outcome.attempts;
-        self.deliveries += outcome.deliveries;
-        self.charges += outcome.charges;
-        self.double_charged_payments += u64::from(outcome.charges >= 2);
-        self.extra_charges += outcome.charges.saturating_sub(1);
-        self.replays += outcome.replays;
-        self.conflicts += outcome.conflicts;
-        match (outcome.succeeded, outcome.charges > 0) {
-            (true, _) => self.succeeded += 1,
-            (false, true) => self.gave_up_charged += 1,
-            (false, false) => self.gave_up_not_charged += 1,
-        }
-        self.told_succeeded_not_charged += u64::from(outcome.told_succeeded_not_charged);
-        self.rejected_mismatches += outcome.rejected_mismatches;
-        self.wrong_replays += outcome.wrong_replays;
-        self.server_errors += outcome.server_errors;
-        self.errors_replayed += outcome.errors_replayed;
-        self.errors_retried += outcome.errors_retried;
-        self.expired_key_charges += outcome.expired_key_charges;
+        self.counts += outcome.counts;
         self.latency.record(outcome.latency_ms);
         let latency_us = microseconds(outcome.latency_ms);
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
@@ -415,35 +334,14 @@ impl StrategyTally {
 
     /// Adds the tally of the payments that come after these.
     fn then(mut self, later: &StrategyTally) -> StrategyTally {
-        self.payments += later.payments;
-        self.attempts += later.attempts;
-        self.deliveries += later.deliveries;
-        self.charges += later.charges;
-        self.double_charged_payments += later.double_charged_payments;
-        self.extra_charges += later.extra_charges;
-        self.replays += later.replays;
-        self.conflicts += later.conflicts;
-        self.succeeded += later.succeeded;
-        self.gave_up_charged += later.gave_up_charged;
-        self.gave_up_not_charged += later.gave_up_not_charged;
-        self.told_succeeded_not_charged += later.told_succeeded_not_charged;
-        self.rejected_mismatches += later.rejected_mismatches;
-        self.wrong_replays += later.wrong_replays;
-        self.server_errors += later.server_errors;
-        self.errors_replayed += later.errors_replayed;
-        self.errors_retried += later.errors_retried;
-        self.expired_key_charges += later.expired_key_charges;
+        self.counts += later.counts;
         self.latency.merge(&later.latency);
         self.span = self.span.then(later.span);
         self
     }
-
-    /// Deliveries per payment: the retry amplification.
-    pub fn deliveries_per_payment(&self) -> f64 {
-        self.deliveries as f64 / self.payments.max(1) as f64
-    }
 }
 
+/// A duration in whole microseconds (the configuration keeps every one far below `u64::MAX`).
 fn microseconds(ms: f64) -> u64 {
     (ms * 1000.0).round() as u64
 }
@@ -588,7 +486,8 @@ impl Streams {
 }
 
 /// The tallies of `strategies` (in that order) over `payments` payments of one scenario
-/// whose streams start at `streams`, on the current rayon pool.
+/// whose streams start at `streams`, on the current rayon pool. Stops soon after `progress`
+/// asks: every payment looks at the flag, and the remaining chunks are skipped.
 pub fn simulate_scenario(
     scenario: &Scenario,
     strategies: &[Strategy],
@@ -596,67 +495,101 @@ pub fn simulate_scenario(
     payments: u64,
     progress: &dyn Progress,
 ) -> Result<Vec<StrategyTally>, Interrupted> {
-    let copies = scenario.arrivals.copies;
-    let max_retries = scenario.client.max_retries;
-    let start = streams.attempts;
-    let stride = PaymentDraws::stride(copies, max_retries);
-    let payment_jump = start.jump(stride);
-    let lifecycle_stride = LifecycleDraws::stride(copies, max_retries);
-    let needs_lifecycle = scenario.needs_lifecycle_draws();
+    let chunks = ChunkWalker::new(scenario, streams);
     let empty = || vec![StrategyTally::default(); strategies.len()];
     let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
-        earlier
+        Ok(earlier
             .into_iter()
             .zip(&later)
             .map(|(earlier, later)| earlier.then(later))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>())
     };
-    let stopped = AtomicBool::new(false);
-    let chunks = payments.div_ceil(CHUNK_PAYMENTS);
-    let tallies = (0..chunks)
+    (0..payments.div_ceil(CHUNK_PAYMENTS))
         .into_par_iter()
         .map(|chunk| {
-            let mut tallies = empty();
-            if stopped.load(Ordering::Relaxed) || progress.should_stop() {
-                stopped.store(true, Ordering::Relaxed);
-                return tallies;
-            }
             let first = chunk * CHUNK_PAYMENTS;
             let len = CHUNK_PAYMENTS.min(payments - first);
-            let mut stream = start;
-            stream.advance(u128::from(first) * stride);
-            let mut lifecycle_stream = streams.lifecycle;
-            let mut simulator = Simulator::default();
-            let mut draws = PaymentDraws::new(&start, copies, max_retries);
-            if needs_lifecycle {
-                lifecycle_stream.advance(u128::from(first) * lifecycle_stride);
-            }
-            for _ in 0..len {
-                draws.read(&stream);
-                stream.apply(&payment_jump);
-                if needs_lifecycle {
-                    draws.lifecycle.read(&mut lifecycle_stream);
-                }
-                let gap_us = match scenario.arrivals.process {
-                    ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
-                        -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
-                    )),
-                    ArrivalProcess::Burst => Some(0),
-                    ArrivalProcess::Sequential => None,
-                };
-                for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                    let outcome = simulator.run(scenario, strategy, &mut draws);
-                    tally.record(&outcome, gap_us);
-                }
-            }
+            let tallies = chunks.simulate(first, len, strategies, progress)?;
             progress.advance(len);
-            tallies
+            Ok(tallies)
         })
-        .reduce(empty, merge);
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
+        .try_reduce(empty, merge)
+}
+
+/// Simulates chunks of consecutive payments of one scenario from their places in the streams.
+struct ChunkWalker<'a> {
+    scenario: &'a Scenario,
+    streams: Streams,
+    /// Draws per payment in the attempts' stream, and the jump over them.
+    stride: u128,
+    payment_jump: Jump,
+    /// Draws per payment in the lifecycle stream; 0 when the scenario needs none.
+    lifecycle_stride: u128,
+}
+
+impl<'a> ChunkWalker<'a> {
+    fn new(scenario: &'a Scenario, streams: Streams) -> Self {
+        let copies = scenario.arrivals.copies;
+        let max_retries = scenario.client.max_retries;
+        let stride = PaymentDraws::stride(copies, max_retries);
+        Self {
+            scenario,
+            streams,
+            stride,
+            payment_jump: streams.attempts.jump(stride),
+            lifecycle_stride: if scenario.needs_lifecycle_draws() {
+                LifecycleDraws::stride(copies, max_retries)
+            } else {
+                0
+            },
+        }
     }
-    Ok(tallies)
+
+    /// The gap to the next payment's start (µs), `None` for sequential arrivals.
+    fn gap_us(&self, draws: &PaymentDraws) -> Option<u64> {
+        match self.scenario.arrivals.process {
+            ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
+                -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
+            )),
+            ArrivalProcess::Burst => Some(0),
+            ArrivalProcess::Sequential => None,
+        }
+    }
+
+    /// The tallies of payments `first..first + len` under every strategy.
+    fn simulate(
+        &self,
+        first: u64,
+        len: u64,
+        strategies: &[Strategy],
+        progress: &dyn Progress,
+    ) -> Result<Vec<StrategyTally>, Interrupted> {
+        let scenario = self.scenario;
+        let mut tallies = vec![StrategyTally::default(); strategies.len()];
+        let mut stream = self.streams.attempts;
+        stream.advance(u128::from(first) * self.stride);
+        let mut lifecycle_stream = self.streams.lifecycle;
+        lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
+        let mut simulator = Simulator::default();
+        let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
+        let mut draws = PaymentDraws::new(&self.streams.attempts, copies, max_retries);
+        for _ in 0..len {
+            if progress.should_stop() {
+                return Err(Interrupted);
+            }
+            draws.read(&stream);
+            stream.apply(&self.payment_jump);
+            if self.lifecycle_stride > 0 {
+                draws.lifecycle.read(&mut lifecycle_stream);
+            }
+            let gap_us = self.gap_us(&draws);
+            for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
+                let outcome = simulator.run(scenario, strategy, &mut draws, progress)?;
+                tally.record(&outcome, gap_us);
+            }
+        }
+        Ok(tallies)
+    }
 }
 
 #[cfg(test)]

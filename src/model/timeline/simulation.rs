@@ -1,193 +1,20 @@
 //! One payment's timeline: a deterministic discrete-event simulation of its copies, their
-//! attempts, the network and the server's handling of its key.
+//! attempts, the network and the server's handling of its key. Each kind of event has its own
+//! small handler over the payment's state ([`PaymentRun`]).
 //!
-//! Events wait in a binary heap ordered by (time, sequence number): two events at the same
-//! time happen in the order they were scheduled, so a response that arrives exactly at the
+//! Events wait in a queue ordered by (time, sequence number): two events at the same time
+//! happen in the order they were scheduled, so a response that arrives exactly at the
 //! client's timeout is too late (the timeout was scheduled first, when the attempt was sent).
 //!
-//! Every random number comes from the payment's own stream in a fixed layout (see
-//! [`PaymentDraws`]): attempt `a` of copy `c` always uses the same six draws whatever the
-//! strategy, so the strategies are compared on common random numbers. The key's lifecycle
-//! (failures, different bodies) draws from a second stream ([`LifecycleDraws`]), so that the
-//! attempts' draws do not depend on the lifecycle settings.
+//! Every random number comes from the payment's draws ([`PaymentDraws`]), in a fixed layout
+//! whatever the strategy, so the strategies are compared on common random numbers.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{CopyMode, CopySpacing, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
-use crate::rng::{Jump, PcgState, unit_f64};
-
-/// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
-/// request latency, processing time, ACK loss, response latency, backoff jitter.
-pub const DRAWS_PER_ATTEMPT: u64 = 6;
-
-/// One attempt's network and server, sampled from its six draws (in this order: request loss,
-/// request latency, processing time, ACK loss, response latency, backoff jitter).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AttemptSample {
-    /// The request never reaches the server.
-    pub request_lost: bool,
-    /// Client to server (ms).
-    pub request_ms: f64,
-    /// Processing time if this attempt is processed (ms).
-    pub processing_ms: f64,
-    /// The response (ACK) is lost on the way back.
-    pub ack_lost: bool,
-    /// Server to client (ms).
-    pub response_ms: f64,
-    /// The uniform draw of the backoff before the next retry.
-    pub jitter: f64,
-}
-
-impl AttemptSample {
-    fn draw(stream: &mut PcgState, scenario: &Scenario) -> Self {
-        let mut next = || unit_f64(stream.next_u64());
-        let network = &scenario.network;
-        let (request_loss, request_latency, processing, ack_loss, response_latency, jitter) =
-            (next(), next(), next(), next(), next(), next());
-        Self {
-            request_lost: request_loss < network.request_loss,
-            request_ms: network.request_latency.quantile(request_latency),
-            processing_ms: scenario.processing.quantile(processing),
-            ack_lost: ack_loss < network.ack_loss,
-            response_ms: network.response_latency.quantile(response_latency),
-            jitter,
-        }
-    }
-}
-
-/// The random numbers of one payment, laid out in its slice of the run's stream as
-/// `[arrival gap, copy offset × copies, copy 0's attempts, copy 1's attempts, ...]`, each copy
-/// owning `(max_retries + 1) × 6` draws. Attempts are sampled on first use and kept, so every
-/// strategy replays the same samples without drawing or sampling them again.
-#[derive(Debug, Clone)]
-pub struct PaymentDraws {
-    /// The uniform of the gap to the next payment's arrival (Poisson arrivals).
-    pub arrival_gap: f64,
-    /// One uniform per copy, for its send offset (random copy spacing).
-    pub copy_offsets: Vec<f64>,
-    /// Each copy's stream, positioned after its last sampled attempt.
-    copy_streams: Vec<PcgState>,
-    /// Each copy's sampled attempts, in order.
-    attempts: Vec<Vec<AttemptSample>>,
-    /// From one copy's first draw to the next copy's.
-    copy_jump: Jump,
-    copies: u32,
-    /// The payment's lifecycle draws.
-    pub lifecycle: LifecycleDraws,
-}
-
-/// Uniform draws each attempt has in the lifecycle stream: first-processing failure,
-/// different body.
-pub const LIFECYCLE_DRAWS_PER_ATTEMPT: u64 = 2;
-
-/// The lifecycle draws of one payment, laid out in its slice of the run's lifecycle stream as
-/// `[copy 0's attempts, copy 1's attempts, ...]`, each attempt owning
-/// [`LIFECYCLE_DRAWS_PER_ATTEMPT`] draws: `[failure, different body]`. Read only when a
-/// scenario has failures or different bodies; otherwise every draw reads as 1 (never below a
-/// rate).
-#[derive(Debug, Clone)]
-pub struct LifecycleDraws {
-    draws: Vec<[f64; 2]>,
-    attempts_per_copy: usize,
-    /// Attempts of all copies: `copies × (max_retries + 1)`.
-    attempts: usize,
-}
-
-impl LifecycleDraws {
-    /// Draws one payment uses with `copies` copies and `max_retries`.
-    pub fn stride(copies: u32, max_retries: u32) -> u128 {
-        u128::from(copies) * (u128::from(max_retries) + 1) * u128::from(LIFECYCLE_DRAWS_PER_ATTEMPT)
-    }
-
-    /// Empty buffers for payments with `copies` copies and `max_retries`, filled by
-    /// [`LifecycleDraws::read`].
-    pub fn new(copies: u32, max_retries: u32) -> Self {
-        let attempts = copies as usize * (max_retries as usize + 1);
-        Self {
-            draws: Vec::with_capacity(attempts),
-            attempts_per_copy: max_retries as usize + 1,
-            attempts,
-        }
-    }
-
-    /// Reads the next payment's draws from `stream`, leaving it at the payment after.
-    pub fn read(&mut self, stream: &mut PcgState) {
-        self.draws.clear();
-        self.draws.extend(
-            (0..self.attempts).map(|_| [unit_f64(stream.next_u64()), unit_f64(stream.next_u64())]),
-        );
-    }
-
-    fn get(&self, copy: u32, attempt: u32) -> [f64; 2] {
-        self.draws
-            .get(copy as usize * self.attempts_per_copy + attempt as usize)
-            .copied()
-            .unwrap_or([1.0, 1.0])
-    }
-
-    /// The uniform deciding whether attempt `attempt` of copy `copy` fails if it is the
-    /// payment's first processing.
-    pub fn failure(&self, copy: u32, attempt: u32) -> f64 {
-        self.get(copy, attempt)[0]
-    }
-
-    /// The uniform deciding whether attempt `attempt` of copy `copy` carries a different body
-    /// (retries only).
-    pub fn different_body(&self, copy: u32, attempt: u32) -> f64 {
-        self.get(copy, attempt)[1]
-    }
-}
-
-impl PaymentDraws {
-    /// Draws in `PcgState`-steps one payment uses with `copies` copies and `max_retries`.
-    pub fn stride(copies: u32, max_retries: u32) -> u128 {
-        1 + u128::from(copies) + u128::from(copies) * Self::copy_stride(max_retries)
-    }
-
-    fn copy_stride(max_retries: u32) -> u128 {
-        (u128::from(max_retries) + 1) * u128::from(DRAWS_PER_ATTEMPT)
-    }
-
-    /// Empty buffers for the payments of a stream like `stream`, filled by
-    /// [`PaymentDraws::read`].
-    pub fn new(stream: &PcgState, copies: u32, max_retries: u32) -> Self {
-        Self {
-            arrival_gap: 0.0,
-            copy_offsets: Vec::with_capacity(copies as usize),
-            copy_streams: Vec::with_capacity(copies as usize),
-            attempts: vec![Vec::new(); copies as usize],
-            copy_jump: stream.jump(Self::copy_stride(max_retries)),
-            copies,
-            lifecycle: LifecycleDraws::new(copies, max_retries),
-        }
-    }
-
-    /// Reads the payment whose stream starts at `start` (the state before its first draw).
-    pub fn read(&mut self, start: &PcgState) {
-        let mut stream = *start;
-        self.arrival_gap = unit_f64(stream.next_u64());
-        self.copy_offsets.clear();
-        self.copy_offsets
-            .extend((0..self.copies).map(|_| unit_f64(stream.next_u64())));
-        self.copy_streams.clear();
-        for attempts in &mut self.attempts {
-            self.copy_streams.push(stream);
-            stream.apply(&self.copy_jump);
-            attempts.clear();
-        }
-    }
-
-    /// Attempt `attempt` of copy `copy`, sampled on first use.
-    pub fn attempt(&mut self, copy: u32, attempt: u32, scenario: &Scenario) -> AttemptSample {
-        let (copy, attempt) = (copy as usize, attempt as usize);
-        let samples = &mut self.attempts[copy];
-        while samples.len() <= attempt {
-            samples.push(AttemptSample::draw(&mut self.copy_streams[copy], scenario));
-        }
-        samples[attempt]
-    }
-}
+use super::draws::PaymentDraws;
+use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
+use crate::model::{Interrupted, Progress};
 
 /// What the server answered to a delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,34 +49,47 @@ struct Return {
     response_ms: f64,
 }
 
+/// An attempt on its way to the server.
+#[derive(Debug, Clone, Copy)]
+struct Delivery {
+    copy: u32,
+    attempt: u32,
+    processing_ms: f64,
+    back: Return,
+    body: Body,
+}
+
+/// A processing the server finishes: it charges, or it fails with a 500.
+#[derive(Debug, Clone, Copy)]
+struct Processing {
+    copy: u32,
+    attempt: u32,
+    back: Return,
+    body: Body,
+    fails: bool,
+    /// The delivery arrived after its key had been pruned.
+    after_expiry: bool,
+}
+
+/// A response on its way to the client.
+#[derive(Debug, Clone, Copy)]
+struct Response {
+    copy: u32,
+    attempt: u32,
+    answer: Answer,
+    body: Body,
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Event {
     /// A copy sends its next attempt.
     Send { copy: u32 },
     /// An attempt reaches the server.
-    Arrive {
-        copy: u32,
-        attempt: u32,
-        processing_ms: f64,
-        back: Return,
-        body: Body,
-    },
-    /// The server finishes processing an attempt: it charges, or it fails with a 500.
-    Complete {
-        copy: u32,
-        attempt: u32,
-        back: Return,
-        body: Body,
-        fails: bool,
-        after_expiry: bool,
-    },
+    Arrive(Delivery),
+    /// The server finishes processing an attempt.
+    Complete(Processing),
     /// A response reaches the client.
-    Receive {
-        copy: u32,
-        attempt: u32,
-        answer: Answer,
-        body: Body,
-    },
+    Receive(Response),
     /// The client stops waiting for an attempt.
     Timeout { copy: u32, attempt: u32 },
 }
@@ -281,6 +121,35 @@ impl Ord for Scheduled {
     }
 }
 
+/// Pending events, earliest first, ties in the order scheduled.
+#[derive(Default)]
+struct EventQueue {
+    heap: BinaryHeap<Scheduled>,
+    sequence: u64,
+}
+
+impl EventQueue {
+    fn clear(&mut self) {
+        self.heap.clear();
+        self.sequence = 0;
+    }
+
+    fn schedule(&mut self, time_ms: f64, event: Event) {
+        self.sequence += 1;
+        self.heap.push(Scheduled {
+            time_ms,
+            sequence: self.sequence,
+            event,
+        });
+    }
+
+    fn next(&mut self) -> Option<(f64, Event)> {
+        self.heap
+            .pop()
+            .map(|scheduled| (scheduled.time_ms, scheduled.event))
+    }
+}
+
 /// The server's record of the payment's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KeyState {
@@ -303,6 +172,17 @@ struct Key {
     body: Body,
 }
 
+impl Key {
+    /// The key becomes `state`; created now, for `body`, if it was absent.
+    fn store(&mut self, state: KeyState, now: f64, body: Body) {
+        if self.state == KeyState::Absent {
+            self.created_ms = now;
+            self.body = body;
+        }
+        self.state = state;
+    }
+}
+
 /// One copy's client.
 #[derive(Debug, Clone, Copy)]
 struct Client {
@@ -321,351 +201,417 @@ struct Client {
 /// What happened to one payment under one strategy.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PaymentOutcome {
-    /// Attempts the clients sent (all copies, first sends and retries).
-    pub attempts: u64,
-    /// Attempts that reached the server.
-    pub deliveries: u64,
-    /// Charges the server made for the key.
-    pub charges: u64,
-    /// Deliveries answered with the stored response.
-    pub replays: u64,
-    /// Deliveries answered 409 Conflict.
-    pub conflicts: u64,
-    /// Whether some copy received a success response.
-    pub succeeded: bool,
-    /// Whether some copy accepted a success that no charge of its body backs.
-    pub told_succeeded_not_charged: bool,
-    /// Deliveries answered 422 (body mismatch, fingerprint on).
-    pub rejected_mismatches: u64,
-    /// Deliveries answered with the stored response of another body (fingerprint off).
-    pub wrong_replays: u64,
-    /// Processings that failed with a 500.
-    pub server_errors: u64,
-    /// Deliveries answered 500 without processing.
-    pub errors_replayed: u64,
-    /// Deliveries processed again after a failure that was not stored.
-    pub errors_retried: u64,
-    /// Charges by deliveries that arrived after the key had been pruned.
-    pub expired_key_charges: u64,
+    /// The payment's counters (`payments` is 1).
+    pub counts: Counters,
     /// From the first send to the first success response, or else to the last copy giving up
     /// (ms).
     pub latency_ms: f64,
 }
 
+/// What the server and the clients know of one payment while its events are handled.
+struct PaymentState {
+    key: Key,
+    counts: Counters,
+    first_success_ms: Option<f64>,
+    last_give_up_ms: f64,
+    /// The first processing has started (only it can fail).
+    processed: bool,
+    /// The last failure was not stored: the next processing is a retry of it.
+    unstored_failure: bool,
+    /// The key was pruned at least once.
+    pruned: bool,
+    /// Charges made with the payment's own body.
+    original_charges: u64,
+    /// A client accepted a replayed success for the payment's own body.
+    accepted_replay_of_original: bool,
+    /// A client accepted a replayed success for a different body (nothing charged it).
+    accepted_replay_of_different: bool,
+}
+
+impl PaymentState {
+    fn new() -> Self {
+        Self {
+            key: Key {
+                state: KeyState::Absent,
+                created_ms: 0.0,
+                body: Body::Original,
+            },
+            counts: Counters::default(),
+            first_success_ms: None,
+            last_give_up_ms: 0.0,
+            processed: false,
+            unstored_failure: false,
+            pruned: false,
+            original_charges: 0,
+            accepted_replay_of_original: false,
+            accepted_replay_of_different: false,
+        }
+    }
+
+    /// The payment's counters and latency once every client is done.
+    fn outcome(self) -> PaymentOutcome {
+        let mut counts = self.counts;
+        let succeeded = self.first_success_ms.is_some();
+        counts.payments = 1;
+        counts.double_charged_payments = u64::from(counts.charges >= 2);
+        counts.extra_charges = counts.charges.saturating_sub(1);
+        counts.succeeded = u64::from(succeeded);
+        counts.gave_up_charged = u64::from(!succeeded && counts.charges > 0);
+        counts.gave_up_not_charged = u64::from(!succeeded && counts.charges == 0);
+        counts.told_succeeded_not_charged = u64::from(
+            self.accepted_replay_of_different
+                || (self.accepted_replay_of_original && self.original_charges == 0),
+        );
+        PaymentOutcome {
+            counts,
+            latency_ms: self.first_success_ms.unwrap_or(self.last_give_up_ms),
+        }
+    }
+}
+
 /// Reusable buffers for simulating many payments on one thread.
 #[derive(Default)]
 pub struct Simulator {
-    heap: BinaryHeap<Scheduled>,
+    queue: EventQueue,
     clients: Vec<Client>,
-    sequence: u64,
 }
 
-impl Simulator {
-    fn schedule(&mut self, time_ms: f64, event: Event) {
-        self.sequence += 1;
-        self.heap.push(Scheduled {
-            time_ms,
-            sequence: self.sequence,
-            event,
-        });
-    }
+/// Events handled between two looks at [`Progress::should_stop`] within one payment.
+const EVENTS_BETWEEN_STOP_CHECKS: u32 = 1 << 16;
 
-    /// Simulates one payment of `scenario` under `strategy` with the draws `draws`.
+impl Simulator {
+    /// Simulates one payment of `scenario` under `strategy` with the draws `draws`; a payment
+    /// with very many events stops early when `progress` asks.
     pub fn run(
         &mut self,
         scenario: &Scenario,
         strategy: Strategy,
         draws: &mut PaymentDraws,
-    ) -> PaymentOutcome {
-        let client_policy = &scenario.client;
-        let copies = scenario.arrivals.copies;
-        self.heap.clear();
-        self.sequence = 0;
+        progress: &dyn Progress,
+    ) -> Result<PaymentOutcome, Interrupted> {
+        self.queue.clear();
         self.clients.clear();
-        self.clients.extend((0..copies).map(|_| Client {
-            attempts: 0,
-            waiting: None,
-            jitter: 0.0,
-            previous_backoff_ms: client_policy.backoff.initial_ms(),
-            done: false,
-        }));
-        match scenario.arrivals.copy_mode {
-            CopyMode::Sequential => self.schedule(0.0, Event::Send { copy: 0 }),
+        let initial_backoff_ms = scenario.client.backoff.initial_ms();
+        self.clients
+            .extend((0..scenario.arrivals.copies).map(|_| Client {
+                attempts: 0,
+                waiting: None,
+                jitter: 0.0,
+                previous_backoff_ms: initial_backoff_ms,
+                done: false,
+            }));
+        let mut run = PaymentRun {
+            scenario,
+            strategy,
+            draws,
+            queue: &mut self.queue,
+            clients: &mut self.clients,
+            state: PaymentState::new(),
+        };
+        run.send_first_copies();
+        let mut until_check = EVENTS_BETWEEN_STOP_CHECKS;
+        while let Some((now, event)) = run.queue.next() {
+            run.handle(now, event);
+            until_check -= 1;
+            if until_check == 0 {
+                if progress.should_stop() {
+                    return Err(Interrupted);
+                }
+                until_check = EVENTS_BETWEEN_STOP_CHECKS;
+            }
+        }
+        debug_assert!(run.clients.iter().all(|client| client.done));
+        Ok(run.state.outcome())
+    }
+}
+
+/// One payment under one strategy while its events are handled.
+struct PaymentRun<'a> {
+    scenario: &'a Scenario,
+    strategy: Strategy,
+    draws: &'a mut PaymentDraws,
+    queue: &'a mut EventQueue,
+    clients: &'a mut [Client],
+    state: PaymentState,
+}
+
+impl PaymentRun<'_> {
+    /// Sequential copies: copy 0 at once; concurrent copies: each at its offset in the spread.
+    fn send_first_copies(&mut self) {
+        let arrivals = &self.scenario.arrivals;
+        match arrivals.copy_mode {
+            CopyMode::Sequential => self.queue.schedule(0.0, Event::Send { copy: 0 }),
             CopyMode::Concurrent => {
+                let copies = arrivals.copies;
+                let spread = arrivals.copy_spread_ms;
                 for copy in 0..copies {
-                    let spread = scenario.arrivals.copy_spread_ms;
-                    let offset = match scenario.arrivals.copy_spacing {
+                    let offset = match arrivals.copy_spacing {
                         CopySpacing::Even if copies > 1 => {
                             spread * f64::from(copy) / f64::from(copies - 1)
                         }
                         CopySpacing::Even => 0.0,
                         CopySpacing::Random if copy == 0 => 0.0,
-                        CopySpacing::Random => spread * draws.copy_offsets[copy as usize],
+                        CopySpacing::Random => spread * self.draws.copy_offsets[copy as usize],
                     };
-                    self.schedule(offset, Event::Send { copy });
+                    self.queue.schedule(offset, Event::Send { copy });
                 }
             }
         }
+    }
 
-        let lifecycle = &scenario.key;
-        let mut key = Key {
-            state: KeyState::Absent,
-            created_ms: 0.0,
-            body: Body::Original,
-        };
-        let keeps_key = strategy != Strategy::None;
-        let mut outcome = PaymentOutcome::default();
-        let mut first_success_ms: Option<f64> = None;
-        let mut last_give_up_ms: f64 = 0.0;
-        // Whether the first processing has started, whether a failure was not stored, whether
-        // the key was ever pruned, charges of the payment's own body, and the bodies of the
-        // unprocessed successes the clients accepted.
-        let mut processed = false;
-        let mut unstored_failure = false;
-        let mut pruned = false;
-        let mut original_charges = 0u64;
-        let mut accepted_replay_of_original = false;
+    fn handle(&mut self, now: f64, event: Event) {
+        match event {
+            Event::Send { copy } => self.send(now, copy),
+            Event::Arrive(delivery) => self.arrive(now, delivery),
+            Event::Complete(processing) => self.complete(now, processing),
+            Event::Receive(response) => self.receive(now, response),
+            Event::Timeout { copy, attempt } => {
+                if self.clients[copy as usize].waiting == Some(attempt) {
+                    self.retry_or_give_up(now, copy);
+                }
+            }
+        }
+    }
 
-        while let Some(Scheduled {
-            time_ms: now,
-            event,
-            ..
-        }) = self.heap.pop()
+    /// A copy sends its next attempt: its timeout starts, and unless the request is lost it
+    /// travels to the server.
+    fn send(&mut self, now: f64, copy: u32) {
+        let client = &mut self.clients[copy as usize];
+        let attempt = client.attempts;
+        client.attempts += 1;
+        client.waiting = Some(attempt);
+        let sample = self.draws.attempt(copy, attempt, self.scenario);
+        client.jitter = sample.jitter;
+        self.state.counts.attempts += 1;
+        let policy = &self.scenario.client;
+        let body = if attempt > 0
+            && self.draws.lifecycle.different_body(copy, attempt) < policy.different_body_rate
         {
-            match event {
-                Event::Send { copy } => {
-                    let client = &mut self.clients[copy as usize];
-                    let attempt = client.attempts;
-                    client.attempts += 1;
-                    client.waiting = Some(attempt);
-                    let sample = draws.attempt(copy, attempt, scenario);
-                    client.jitter = sample.jitter;
-                    outcome.attempts += 1;
-                    let body = if attempt > 0
-                        && draws.lifecycle.different_body(copy, attempt)
-                            < client_policy.different_body_rate
-                    {
-                        Body::Different
-                    } else {
-                        Body::Original
-                    };
-                    self.schedule(
-                        now + client_policy.timeout_ms,
-                        Event::Timeout { copy, attempt },
-                    );
-                    if !sample.request_lost {
-                        let back = Return {
-                            ack_lost: sample.ack_lost,
-                            response_ms: sample.response_ms,
-                        };
-                        self.schedule(
-                            now + sample.request_ms,
-                            Event::Arrive {
-                                copy,
-                                attempt,
-                                processing_ms: sample.processing_ms,
-                                back,
-                                body,
-                            },
-                        );
-                    }
+            Body::Different
+        } else {
+            Body::Original
+        };
+        self.queue
+            .schedule(now + policy.timeout_ms, Event::Timeout { copy, attempt });
+        if !sample.request_lost {
+            let delivery = Delivery {
+                copy,
+                attempt,
+                processing_ms: sample.processing_ms,
+                back: Return {
+                    ack_lost: sample.ack_lost,
+                    response_ms: sample.response_ms,
+                },
+                body,
+            };
+            self.queue
+                .schedule(now + sample.request_ms, Event::Arrive(delivery));
+        }
+    }
+
+    /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
+    /// answered at once from the key, or processed.
+    fn arrive(&mut self, now: f64, delivery: Delivery) {
+        self.state.counts.deliveries += 1;
+        self.prune_expired_key(now);
+        let key = &mut self.state.key;
+        let answer = match (self.strategy, key.state) {
+            (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
+            (Strategy::UniqueKey, KeyState::Absent) => {
+                *key = Key {
+                    state: KeyState::InFlight,
+                    created_ms: now,
+                    body: delivery.body,
+                };
+                None
+            }
+            (_, state) => Some(self.answer_from_key(state, delivery.body)),
+        };
+        match answer {
+            None => self.start_processing(now, delivery),
+            Some(answer) => {
+                let counts = &mut self.state.counts;
+                match answer {
+                    Answer::Replayed => counts.replays += 1,
+                    Answer::Conflict => counts.conflicts += 1,
+                    Answer::ServerError => counts.errors_replayed += 1,
+                    Answer::Rejected => counts.rejected_mismatches += 1,
+                    Answer::Charged => {}
                 }
-                Event::Arrive {
-                    copy,
-                    attempt,
-                    processing_ms,
-                    back,
-                    body,
-                } => {
-                    outcome.deliveries += 1;
-                    if keeps_key
-                        && key.state != KeyState::Absent
-                        && lifecycle
-                            .key_ttl_ms
-                            .is_some_and(|ttl| now >= key.created_ms + ttl)
-                    {
-                        key.state = KeyState::Absent;
-                        pruned = true;
-                    }
-                    let immediate = match (strategy, key.state) {
-                        (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
-                        (Strategy::UniqueKey, KeyState::Absent) => {
-                            key = Key {
-                                state: KeyState::InFlight,
-                                created_ms: now,
-                                body,
-                            };
-                            None
-                        }
-                        (_, state) => {
-                            let mismatch = body == Body::Different || key.body == Body::Different;
-                            if mismatch && lifecycle.fingerprint {
-                                Some(Answer::Rejected)
-                            } else {
-                                let answer = match (lifecycle.duplicate_answer, state) {
-                                    (DuplicateAnswer::Replay, KeyState::InFlight)
-                                    | (DuplicateAnswer::Conflict409, _) => Answer::Conflict,
-                                    (DuplicateAnswer::Replay, KeyState::Failed)
-                                    | (DuplicateAnswer::Error500, _) => Answer::ServerError,
-                                    _ => Answer::Replayed,
-                                };
-                                if mismatch && answer == Answer::Replayed {
-                                    outcome.wrong_replays += 1;
-                                }
-                                Some(answer)
-                            }
-                        }
-                    };
-                    match immediate {
-                        None => {
-                            let fails = !processed
-                                && draws.lifecycle.failure(copy, attempt) < lifecycle.error_rate;
-                            outcome.errors_retried += u64::from(unstored_failure);
-                            processed = true;
-                            self.schedule(
-                                now + processing_ms,
-                                Event::Complete {
-                                    copy,
-                                    attempt,
-                                    back,
-                                    body,
-                                    fails,
-                                    after_expiry: pruned,
-                                },
-                            )
-                        }
-                        Some(answer) => {
-                            match answer {
-                                Answer::Replayed => outcome.replays += 1,
-                                Answer::Conflict => outcome.conflicts += 1,
-                                Answer::ServerError => outcome.errors_replayed += 1,
-                                Answer::Rejected => outcome.rejected_mismatches += 1,
-                                Answer::Charged => {}
-                            }
-                            self.respond(now, copy, attempt, back, answer, body);
-                        }
-                    }
-                }
-                Event::Complete {
-                    copy,
-                    attempt,
-                    back,
-                    body,
-                    fails,
-                    after_expiry,
-                } => {
-                    let answer = if fails {
-                        outcome.server_errors += 1;
-                        let stored = keeps_key && lifecycle.error_policy == ErrorPolicy::Store;
-                        unstored_failure = !stored;
-                        // A success stored meanwhile (a racing check_then_insert charge) stays.
-                        if stored && key.state != KeyState::Complete {
-                            if key.state == KeyState::Absent {
-                                key.created_ms = now;
-                                key.body = body;
-                            }
-                            key.state = KeyState::Failed;
-                        } else if !stored && key.state == KeyState::InFlight {
-                            key.state = KeyState::Absent;
-                        }
-                        Answer::ServerError
-                    } else {
-                        outcome.charges += 1;
-                        original_charges += u64::from(body == Body::Original);
-                        outcome.expired_key_charges += u64::from(after_expiry);
-                        if keeps_key {
-                            if key.state == KeyState::Absent {
-                                key.created_ms = now;
-                                key.body = body;
-                            }
-                            key.state = KeyState::Complete;
-                        }
-                        Answer::Charged
-                    };
-                    self.respond(now, copy, attempt, back, answer, body);
-                }
-                Event::Receive {
-                    copy,
-                    attempt,
+                let response = Response {
+                    copy: delivery.copy,
+                    attempt: delivery.attempt,
                     answer,
-                    body,
-                } => {
-                    if self.clients[copy as usize].waiting != Some(attempt) {
-                        continue; // late: the client already timed out
-                    }
-                    match answer {
-                        Answer::Conflict | Answer::ServerError => {
-                            self.retry_or_give_up(now, copy, scenario, &mut last_give_up_ms);
-                        }
-                        Answer::Rejected => {
-                            let client = &mut self.clients[copy as usize];
-                            client.waiting = None;
-                            client.done = true;
-                            last_give_up_ms = last_give_up_ms.max(now);
-                            self.next_sequential_copy(now, copy, scenario);
-                        }
-                        Answer::Charged | Answer::Replayed => {
-                            if answer == Answer::Replayed {
-                                match body {
-                                    // Each different body is unlike every other: nothing
-                                    // charged it.
-                                    Body::Different => outcome.told_succeeded_not_charged = true,
-                                    Body::Original => accepted_replay_of_original = true,
-                                }
-                            }
-                            let client = &mut self.clients[copy as usize];
-                            client.waiting = None;
-                            client.done = true;
-                            first_success_ms.get_or_insert(now);
-                            self.next_sequential_copy(now, copy, scenario);
-                        }
-                    }
-                }
-                Event::Timeout { copy, attempt } => {
-                    if self.clients[copy as usize].waiting == Some(attempt) {
-                        self.retry_or_give_up(now, copy, scenario, &mut last_give_up_ms);
-                    }
-                }
+                    body: delivery.body,
+                };
+                self.respond(now, delivery.back, response);
             }
         }
-        debug_assert!(self.clients.iter().all(|client| client.done));
-        outcome.told_succeeded_not_charged |= accepted_replay_of_original && original_charges == 0;
-        outcome.succeeded = first_success_ms.is_some();
-        outcome.latency_ms = first_success_ms.unwrap_or(last_give_up_ms);
-        outcome
     }
 
-    fn respond(
-        &mut self,
-        now: f64,
-        copy: u32,
-        attempt: u32,
-        back: Return,
-        answer: Answer,
-        body: Body,
-    ) {
-        if !back.ack_lost {
-            self.schedule(
-                now + back.response_ms,
-                Event::Receive {
-                    copy,
-                    attempt,
-                    answer,
-                    body,
-                },
-            );
+    /// A keeping strategy's store prunes a key `key_ttl_ms` after creating it.
+    fn prune_expired_key(&mut self, now: f64) {
+        let key = &mut self.state.key;
+        if self.strategy != Strategy::None
+            && key.state != KeyState::Absent
+            && self
+                .scenario
+                .key
+                .key_ttl_ms
+                .is_some_and(|ttl| now >= key.created_ms + ttl)
+        {
+            key.state = KeyState::Absent;
+            self.state.pruned = true;
         }
     }
 
-    /// After a timeout or a 409: wait the backoff and retry, or give up.
-    fn retry_or_give_up(
-        &mut self,
-        now: f64,
-        copy: u32,
-        scenario: &Scenario,
-        last_give_up_ms: &mut f64,
-    ) {
-        let policy = &scenario.client;
+    /// The immediate answer to a delivery whose key is present in `state`: 422 for another
+    /// body with a fingerprint, else the duplicate answer (a wrong replay if the bodies
+    /// differ).
+    fn answer_from_key(&mut self, state: KeyState, body: Body) -> Answer {
+        let lifecycle = &self.scenario.key;
+        let mismatch = body == Body::Different || self.state.key.body == Body::Different;
+        if mismatch && lifecycle.fingerprint {
+            return Answer::Rejected;
+        }
+        let answer = match (lifecycle.duplicate_answer, state) {
+            (DuplicateAnswer::Replay, KeyState::InFlight) | (DuplicateAnswer::Conflict409, _) => {
+                Answer::Conflict
+            }
+            (DuplicateAnswer::Replay, KeyState::Failed) | (DuplicateAnswer::Error500, _) => {
+                Answer::ServerError
+            }
+            _ => Answer::Replayed,
+        };
+        if mismatch && answer == Answer::Replayed {
+            self.state.counts.wrong_replays += 1;
+        }
+        answer
+    }
+
+    /// The server processes a delivery; only the payment's first processing can fail.
+    fn start_processing(&mut self, now: f64, delivery: Delivery) {
+        let state = &mut self.state;
+        let fails = !state.processed
+            && self
+                .draws
+                .lifecycle
+                .failure(delivery.copy, delivery.attempt)
+                < self.scenario.key.error_rate;
+        state.counts.errors_retried += u64::from(state.unstored_failure);
+        state.processed = true;
+        let processing = Processing {
+            copy: delivery.copy,
+            attempt: delivery.attempt,
+            back: delivery.back,
+            body: delivery.body,
+            fails,
+            after_expiry: state.pruned,
+        };
+        self.queue
+            .schedule(now + delivery.processing_ms, Event::Complete(processing));
+    }
+
+    /// A processing ends: it fails with a 500 or charges, and the key records it.
+    fn complete(&mut self, now: f64, processing: Processing) {
+        let answer = if processing.fails {
+            self.fail(now, processing.body);
+            Answer::ServerError
+        } else {
+            self.charge(now, processing);
+            Answer::Charged
+        };
+        let response = Response {
+            copy: processing.copy,
+            attempt: processing.attempt,
+            answer,
+            body: processing.body,
+        };
+        self.respond(now, processing.back, response);
+    }
+
+    /// A failed processing: stored under the key (`store`), or the key released (`retry`).
+    fn fail(&mut self, now: f64, body: Body) {
+        let state = &mut self.state;
+        state.counts.server_errors += 1;
+        let stored =
+            self.strategy != Strategy::None && self.scenario.key.error_policy == ErrorPolicy::Store;
+        state.unstored_failure = !stored;
+        if stored {
+            self.store_response(KeyState::Failed, now, body);
+        } else if state.key.state == KeyState::InFlight {
+            state.key.state = KeyState::Absent;
+        }
+    }
+
+    /// A successful processing charges; a keeping strategy stores the success.
+    fn charge(&mut self, now: f64, processing: Processing) {
+        let state = &mut self.state;
+        state.counts.charges += 1;
+        state.original_charges += u64::from(processing.body == Body::Original);
+        state.counts.expired_key_charges += u64::from(processing.after_expiry);
+        if self.strategy != Strategy::None {
+            self.store_response(KeyState::Complete, now, processing.body);
+        }
+    }
+
+    /// Writes a finished processing's response under the key, as a key table whose primary
+    /// key is the Idempotency-Key does: the row in flight (`unique_key`) is updated, an absent
+    /// key (`check_then_insert`) inserted; a key that already holds a response keeps it, since
+    /// a racing `check_then_insert` delivery's later INSERT fails on the duplicate key.
+    fn store_response(&mut self, state: KeyState, now: f64, body: Body) {
+        let key = &mut self.state.key;
+        if matches!(key.state, KeyState::Absent | KeyState::InFlight) {
+            key.store(state, now, body);
+        }
+    }
+
+    /// Sends the answer back, unless the ACK is lost.
+    fn respond(&mut self, now: f64, back: Return, response: Response) {
+        if !back.ack_lost {
+            self.queue
+                .schedule(now + back.response_ms, Event::Receive(response));
+        }
+    }
+
+    /// A response reaches its client; one that comes after the client timed out is ignored.
+    fn receive(&mut self, now: f64, response: Response) {
+        let copy = response.copy;
+        if self.clients[copy as usize].waiting != Some(response.attempt) {
+            return;
+        }
+        match response.answer {
+            Answer::Conflict | Answer::ServerError => self.retry_or_give_up(now, copy),
+            Answer::Rejected => {
+                self.finish(copy);
+                self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
+                self.next_sequential_copy(now, copy);
+            }
+            Answer::Charged | Answer::Replayed => {
+                if response.answer == Answer::Replayed {
+                    match response.body {
+                        // Each different body is unlike every other: nothing charged it.
+                        Body::Different => self.state.accepted_replay_of_different = true,
+                        Body::Original => self.state.accepted_replay_of_original = true,
+                    }
+                }
+                self.finish(copy);
+                self.state.first_success_ms.get_or_insert(now);
+                self.next_sequential_copy(now, copy);
+            }
+        }
+    }
+
+    /// The copy's client stops: it succeeded, or was told the payment failed.
+    fn finish(&mut self, copy: u32) {
+        let client = &mut self.clients[copy as usize];
+        client.waiting = None;
+        client.done = true;
+    }
+
+    /// After a timeout, a 409 or a 500: wait the backoff and retry, or give up.
+    fn retry_or_give_up(&mut self, now: f64, copy: u32) {
+        let policy = &self.scenario.client;
         let client = &mut self.clients[copy as usize];
         client.waiting = None;
         let retry = client.attempts - 1;
@@ -674,20 +620,19 @@ impl Simulator {
                 .backoff
                 .delay_ms(retry, client.previous_backoff_ms, client.jitter);
             client.previous_backoff_ms = wait;
-            self.schedule(now + wait, Event::Send { copy });
+            self.queue.schedule(now + wait, Event::Send { copy });
         } else {
             client.done = true;
-            *last_give_up_ms = last_give_up_ms.max(now);
-            self.next_sequential_copy(now, copy, scenario);
+            self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
+            self.next_sequential_copy(now, copy);
         }
     }
 
     /// In sequential mode, the next copy is sent when this one reached its final outcome.
-    fn next_sequential_copy(&mut self, now: f64, copy: u32, scenario: &Scenario) {
-        if scenario.arrivals.copy_mode == CopyMode::Sequential
-            && copy + 1 < scenario.arrivals.copies
-        {
-            self.schedule(now, Event::Send { copy: copy + 1 });
+    fn next_sequential_copy(&mut self, now: f64, copy: u32) {
+        let arrivals = &self.scenario.arrivals;
+        if arrivals.copy_mode == CopyMode::Sequential && copy + 1 < arrivals.copies {
+            self.queue.schedule(now, Event::Send { copy: copy + 1 });
         }
     }
 }

@@ -200,6 +200,16 @@ pub fn double_charges(results: &ArticleResults) -> String {
     )
 }
 
+/// The chart area of the per-p bar charts.
+type BarChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Where each server's bar starts within its p group (the group spans 1 on x).
+const SERVER_BARS: [(f64, ServerKind); 2] = [
+    (0.14, ServerKind::NonIdempotent),
+    (0.52, ServerKind::IdempotencyKey),
+];
+
 /// (2) What each server did with the same deliveries: charges made and duplicates absorbed.
 pub fn deliveries(results: &ArticleResults) -> String {
     let points: Vec<&PointResult> = results.first_run().collect();
@@ -222,87 +232,93 @@ pub fn deliveries(results: &ArticleResults) -> String {
                 "ACK-loss probability p · left bar: without Idempotency-Key · right bar: with it",
                 "deliveries received (count)",
             )?;
-            // Each server: (bottom segment, top segment) of its bar.
-            let segments = |point: &PointResult, kind: ServerKind| -> (u64, u64, RGBColor) {
-                let tally = point.server(kind);
-                match kind {
-                    ServerKind::NonIdempotent => (
-                        tally.charges - tally.extra_charges,
-                        tally.extra_charges,
-                        CHARGED_TWICE,
-                    ),
-                    ServerKind::IdempotencyKey => {
-                        (tally.charges, tally.prevented_duplicates, ABSORBED)
-                    }
-                }
-            };
-            let legend = [
-                (FIRST_CHARGE, "first charge of each request (both servers)"),
-                (
-                    CHARGED_TWICE,
-                    "retries charged again (without key: extra charges)",
-                ),
-                (ABSORBED, "retries answered from the key store, not charged"),
-            ];
-            for (series, (colour, text)) in legend.into_iter().enumerate() {
-                let bars = points.iter().enumerate().flat_map(|(index, point)| {
-                    [
-                        (0.14, ServerKind::NonIdempotent),
-                        (0.52, ServerKind::IdempotencyKey),
-                    ]
-                    .into_iter()
-                    .filter_map(move |(offset, kind)| {
-                        let (bottom, top, top_colour) = segments(point, kind);
-                        let x = index as f64 - 0.5 + offset;
-                        match series {
-                            0 => Some(bar(x, x + 0.34, 0.0, bottom as f64, FIRST_CHARGE)),
-                            _ if top_colour == colour => Some(bar(
-                                x,
-                                x + 0.34,
-                                bottom as f64,
-                                (bottom + top) as f64,
-                                colour,
-                            )),
-                            _ => None,
-                        }
-                    })
-                });
-                chart
-                    .draw_series(bars)
-                    .map_err(|e| e.to_string())?
-                    .label(text)
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
-                    });
-            }
+            draw_delivery_bars(&mut chart, &points)?;
             let labels = if points.len() > 6 {
                 &points[..0]
             } else {
                 &points[..]
             };
-            chart
-                .draw_series(labels.iter().enumerate().flat_map(|(index, point)| {
-                    [
-                        (0.14, ServerKind::NonIdempotent),
-                        (0.52, ServerKind::IdempotencyKey),
-                    ]
-                    .map(|(offset, kind)| {
-                        let (bottom, top, _) = segments(point, kind);
-                        let sign = match kind {
-                            ServerKind::NonIdempotent => "charged",
-                            ServerKind::IdempotencyKey => "absorbed",
-                        };
-                        value_label(
-                            format!("+{} {sign}", grouped(top)),
-                            (index as f64 - 0.5 + offset + 0.17, (bottom + top) as f64),
-                            label_size,
-                        )
-                    })
-                }))
-                .map_err(|e| e.to_string())?;
+            draw_delivery_labels(&mut chart, labels, label_size)?;
             draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
         },
     )
+}
+
+/// One server's bar in the deliveries chart: (bottom segment, top segment, top colour). The
+/// bottom is each request's first charge; the top the retries, charged again without a key or
+/// answered from the key store with one.
+fn delivery_segments(point: &PointResult, kind: ServerKind) -> (u64, u64, RGBColor) {
+    let tally = point.server(kind);
+    match kind {
+        ServerKind::NonIdempotent => (
+            tally.charges - tally.extra_charges,
+            tally.extra_charges,
+            CHARGED_TWICE,
+        ),
+        ServerKind::IdempotencyKey => (tally.charges, tally.prevented_duplicates, ABSORBED),
+    }
+}
+
+/// The stacked bars of the deliveries chart, one series (and legend entry) per segment kind.
+fn draw_delivery_bars(chart: &mut BarChart, points: &[&PointResult]) -> Result<(), String> {
+    let legend = [
+        (FIRST_CHARGE, "first charge of each request (both servers)"),
+        (
+            CHARGED_TWICE,
+            "retries charged again (without key: extra charges)",
+        ),
+        (ABSORBED, "retries answered from the key store, not charged"),
+    ];
+    for (series, (colour, text)) in legend.into_iter().enumerate() {
+        let bars = points.iter().enumerate().flat_map(|(index, point)| {
+            SERVER_BARS.into_iter().filter_map(move |(offset, kind)| {
+                let (bottom, top, top_colour) = delivery_segments(point, kind);
+                let x = index as f64 - 0.5 + offset;
+                match series {
+                    0 => Some(bar(x, x + 0.34, 0.0, bottom as f64, FIRST_CHARGE)),
+                    _ if top_colour == colour => Some(bar(
+                        x,
+                        x + 0.34,
+                        bottom as f64,
+                        (bottom + top) as f64,
+                        colour,
+                    )),
+                    _ => None,
+                }
+            })
+        });
+        chart
+            .draw_series(bars)
+            .map_err(|e| e.to_string())?
+            .label(text)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+    }
+    Ok(())
+}
+
+/// The retries on top of each bar of the deliveries chart: `+12 charged`, `+12 absorbed`.
+fn draw_delivery_labels(
+    chart: &mut BarChart,
+    points: &[&PointResult],
+    label_size: u32,
+) -> Result<(), String> {
+    chart
+        .draw_series(points.iter().enumerate().flat_map(|(index, point)| {
+            SERVER_BARS.map(|(offset, kind)| {
+                let (bottom, top, _) = delivery_segments(point, kind);
+                let sign = match kind {
+                    ServerKind::NonIdempotent => "charged",
+                    ServerKind::IdempotencyKey => "absorbed",
+                };
+                value_label(
+                    format!("+{} {sign}", grouped(top)),
+                    (index as f64 - 0.5 + offset + 0.17, (bottom + top) as f64),
+                    label_size,
+                )
+            })
+        }))
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// (3) How many attempts requests needed, per p, on a log scale.

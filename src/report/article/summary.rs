@@ -44,8 +44,9 @@ pub struct SummaryRow {
     pub ci_high: f64,
     /// How the interval was computed: `wilson` (score interval on the count pooled over all
     /// runs, for rates), `student_t` (t interval across the runs' values, `runs - 1` degrees of
-    /// freedom, for means with 2+ runs) or `normal` (mean ± 1.96 · sd_per_request / √requests,
-    /// for means of a single run).
+    /// freedom, cut to the possible values, for means with 2+ runs) or `score` (score interval
+    /// on the counts of a single run, for means; see
+    /// [`crate::model::article::summary::count_score_interval`]).
     pub interval: &'static str,
     /// The closed-form expectation per request (see docs/closed-forms.md).
     #[serde(serialize_with = "format::serialize_decimal")]

@@ -208,6 +208,20 @@ fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), Str
     )
 }
 
+/// A tick value to two decimals at most, thousands grouped like every other chart's axis:
+/// `4,500`, `2.5`, `0`.
+fn grouped_hundredths(value: f64) -> String {
+    let hundredths = (value.max(0.0) * 100.0).round() as u64;
+    let whole = grouped(hundredths / 100);
+    match hundredths % 100 {
+        0 => whole,
+        fraction => {
+            let digits = format!("{fraction:02}");
+            format!("{whole}.{}", digits.trim_end_matches('0'))
+        }
+    }
+}
+
 /// A label in a series colour, centred above `at`.
 fn coloured_label(
     text: String,
@@ -234,7 +248,9 @@ fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> 
 /// with the number of payments charged twice or more.
 pub fn charges(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout.highest(|row| row.tally.charges as f64).max(1.0);
+    let highest = layout
+        .highest(|row| row.tally.counts.charges as f64)
+        .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
     svg(
@@ -248,7 +264,7 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     let x = layout.centre(row);
-                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
                     bar(x - half, x + half, 0.0, first, FIRST_CHARGE)
                 }))
                 .map_err(|e| e.to_string())?
@@ -257,12 +273,12 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     let x = layout.centre(row);
-                    let first = (row.tally.charges - row.tally.extra_charges) as f64;
+                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
                     bar(
                         x - half,
                         x + half,
                         first,
-                        row.tally.charges as f64,
+                        row.tally.counts.charges as f64,
                         CHARGED_TWICE,
                     )
                 }))
@@ -273,18 +289,18 @@ pub fn charges(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
                     let x = layout.centre(row);
-                    let charges = row.tally.charges as f64;
+                    let charges = row.tally.counts.charges as f64;
                     [
                         value_label(
                             format!(
                                 "{} double-charged",
-                                grouped(row.tally.double_charged_payments)
+                                grouped(row.tally.counts.double_charged_payments)
                             ),
                             (x, charges + top * 0.005),
                             size - 2,
                         ),
                         value_label(
-                            match row.tally.charges {
+                            match row.tally.counts.charges {
                                 1 => "1 charge".to_string(),
                                 n => format!("{} charges", grouped(n)),
                             },
@@ -309,10 +325,10 @@ pub fn outcomes(results: &TimelineResults) -> String {
     let per = 10_000.0;
     let failed = |row: &TimelineRow| {
         let tally = &row.tally;
-        let whole = tally.payments.max(1) as f64;
+        let whole = tally.counts.payments.max(1) as f64;
         (
-            tally.gave_up_charged as f64 * per / whole,
-            tally.gave_up_not_charged as f64 * per / whole,
+            tally.counts.gave_up_charged as f64 * per / whole,
+            tally.counts.gave_up_not_charged as f64 * per / whole,
         )
     };
     let highest = layout.highest(|row| {
@@ -330,10 +346,7 @@ pub fn outcomes(results: &TimelineResults) -> String {
                 &layout,
                 top,
                 "payments that did not succeed, per 10,000",
-                &|y| {
-                    let text = format!("{y:.2}");
-                    text.trim_end_matches('0').trim_end_matches('.').to_string()
-                },
+                &|y| grouped_hundredths(*y),
             )?;
             let half = 0.36;
             let parts = [
@@ -370,19 +383,20 @@ pub fn outcomes(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
                     let tally = &row.tally;
-                    let percent = |count: u64| count as f64 * 100.0 / tally.payments.max(1) as f64;
+                    let percent =
+                        |count: u64| count as f64 * 100.0 / tally.counts.payments.max(1) as f64;
                     let x = layout.centre(row);
                     let (charged, not_charged) = failed(row);
                     let above = charged + not_charged + line * 0.3;
                     [
                         coloured_label(
-                            format!("{:.2}% paid", percent(tally.gave_up_charged)),
+                            format!("{:.2}% paid", percent(tally.counts.gave_up_charged)),
                             (x, above),
                             12,
                             CHARGED_TWICE,
                         ),
                         coloured_label(
-                            format!("{:.2}% ok", percent(tally.succeeded)),
+                            format!("{:.2}% ok", percent(tally.counts.succeeded)),
                             (x, above + line),
                             12,
                             ABSORBED,
@@ -397,17 +411,26 @@ pub fn outcomes(results: &TimelineResults) -> String {
     )
 }
 
-/// The cumulative share of payments by latency: `(upper edge ms, share at or below)`.
+/// Points of the latency curve per factor of ten: enough for a smooth curve, few enough
+/// for a small file.
+const CURVE_POINTS_PER_DECADE: f64 = 100.0;
+
+/// The cumulative share of payments by latency: `(latency ms, share at or below)`, the last
+/// histogram bucket of every 1/100 decade.
 fn cumulative(histogram: &LatencyHistogram) -> Vec<(f64, f64)> {
     let count = histogram.count().max(1) as f64;
+    let bin = |ms: f64| (ms.max(1e-3).log10() * CURVE_POINTS_PER_DECADE).floor() as i64;
     let mut seen = 0;
-    histogram
-        .buckets()
-        .map(|(edge, n)| {
-            seen += n;
-            (edge, seen as f64 / count)
-        })
-        .collect()
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for (edge, n) in histogram.buckets() {
+        seen += n;
+        let point = (edge, seen as f64 / count);
+        match points.last_mut() {
+            Some(last) if bin(last.0) == bin(edge) => *last = point,
+            _ => points.push(point),
+        }
+    }
+    points
 }
 
 /// (3) Client latency to the final outcome: the cumulative distribution per scenario and
@@ -518,28 +541,30 @@ type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
 pub fn answers(results: &TimelineResults) -> String {
     let layout = Layout::new(results);
-    let highest = layout.highest(|row| row.tally.deliveries as f64).max(1.0);
+    let highest = layout
+        .highest(|row| row.tally.counts.deliveries as f64)
+        .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
     let parts: [AnswerPart; 7] = [
         (FIRST_CHARGE, "processed and charged", |row| {
-            row.tally.charges
+            row.tally.counts.charges
         }),
         (CHARGED_TWICE, "processed, failed with a 500", |row| {
-            row.tally.server_errors
+            row.tally.counts.server_errors
         }),
         (ABSORBED, "success replayed (200 to a duplicate)", |row| {
-            row.tally.replays - row.tally.wrong_replays
+            row.tally.counts.replays - row.tally.counts.wrong_replays
         }),
         (CHECKED, "wrong replay: another body's response", |row| {
-            row.tally.wrong_replays
+            row.tally.counts.wrong_replays
         }),
-        (CONFLICTED, "409 Conflict", |row| row.tally.conflicts),
+        (CONFLICTED, "409 Conflict", |row| row.tally.counts.conflicts),
         (FAILED, "500 replayed or answered to a duplicate", |row| {
-            row.tally.errors_replayed
+            row.tally.counts.errors_replayed
         }),
         (REJECTED, "422: another body under the key", |row| {
-            row.tally.rejected_mismatches
+            row.tally.counts.rejected_mismatches
         }),
     ];
     svg(
@@ -571,10 +596,13 @@ pub fn answers(results: &TimelineResults) -> String {
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     value_label(
-                        format!("{:.2} per payment", row.tally.deliveries_per_payment()),
+                        format!(
+                            "{:.2} per payment",
+                            row.tally.counts.deliveries_per_payment()
+                        ),
                         (
                             layout.centre(row),
-                            row.tally.deliveries as f64 + top * 0.005,
+                            row.tally.counts.deliveries as f64 + top * 0.005,
                         ),
                         size - 1,
                     )
@@ -584,4 +612,18 @@ pub fn answers(results: &TimelineResults) -> String {
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped_hundredths;
+
+    #[test]
+    fn outcome_ticks_group_thousands() {
+        assert_eq!(grouped_hundredths(4500.0), "4,500");
+        assert_eq!(grouped_hundredths(2.5), "2.5");
+        assert_eq!(grouped_hundredths(0.25), "0.25");
+        assert_eq!(grouped_hundredths(0.0), "0");
+        assert_eq!(grouped_hundredths(12345.678), "12,345.68");
+    }
 }

@@ -1,182 +1,219 @@
-//! `timeline.csv`: one row per run, scenario and strategy of a timeline run.
+//! `timeline.csv` (one row per run, scenario and strategy) and `ttl_sweep.csv`, and the same
+//! rows as JSON objects for `--json`. The counter columns come from
+//! [`Counters::columns`](crate::model::timeline::Counters::columns), so every counter is
+//! written, in the order it is declared, from that one place.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-use crate::model::timeline::TimelineResults;
-use crate::report::format::to_csv;
+use crate::model::timeline::{Scenario, StrategyTally, TimelineResults};
 
-/// One row of `timeline.csv`: what one strategy did with one scenario's payments in one run.
-#[derive(Debug, Serialize)]
-pub struct TimelineRow {
-    /// The replication; run `k` draws from `SeedSequence(seed, spawn_key=(k,))`.
-    pub run: u32,
-    /// The scenario's name (its `[[scenario]]` name, or the file's name).
-    pub scenario: String,
-    /// `none`, `check_then_insert` or `unique_key`.
-    pub strategy: &'static str,
-    /// The seed of the run streams.
-    pub seed: u64,
-    /// Payments simulated, each with its own key (payments).
-    pub payments: u64,
-    /// Copies of each payment sent with the same key (copies).
-    pub copies: u32,
-    /// Retries each copy makes at most after its first send (retries).
-    pub max_retries: u32,
-    /// Attempts the clients sent: every copy's first send plus its retries (attempts).
-    pub attempts: u64,
-    /// Attempts that reached the server; the rest were lost on the way (deliveries).
-    pub deliveries: u64,
-    /// Charges the server made (charges).
-    pub charges: u64,
-    /// Payments charged two or more times: customers charged twice (payments).
-    pub double_charged_payments: u64,
-    /// Charges beyond one per payment (charges).
-    pub extra_charges: u64,
-    /// Deliveries answered with the stored response, not charged: prevented duplicates
-    /// (deliveries).
-    pub replays: u64,
-    /// Deliveries answered 409 Conflict because the key was in flight (deliveries).
-    pub conflicts: u64,
-    /// Payments for which some copy received a success response (payments).
-    pub succeeded: u64,
-    /// Payments charged although no copy got a success response: the customer was charged and
-    /// told the payment failed (the clients gave up, or got a 422); the first ambiguous
-    /// outcome (payments).
-    pub gave_up_charged: u64,
-    /// Payments with no success response that were never charged (payments).
-    pub gave_up_not_charged: u64,
-    /// Median client latency from the first send to the final outcome (ms, rounded up to the
-    /// latency histogram's bucket edge: at most 4.7% high; 3 decimals).
-    pub latency_p50_ms: String,
-    /// 95th-percentile client latency to the final outcome (ms, as `latency_p50_ms`).
-    pub latency_p95_ms: String,
-    /// 99th-percentile client latency to the final outcome (ms, as `latency_p50_ms`).
-    pub latency_p99_ms: String,
-    /// Deliveries per payment: the retry amplification (deliveries per payment).
-    pub deliveries_per_payment: f64,
-    /// Simulated time from the first send to the last final outcome, given the arrival
-    /// process (ms, whole microseconds).
-    pub simulated_span_ms: f64,
-    /// The key TTL: the store prunes a key this long after creating it (ms; empty: never).
-    pub key_ttl_ms: String,
-    /// Deliveries answered 422 because their body did not match the key's fingerprint; nothing
-    /// charged (deliveries).
-    pub rejected_mismatches: u64,
-    /// Deliveries answered with the stored response of another body because the server keeps
-    /// no fingerprint (deliveries).
-    pub wrong_replays: u64,
-    /// Processings that failed with a 500 and charged nothing: `error_rate` of the first
-    /// processings (processings).
-    pub server_errors: u64,
-    /// Deliveries answered 500 without processing: the stored failure replayed
-    /// (`error_policy = "store"`) or a duplicate answered 500 (`duplicate_answer =
-    /// "error_500"`) (deliveries).
-    pub errors_replayed: u64,
-    /// Deliveries processed again after a 500 that was not stored (deliveries).
-    pub errors_retried: u64,
-    /// Charges made by deliveries that arrived after their key had been pruned (charges).
-    pub expired_key_charges: u64,
-    /// Payments told they succeeded although no charge was made with the body the success
-    /// answered: the second ambiguous outcome, 0 for a correct server (payments).
-    pub told_succeeded_not_charged: u64,
+/// One cell of a timeline CSV row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// A count or an identifier.
+    Count(u64),
+    /// A name.
+    Text(String),
+    /// A ratio, in its shortest round-trip decimal form.
+    Real(f64),
+    /// A number written with a fixed format in CSV (`text`) and as a JSON number (`value`;
+    /// `None`: empty in CSV, `null` in JSON).
+    Number {
+        /// The value, if any.
+        value: Option<f64>,
+        /// How the CSV writes it.
+        text: String,
+    },
+}
+
+impl Cell {
+    /// A number of milliseconds with three decimals; empty when absent.
+    fn milliseconds(value: Option<f64>) -> Self {
+        Cell::Number {
+            value,
+            text: value.map_or_else(String::new, |ms| format!("{ms:.3}")),
+        }
+    }
+
+    /// A number in its shortest decimal form (`20000`, `0.5`); empty when absent.
+    fn shortest(value: Option<f64>) -> Self {
+        Cell::Number {
+            value,
+            text: value.map_or_else(String::new, |v| v.to_string()),
+        }
+    }
+
+    /// The cell as a JSON value: counts and numbers as numbers, absent numbers as `null`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Cell::Count(count) => (*count).into(),
+            Cell::Text(text) => text.as_str().into(),
+            Cell::Real(value) => (*value).into(),
+            Cell::Number { value, .. } => value.map_or(serde_json::Value::Null, Into::into),
+        }
+    }
+}
+
+impl Serialize for Cell {
+    /// The CSV form.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Count(count) => serializer.serialize_u64(*count),
+            Cell::Text(text) => serializer.serialize_str(text),
+            Cell::Real(value) => serializer.serialize_f64(*value),
+            Cell::Number { text, .. } => serializer.serialize_str(text),
+        }
+    }
+}
+
+/// Whole microseconds as ms in plain decimal, never in scientific notation: the shortest form
+/// of `us / 1000` (`12.0`, `54418.824`).
+pub fn plain_ms(us: u128) -> String {
+    let (whole, fraction) = (us / 1000, us % 1000);
+    let digits = format!("{fraction:03}");
+    let digits = digits.trim_end_matches('0');
+    format!("{whole}.{}", if digits.is_empty() { "0" } else { digits })
+}
+
+/// A row: `(column, cell)` in column order.
+pub type Row = Vec<(&'static str, Cell)>;
+
+/// The columns that describe the scenario of a row: `copies`, `max_retries`, `key_ttl_ms`.
+fn scenario_columns(scenario: &Scenario) -> Row {
+    vec![
+        ("copies", Cell::Count(scenario.arrivals.copies.into())),
+        (
+            "max_retries",
+            Cell::Count(scenario.client.max_retries.into()),
+        ),
+        ("key_ttl_ms", Cell::shortest(scenario.key.key_ttl_ms)),
+    ]
+}
+
+/// Every counter, then the latency percentiles, the retry amplification and the span.
+fn tally_columns(tally: &StrategyTally) -> Row {
+    let mut row: Row = tally
+        .counts
+        .columns()
+        .map(|(name, count)| (name, Cell::Count(count)))
+        .collect();
+    row.extend([
+        (
+            "latency_p50_ms",
+            Cell::milliseconds(tally.latency.quantile_ms(0.5)),
+        ),
+        (
+            "latency_p95_ms",
+            Cell::milliseconds(tally.latency.quantile_ms(0.95)),
+        ),
+        (
+            "latency_p99_ms",
+            Cell::milliseconds(tally.latency.quantile_ms(0.99)),
+        ),
+        (
+            "deliveries_per_payment",
+            Cell::Real(tally.counts.deliveries_per_payment()),
+        ),
+        (
+            "simulated_span_ms",
+            Cell::Number {
+                value: Some(tally.span.ms()),
+                text: plain_ms(tally.span.us()),
+            },
+        ),
+    ]);
+    row
 }
 
 /// The rows of `timeline.csv`: runs in order, then scenarios, then strategies as listed.
-pub fn rows(results: &TimelineResults) -> Vec<TimelineRow> {
-    let quantile = |value: Option<f64>| value.map_or_else(String::new, |ms| format!("{ms:.3}"));
+pub fn rows(results: &TimelineResults) -> Vec<Row> {
     results
         .rows
         .iter()
         .map(|row| {
             let scenario = results.scenario(row);
-            let tally = &row.tally;
-            TimelineRow {
-                run: row.run,
-                scenario: scenario.name.clone(),
-                strategy: row.strategy.name(),
-                seed: results.model.seed,
-                payments: tally.payments,
-                copies: scenario.arrivals.copies,
-                max_retries: scenario.client.max_retries,
-                attempts: tally.attempts,
-                deliveries: tally.deliveries,
-                charges: tally.charges,
-                double_charged_payments: tally.double_charged_payments,
-                extra_charges: tally.extra_charges,
-                replays: tally.replays,
-                conflicts: tally.conflicts,
-                succeeded: tally.succeeded,
-                gave_up_charged: tally.gave_up_charged,
-                gave_up_not_charged: tally.gave_up_not_charged,
-                latency_p50_ms: quantile(tally.latency.quantile_ms(0.5)),
-                latency_p95_ms: quantile(tally.latency.quantile_ms(0.95)),
-                latency_p99_ms: quantile(tally.latency.quantile_ms(0.99)),
-                deliveries_per_payment: tally.deliveries_per_payment(),
-                simulated_span_ms: tally.span.ms(),
-                key_ttl_ms: scenario
-                    .key
-                    .key_ttl_ms
-                    .map_or_else(String::new, |ttl| ttl.to_string()),
-                rejected_mismatches: tally.rejected_mismatches,
-                wrong_replays: tally.wrong_replays,
-                server_errors: tally.server_errors,
-                errors_replayed: tally.errors_replayed,
-                errors_retried: tally.errors_retried,
-                expired_key_charges: tally.expired_key_charges,
-                told_succeeded_not_charged: tally.told_succeeded_not_charged,
-            }
+            let mut cells = vec![
+                ("run", Cell::Count(row.run.into())),
+                ("scenario", Cell::Text(scenario.name.clone())),
+                ("strategy", Cell::Text(row.strategy.name().into())),
+                ("seed", Cell::Count(results.model.seed)),
+            ];
+            cells.extend(scenario_columns(scenario));
+            cells.extend(tally_columns(&row.tally));
+            cells
         })
         .collect()
 }
 
+/// The rows of `ttl_sweep.csv`: TTLs in the order given, then scenarios, then strategies.
+pub fn ttl_sweep_rows(results: &TimelineResults) -> Vec<Row> {
+    results
+        .ttl_sweep
+        .iter()
+        .map(|row| {
+            let scenario = &results.model.scenarios[row.scenario];
+            let counts = &row.tally.counts;
+            vec![
+                ("key_ttl_ms", Cell::Real(row.key_ttl_ms)),
+                ("scenario", Cell::Text(scenario.name.clone())),
+                ("strategy", Cell::Text(row.strategy.name().into())),
+                (
+                    "retry_window_ms",
+                    Cell::Real(scenario.client.retry_window_ms()),
+                ),
+                ("payments", Cell::Count(counts.payments)),
+                ("charges", Cell::Count(counts.charges)),
+                (
+                    "double_charged_payments",
+                    Cell::Count(counts.double_charged_payments),
+                ),
+                (
+                    "expired_key_charges",
+                    Cell::Count(counts.expired_key_charges),
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// Rows to CSV bytes: the header from the first row's columns, then one line per row.
+fn to_csv(rows: &[Row]) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let cannot_fail = "writing CSV into memory cannot fail";
+    if let Some(first) = rows.first() {
+        writer
+            .write_record(first.iter().map(|(name, _)| name))
+            .expect(cannot_fail);
+    }
+    for row in rows {
+        let cells: Vec<&Cell> = row.iter().map(|(_, cell)| cell).collect();
+        writer.serialize(cells).expect(cannot_fail);
+    }
+    writer.into_inner().expect(cannot_fail)
+}
+
 /// `timeline.csv`.
 pub fn timeline_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(rows(results))
+    to_csv(&rows(results))
 }
 
-/// One row of `ttl_sweep.csv`: one strategy's results in run 0 of one scenario with the key TTL
-/// set to one value of `ttl_sweep_ms`.
-#[derive(Debug, Serialize)]
-pub struct TtlSweepRow {
-    /// The key TTL of this point (ms).
-    pub key_ttl_ms: f64,
-    /// The scenario's name.
-    pub scenario: String,
-    /// `none`, `check_then_insert` or `unique_key`.
-    pub strategy: &'static str,
-    /// The client's whole retry window, `(max_retries + 1) × timeout_ms + Σ longest backoffs`
-    /// (ms): a TTL above it outlasts every retry of a copy whose requests arrive within a
-    /// timeout.
-    pub retry_window_ms: f64,
-    /// Payments simulated (payments).
-    pub payments: u64,
-    /// Charges the server made (charges).
-    pub charges: u64,
-    /// Payments charged two or more times (payments).
-    pub double_charged_payments: u64,
-    /// Charges made by deliveries that arrived after their key had been pruned (charges).
-    pub expired_key_charges: u64,
-}
-
-/// `ttl_sweep.csv`: TTLs in the order given, then scenarios, then strategies.
+/// `ttl_sweep.csv`.
 pub fn ttl_sweep_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(
-        results
-            .ttl_sweep
-            .iter()
-            .map(|row| {
-                let scenario = &results.model.scenarios[row.scenario];
-                TtlSweepRow {
-                    key_ttl_ms: row.key_ttl_ms,
-                    scenario: scenario.name.clone(),
-                    strategy: row.strategy.name(),
-                    retry_window_ms: scenario.client.retry_window_ms(),
-                    payments: row.tally.payments,
-                    charges: row.tally.charges,
-                    double_charged_payments: row.tally.double_charged_payments,
-                    expired_key_charges: row.tally.expired_key_charges,
-                }
-            })
-            .collect::<Vec<_>>(),
-    )
+    to_csv(&ttl_sweep_rows(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_plain_decimals() {
+        assert_eq!(plain_ms(12_000), "12.0");
+        assert_eq!(plain_ms(54_418_824), "54418.824");
+        assert_eq!(plain_ms(1_500), "1.5");
+        assert_eq!(plain_ms(7), "0.007");
+        assert_eq!(plain_ms(0), "0.0");
+        // Beyond 2^64 µs, where an f64 would print 1.8446744073709552e16.
+        assert_eq!(plain_ms(u128::from(u64::MAX) + 1), "18446744073709551.616");
+    }
 }

@@ -21,12 +21,12 @@ struct TimelineParameters<'a> {
 #[derive(Debug, Serialize)]
 struct TimelineSummary<'a> {
     parameters: TimelineParameters<'a>,
-    results: Vec<super::csv::TimelineRow>,
+    results: Vec<serde_json::Map<String, serde_json::Value>>,
     files: Vec<String>,
 }
 
 /// The summary of a timeline run: its parameters, the rows of `timeline.csv` (same keys, same
-/// order) and the paths written, as pretty-printed JSON ending in a newline.
+/// order; numbers as JSON numbers, an absent latency or TTL as `null`) and the paths written, as pretty-printed JSON ending in a newline.
 pub fn summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
     let model = &results.model;
     let summary = TimelineSummary {
@@ -37,7 +37,14 @@ pub fn summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
             runs: model.runs,
             scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
         },
-        results: super::csv::rows(results),
+        results: super::csv::rows(results)
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|(name, cell)| ((*name).to_string(), cell.to_json()))
+                    .collect()
+            })
+            .collect(),
         files: paths(files),
     };
     pretty(&summary)

@@ -1,9 +1,10 @@
-//! The timeline model's outputs: `timeline.csv`, its charts, the TTL sweep, the stdout table
-//! and the `--json` summary.
+//! The timeline model's outputs: `timeline.csv`, its charts, the TTL sweep, `report.md`, the
+//! stdout table and the `--json` summary.
 
 pub mod charts;
 pub mod csv;
 pub mod json;
+pub mod markdown;
 pub mod table;
 pub mod ttl_sweep_chart;
 
@@ -27,5 +28,9 @@ pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
             bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
         });
     }
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: markdown::report_md(results),
+    });
     files
 }

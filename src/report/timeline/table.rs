@@ -26,7 +26,7 @@ pub fn charges_table(results: &TimelineResults) -> String {
                 results
                     .first_run()
                     .filter(|row| row.scenario == index)
-                    .map(|row| grouped(row.tally.charges)),
+                    .map(|row| grouped(row.tally.counts.charges)),
             );
             row
         })
@@ -60,15 +60,15 @@ pub fn detail_table(results: &TimelineResults) -> String {
             vec![
                 results.scenario(row).name.clone(),
                 row.strategy.name().to_string(),
-                grouped(tally.payments),
-                grouped(tally.deliveries),
-                grouped(tally.charges),
-                grouped(tally.double_charged_payments),
-                grouped(tally.replays),
-                grouped(tally.conflicts),
-                percent(tally.succeeded, tally.payments),
-                percent(tally.gave_up_charged, tally.payments),
-                percent(tally.gave_up_not_charged, tally.payments),
+                grouped(tally.counts.payments),
+                grouped(tally.counts.deliveries),
+                grouped(tally.counts.charges),
+                grouped(tally.counts.double_charged_payments),
+                grouped(tally.counts.replays),
+                grouped(tally.counts.conflicts),
+                percent(tally.counts.succeeded, tally.counts.payments),
+                percent(tally.counts.gave_up_charged, tally.counts.payments),
+                percent(tally.counts.gave_up_not_charged, tally.counts.payments),
                 milliseconds(tally.latency.quantile_ms(0.5)),
                 milliseconds(tally.latency.quantile_ms(0.99)),
             ]
@@ -106,14 +106,14 @@ pub fn lifecycle_table(results: &TimelineResults) -> String {
                     .key
                     .key_ttl_ms
                     .map_or_else(|| "never".to_string(), |ttl| grouped(ttl.round() as u64)),
-                grouped(tally.rejected_mismatches),
-                grouped(tally.wrong_replays),
-                grouped(tally.server_errors),
-                grouped(tally.errors_replayed),
-                grouped(tally.errors_retried),
-                grouped(tally.expired_key_charges),
-                grouped(tally.gave_up_charged),
-                grouped(tally.told_succeeded_not_charged),
+                grouped(tally.counts.rejected_mismatches),
+                grouped(tally.counts.wrong_replays),
+                grouped(tally.counts.server_errors),
+                grouped(tally.counts.errors_replayed),
+                grouped(tally.counts.errors_retried),
+                grouped(tally.counts.expired_key_charges),
+                grouped(tally.counts.gave_up_charged),
+                grouped(tally.counts.told_succeeded_not_charged),
             ]
         })
         .collect();

@@ -1,0 +1,238 @@
+//! The contention model: N clients update one row under optimistic concurrency control and
+//! back off after a stale write, the experiment of the AWS Architecture Blog's "Exponential
+//! Backoff And Jitter" (Marc Brooker, 2015) with every backoff policy of the timeline model
+//! (pure: parameters, seed and a [`Progress`] in; counts and times out).
+//!
+//! Every (client count, policy, run) is one independent simulation on its own clock (see
+//! [`simulation`]) drawing from its own stream, `SeedSequence(seed, spawn_key=(run, clients,
+//! policy code))` (codes in [`Policy::code`]), so a result does not depend on which other
+//! client counts or policies the file lists, nor on the thread that ran it: the simulations
+//! run in parallel with rayon and are collected in order, and any thread count gives the same
+//! bytes.
+//!
+//! As in the AWS simulator, the wait after a client's `n`-th rejected write is the policy's
+//! wait for exponent `n` (so the first retry of exponential backoff waits `2 × base_ms`), and
+//! decorrelated jitter's "previous sleep" starts at `base_ms` for each client.
+
+pub mod delay;
+pub mod simulation;
+pub mod summary;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+pub use delay::Delay;
+pub use simulation::{RunTally, Simulator};
+
+use super::{Interrupted, Progress};
+use crate::model::timeline::Backoff;
+use crate::rng::SeedSequence;
+
+/// A backoff policy by name; its parameters are the model's `base_ms` and `cap_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Policy {
+    /// Retry at once (after the network delay).
+    None,
+    /// Always `base_ms`.
+    Constant,
+    /// `min(cap_ms, base_ms × 2^n)`.
+    Exponential,
+    /// `uniform(0, min(cap_ms, base_ms × 2^n))`.
+    FullJitter,
+    /// Half the exponential wait plus a uniform draw up to the other half.
+    EqualJitter,
+    /// `min(cap_ms, uniform(base_ms, previous × 3))`.
+    DecorrelatedJitter,
+}
+
+impl Policy {
+    /// All six, in the order they are reported by default.
+    pub const ALL: [Policy; 6] = [
+        Policy::None,
+        Policy::Constant,
+        Policy::Exponential,
+        Policy::FullJitter,
+        Policy::EqualJitter,
+        Policy::DecorrelatedJitter,
+    ];
+
+    /// The name in config files, CSV and charts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::None => "none",
+            Policy::Constant => "constant",
+            Policy::Exponential => "exponential",
+            Policy::FullJitter => "full_jitter",
+            Policy::EqualJitter => "equal_jitter",
+            Policy::DecorrelatedJitter => "decorrelated_jitter",
+        }
+    }
+
+    /// The policy named `name` (as in [`Policy::name`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|policy| policy.name() == name)
+    }
+
+    /// A fixed number per policy, part of every run's spawn key (independent of the order in
+    /// which a file lists the policies).
+    pub fn code(self) -> u64 {
+        self as u64
+    }
+
+    /// The timeline model's backoff with these parameters.
+    pub fn backoff(self, base_ms: f64, cap_ms: f64) -> Backoff {
+        match self {
+            Policy::None => Backoff::None,
+            Policy::Constant => Backoff::Constant { base_ms },
+            Policy::Exponential => Backoff::Exponential { base_ms, cap_ms },
+            Policy::FullJitter => Backoff::FullJitter { base_ms, cap_ms },
+            Policy::EqualJitter => Backoff::EqualJitter { base_ms, cap_ms },
+            Policy::DecorrelatedJitter => Backoff::DecorrelatedJitter { base_ms, cap_ms },
+        }
+    }
+}
+
+/// What every simulation of a model shares: the network and the clients' retry limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContentionSetup {
+    /// The delay of every message, each way (ms).
+    pub delay: Delay,
+    /// Retries a client makes at most after its first write; `None`: until it succeeds.
+    pub max_retries: Option<u32>,
+}
+
+/// A contention experiment: a sweep over client counts and policies, `runs` times each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentionModel {
+    /// The config file's name, for titles.
+    pub title: String,
+    /// The seed of every run's stream.
+    pub seed: u64,
+    /// Independent runs per (client count, policy).
+    pub runs: u32,
+    /// The numbers of clients racing for the row, in the order reported.
+    pub clients: Vec<u32>,
+    /// The backoff policies, in the order reported.
+    pub policies: Vec<Policy>,
+    /// The backoff's base (ms).
+    pub base_ms: f64,
+    /// The backoff's cap (ms).
+    pub cap_ms: f64,
+    /// The network and the retry limit.
+    pub setup: ContentionSetup,
+}
+
+impl ContentionModel {
+    /// The stream of one simulation: `SeedSequence(seed, spawn_key=(run, clients, code))`.
+    pub fn seed_sequence(&self, run: u32, clients: u32, policy: Policy) -> SeedSequence {
+        SeedSequence::with_spawn_key(
+            self.seed,
+            &[u64::from(run), u64::from(clients), policy.code()],
+        )
+    }
+
+    /// Simulations to run: one per run, client count and policy (the progress bar's units).
+    pub fn simulations(&self) -> u64 {
+        u64::from(self.runs) * self.clients.len() as u64 * self.policies.len() as u64
+    }
+}
+
+/// One simulation's result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContentionRow {
+    /// Clients racing for the row.
+    pub clients: u32,
+    /// The backoff policy.
+    pub policy: Policy,
+    /// The run (0-based).
+    pub run: u32,
+    /// What it counted.
+    pub tally: RunTally,
+}
+
+/// Every simulation of a model, client counts in the order given, then policies in the
+/// order given, then runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentionResults {
+    /// The experiment.
+    pub model: ContentionModel,
+    /// One row per client count, policy and run.
+    pub rows: Vec<ContentionRow>,
+}
+
+/// Simulations per unit of parallel work (and per progress report).
+const CHUNK: usize = 16;
+
+/// Runs every simulation of `model` on `threads` threads.
+pub fn simulate(
+    model: &ContentionModel,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<ContentionResults, Interrupted> {
+    let tasks: Vec<(u32, Policy, u32)> = model
+        .clients
+        .iter()
+        .flat_map(|&clients| {
+            model
+                .policies
+                .iter()
+                .flat_map(move |&policy| (0..model.runs).map(move |run| (clients, policy, run)))
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool can be built");
+    let stopped = AtomicBool::new(false);
+    let chunks: Vec<Vec<ContentionRow>> = pool.install(|| {
+        tasks
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                if stopped.load(Ordering::Relaxed) || progress.should_stop() {
+                    stopped.store(true, Ordering::Relaxed);
+                    return Vec::new();
+                }
+                let mut simulator = Simulator::default();
+                let rows = chunk
+                    .iter()
+                    .map(|&(clients, policy, run)| ContentionRow {
+                        clients,
+                        policy,
+                        run,
+                        tally: simulate_one(model, &mut simulator, clients, policy, run),
+                    })
+                    .collect();
+                progress.advance(chunk.len() as u64);
+                rows
+            })
+            .collect()
+    });
+    if stopped.load(Ordering::Relaxed) {
+        return Err(Interrupted);
+    }
+    Ok(ContentionResults {
+        model: model.clone(),
+        rows: chunks.into_iter().flatten().collect(),
+    })
+}
+
+/// One simulation: `clients` clients with `policy` in run `run`.
+pub fn simulate_one(
+    model: &ContentionModel,
+    simulator: &mut Simulator,
+    clients: u32,
+    policy: Policy,
+    run: u32,
+) -> RunTally {
+    let mut stream = model.seed_sequence(run, clients, policy).pcg64();
+    simulator.run(
+        &model.setup,
+        policy.backoff(model.base_ms, model.cap_ms),
+        clients,
+        &mut stream,
+    )
+}
+
+#[cfg(test)]
+mod tests;

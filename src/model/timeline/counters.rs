@@ -1,0 +1,121 @@
+//! The timeline model's counters, declared once: one payment's counts and the sums over many
+//! are the same [`Counters`] value, added with `+=`, and the reports write every counter as a
+//! `timeline.csv` column (named after its field, documented by its `///` line) from
+//! [`Counters::columns`]. A new counter is one line here plus its README column.
+
+use std::ops::{Add, AddAssign};
+
+/// Declares [`Counters`] with its fields (each a `u64` with its doc, in column order), its
+/// addition and its named columns.
+macro_rules! counters {
+    ($( $(#[doc = $doc:literal])+ $name:ident, )+) => {
+        /// What happened to one payment under one strategy, or the sum over many payments:
+        /// every field is a count and sums are plain additions, so chunks merge exactly in any
+        /// grouping.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct Counters {
+            $( $(#[doc = $doc])+ pub $name: u64, )+
+        }
+
+        impl AddAssign for Counters {
+            fn add_assign(&mut self, other: Self) {
+                $( self.$name += other.$name; )+
+            }
+        }
+
+        impl Counters {
+            /// Every counter as `(column name, value)`, in column order.
+            pub fn columns(&self) -> impl Iterator<Item = (&'static str, u64)> + use<> {
+                [$( (stringify!($name), self.$name), )+].into_iter()
+            }
+        }
+    };
+}
+
+counters! {
+    /// Payments simulated, each with its own key (payments).
+    payments,
+    /// Attempts the clients sent: every copy's first send plus its retries (attempts).
+    attempts,
+    /// Attempts that reached the server; the rest were lost on the way (deliveries).
+    deliveries,
+    /// Charges the server made (charges).
+    charges,
+    /// Payments charged two or more times: customers charged twice (payments).
+    double_charged_payments,
+    /// Charges beyond one per payment (charges).
+    extra_charges,
+    /// Deliveries answered with the stored response, not charged: prevented duplicates
+    /// (deliveries).
+    replays,
+    /// Deliveries answered 409 Conflict because the key was in flight (deliveries).
+    conflicts,
+    /// Payments for which some copy received a success response (payments).
+    succeeded,
+    /// Payments charged although no copy got a success response: the customer was charged and
+    /// told the payment failed (the clients gave up, or got a 422); the first ambiguous
+    /// outcome (payments).
+    gave_up_charged,
+    /// Payments with no success response that were never charged (payments).
+    gave_up_not_charged,
+    /// Deliveries answered 422 because their body did not match the key's fingerprint; nothing
+    /// charged (deliveries).
+    rejected_mismatches,
+    /// Deliveries answered with the stored response of another body because the server keeps
+    /// no fingerprint (deliveries).
+    wrong_replays,
+    /// Processings that failed with a 500 and charged nothing: `error_rate` of the first
+    /// processings (processings).
+    server_errors,
+    /// Deliveries answered 500 without processing: the stored failure replayed
+    /// (`error_policy = "store"`) or a duplicate answered 500 (`duplicate_answer =
+    /// "error_500"`) (deliveries).
+    errors_replayed,
+    /// Deliveries processed again after a 500 that was not stored (deliveries).
+    errors_retried,
+    /// Charges made by deliveries that arrived after their key had been pruned (charges).
+    expired_key_charges,
+    /// Payments told they succeeded although no charge was made with the body the success
+    /// answered: the second ambiguous outcome, 0 for a correct server (payments).
+    told_succeeded_not_charged,
+}
+
+impl Add for Counters {
+    type Output = Counters;
+
+    fn add(mut self, other: Counters) -> Counters {
+        self += other;
+        self
+    }
+}
+
+impl Counters {
+    /// Deliveries per payment: the retry amplification.
+    pub fn deliveries_per_payment(&self) -> f64 {
+        self.deliveries as f64 / self.payments.max(1) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_adds_and_is_a_column() {
+        let one = Counters {
+            payments: 1,
+            charges: 2,
+            told_succeeded_not_charged: 1,
+            ..Counters::default()
+        };
+        let mut sum = one + one;
+        sum += one;
+        assert_eq!((sum.payments, sum.charges), (3, 6));
+        assert_eq!(sum.told_succeeded_not_charged, 3);
+        let names: Vec<&str> = sum.columns().map(|(name, _)| name).collect();
+        assert_eq!(names.len(), 18);
+        assert_eq!(names[0], "payments");
+        assert_eq!(names[17], "told_succeeded_not_charged");
+        assert_eq!(sum.columns().nth(3), Some(("charges", 6)));
+    }
+}

@@ -1,0 +1,171 @@
+//! The AWS post's two charts: write calls and completion time against the number of clients,
+//! one line per backoff policy, each mean with its 95% interval (house style from
+//! [`crate::report::chart_style`]).
+
+use plotters::prelude::*;
+
+use crate::model::contention::summary::{Metric, MetricSummary};
+use crate::model::contention::{ContentionResults, Policy};
+use crate::report::OutputFile;
+use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::format::grouped;
+
+/// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
+fn colour(policy: Policy) -> RGBColor {
+    match policy {
+        Policy::None => RGBColor(0xd6, 0x27, 0x28),
+        Policy::Constant => RGBColor(0x8c, 0x56, 0x4b),
+        Policy::Exponential => RGBColor(0x1f, 0x77, 0xb4),
+        Policy::FullJitter => RGBColor(0x2c, 0xa0, 0x2c),
+        Policy::EqualJitter => RGBColor(0xff, 0x7f, 0x0e),
+        Policy::DecorrelatedJitter => RGBColor(0x94, 0x67, 0xbd),
+    }
+}
+
+/// The two charts, in a fixed order.
+pub fn all(results: &ContentionResults, summary: &[MetricSummary]) -> Vec<OutputFile> {
+    vec![
+        OutputFile {
+            name: "calls.svg",
+            bytes: sweep(
+                results,
+                summary,
+                Metric::Writes,
+                "Work: write calls until every client has written",
+                "write calls per run (mean, 95% interval)",
+            )
+            .into_bytes(),
+        },
+        OutputFile {
+            name: "completion_time.svg",
+            bytes: sweep(
+                results,
+                summary,
+                Metric::CompletionMs,
+                "Time until the last client has written",
+                "completion time, ms (mean, 95% interval)",
+            )
+            .into_bytes(),
+        },
+    ]
+}
+
+/// The run's parameters under each title.
+pub fn parameters(results: &ContentionResults) -> String {
+    let model = &results.model;
+    let retries = model.setup.max_retries.map_or_else(
+        || "retries until success".to_string(),
+        |max| format!("at most {max} retries"),
+    );
+    format!(
+        "{} · seed {} · {} runs per point · base {} ms, cap {} ms · delay {} per message · {retries}",
+        model.title,
+        model.seed,
+        grouped(u64::from(model.runs)),
+        model.base_ms,
+        model.cap_ms,
+        model.setup.delay.describe(),
+    )
+}
+
+/// A number label with thousands grouped.
+fn number_label(value: f64) -> String {
+    if value.abs() >= 10.0 || value == 0.0 {
+        grouped(value.abs().round() as u64)
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// One chart: `metric` against clients, a line per policy with interval bars.
+fn sweep(
+    results: &ContentionResults,
+    summary: &[MetricSummary],
+    metric: Metric,
+    title: &str,
+    y_description: &str,
+) -> String {
+    let model = &results.model;
+    let series: Vec<(Policy, Vec<&MetricSummary>)> = model
+        .policies
+        .iter()
+        .map(|&policy| {
+            let rows = summary
+                .iter()
+                .filter(|row| row.policy == policy && row.metric == metric)
+                .collect();
+            (policy, rows)
+        })
+        .collect();
+    let low_x = model.clients.iter().copied().min().unwrap_or(1) as f64;
+    let high_x = model.clients.iter().copied().max().unwrap_or(1) as f64;
+    let pad = ((high_x - low_x) * 0.04).max(1.0);
+    let x = (low_x - pad)..(high_x + pad);
+    let top = series
+        .iter()
+        .flat_map(|(_, rows)| rows.iter())
+        .map(|row| row.interval.map_or(row.mean, |interval| interval.high))
+        .fold(1.0, f64::max)
+        * 1.08;
+    svg(title, &parameters(results), |area| {
+        let mut chart = ChartBuilder::on(area)
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x.clone(), 0.0..top)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("clients racing for one row")
+            .y_desc(y_description)
+            .x_labels(10)
+            .y_labels(8)
+            .x_label_formatter(&|value| format!("{}", value.round() as i64))
+            .y_label_formatter(&|value| number_label(*value))
+            .axis_desc_style((FONT, 16))
+            .label_style((FONT, 14))
+            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let cap = (x.end - x.start) * 0.005;
+        for (policy, rows) in &series {
+            let colour = colour(*policy);
+            chart
+                .draw_series(rows.iter().filter_map(|row| {
+                    let interval = row.interval?;
+                    let at = f64::from(row.clients);
+                    Some(PathElement::new(
+                        vec![
+                            (at - cap, interval.low),
+                            (at + cap, interval.low),
+                            (at, interval.low),
+                            (at, interval.high),
+                            (at - cap, interval.high),
+                            (at + cap, interval.high),
+                        ],
+                        colour.mix(0.8).stroke_width(1),
+                    ))
+                }))
+                .map_err(|e| e.to_string())?;
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|row| (f64::from(row.clients), row.mean))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(policy.name())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&point| Circle::new(point, 3, colour.filled())),
+                )
+                .map_err(|e| e.to_string())?;
+        }
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
+    })
+}

@@ -1,0 +1,32 @@
+//! The contention model's outputs: `contention.csv`, `contention_summary.csv`, the two
+//! charts, `report.md` and the stdout table.
+
+pub mod charts;
+pub mod csv;
+pub mod markdown;
+pub mod table;
+
+use crate::model::contention::ContentionResults;
+use crate::model::contention::summary::summarise;
+use crate::report::OutputFile;
+
+/// Every file a contention run writes, in a fixed order.
+pub fn files(results: &ContentionResults) -> Vec<OutputFile> {
+    let summary = summarise(results);
+    let mut files = vec![
+        OutputFile {
+            name: "contention.csv",
+            bytes: csv::contention_csv(results),
+        },
+        OutputFile {
+            name: "contention_summary.csv",
+            bytes: csv::summary_csv(&summary),
+        },
+    ];
+    files.extend(charts::all(results, &summary));
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: markdown::report(results, &summary).into_bytes(),
+    });
+    files
+}

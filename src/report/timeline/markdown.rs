@@ -1,0 +1,237 @@
+//! `report.md` of a timeline run: the parameters of every scenario, the stdout tables (run 0)
+//! and every chart with one sentence saying what it shows, ready to paste into a design
+//! document (keep the SVGs next to it: the links are relative).
+
+use std::fmt::Write;
+
+use super::table;
+use crate::model::timeline::{ArrivalProcess, CopyMode, Scenario, TimelineResults};
+use crate::report::format::grouped;
+
+/// `report.md` as bytes.
+pub fn report_md(results: &TimelineResults) -> Vec<u8> {
+    let mut text = String::new();
+    introduction(&mut text, results);
+    scenarios(&mut text, results);
+    tables(&mut text, results);
+    charts(&mut text, results);
+    text.into_bytes()
+}
+
+fn introduction(text: &mut String, results: &TimelineResults) {
+    let model = &results.model;
+    let strategies: Vec<&str> = model.strategies.iter().map(|s| s.name()).collect();
+    let runs = if model.runs > 1 {
+        format!(
+            "{} runs (run k draws from `SeedSequence({}, spawn_key=(k,))`); the tables and \
+             charts show run 0, `timeline.csv` every run",
+            model.runs, model.seed
+        )
+    } else {
+        format!(
+            "1 run, drawing from `SeedSequence({}, spawn_key=(0,))`",
+            model.seed
+        )
+    };
+    let _ = write!(
+        text,
+        "# Timeline scenario {title}\n\n\
+         A deterministic discrete-event simulation of payments sent with an Idempotency-Key \
+         over a network that delays and loses requests and responses, by clients that time out \
+         and retry, to a server that handles the key with each strategy compared here ({list}) \
+         on the same sampled arrivals, latencies and losses.\n\n\
+         ## Parameters\n\n\
+         | parameter | value |\n|---|---|\n\
+         | scenario file | `{title}` |\n\
+         | payments per scenario | {payments} |\n\
+         | runs | {runs} |\n\
+         | seed | {seed} |\n\
+         | strategies | {list} |\n\n",
+        title = model.title,
+        list = strategies.join(", "),
+        payments = grouped(model.payments),
+        seed = model.seed,
+    );
+}
+
+/// How a scenario's payments and copies arrive.
+fn arrivals(scenario: &Scenario) -> String {
+    let arrivals = &scenario.arrivals;
+    let process = match arrivals.process {
+        ArrivalProcess::Poisson { rate_per_s } => format!("Poisson, {rate_per_s} per s"),
+        ArrivalProcess::Burst => "all at t = 0".to_string(),
+        ArrivalProcess::Sequential => "one after another".to_string(),
+    };
+    match (arrivals.copies, arrivals.copy_mode) {
+        (1, _) => format!("{process}; 1 copy"),
+        (copies, CopyMode::Sequential) => format!("{process}; {copies} copies, sequential"),
+        (copies, CopyMode::Concurrent) => format!(
+            "{process}; {copies} copies within {} ms",
+            arrivals.copy_spread_ms
+        ),
+    }
+}
+
+fn scenarios(text: &mut String, results: &TimelineResults) {
+    text.push_str(
+        "| scenario | arrivals | request latency | response latency | request loss | ACK \
+         loss | processing | timeout | retries | key TTL |\n\
+         |---|---|---|---|---:|---:|---|---:|---|---:|\n",
+    );
+    for scenario in &results.model.scenarios {
+        let network = &scenario.network;
+        let client = &scenario.client;
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {} | {} | {} ms | {}, {} | {} |",
+            scenario.name,
+            arrivals(scenario),
+            network.request_latency.describe(),
+            network.response_latency.describe(),
+            network.request_loss,
+            network.ack_loss,
+            scenario.processing.describe(),
+            client.timeout_ms,
+            client.max_retries,
+            client.backoff.describe(),
+            scenario
+                .key
+                .key_ttl_ms
+                .map_or_else(|| "never".to_string(), |ttl| format!("{ttl} ms")),
+        );
+    }
+    text.push('\n');
+}
+
+fn tables(text: &mut String, results: &TimelineResults) {
+    let _ = write!(
+        text,
+        "## Results (run 0)\n\n\
+         Charges per scenario and strategy:\n\n```text\n{}```\n\n\
+         Every count per scenario and strategy (`succeeded` and the two ways of giving up are \
+         shares of the payments; p50 and p99 are client latencies from the first send to the \
+         final outcome, within 0.1%):\n\n```text\n{}```\n\n\
+         The key lifecycle and the two ambiguous outcomes (`charged, told failed`: charged \
+         although the clients gave up or got a 422; `told ok, not charged`: told the payment \
+         succeeded although no charge of its body backs it):\n\n```text\n{}```\n\n",
+        table::charges_table(results),
+        table::detail_table(results),
+        table::lifecycle_table(results),
+    );
+}
+
+fn charts(text: &mut String, results: &TimelineResults) {
+    text.push_str("## Charts\n\n");
+    let mut chart = |file: &str, alt: &str, sentence: &str| {
+        let _ = write!(text, "![{alt}]({file})\n\n{sentence}\n\n");
+    };
+    chart(
+        "timeline_charges.svg",
+        "Charges per server strategy",
+        "Charges per strategy and scenario in run 0: the first charge of each payment, with \
+         the extra charges stacked on top and the number of payments charged twice or more \
+         written above each bar.",
+    );
+    chart(
+        "timeline_outcomes.svg",
+        "How payments ended for the customer",
+        "The payments of run 0 that did not succeed, per 10,000, per strategy and scenario: \
+         those whose customer was charged although told the payment failed, and those never \
+         charged; above each bar, the share that succeeded and the share charged although told \
+         it failed.",
+    );
+    chart(
+        "timeline_latency.svg",
+        "Client latency to the final outcome",
+        "The cumulative share of the payments of run 0 that reached their final outcome (the \
+         first success, or the last copy giving up) by each time after the first send, on a log \
+         time axis, one line per strategy and scenario, with p50 and p99 in the legend.",
+    );
+    chart(
+        "timeline_answers.svg",
+        "What the server answered to every delivery",
+        "Every delivery of run 0 stacked by the server's answer (charged, failed with a 500, \
+         replayed, another body's response replayed, 409, 500 replayed, 422), per strategy and \
+         scenario, with the deliveries per payment on top.",
+    );
+    if !results.ttl_sweep.is_empty() {
+        chart(
+            "ttl_sweep.svg",
+            "Double charges against the key TTL",
+            "The payments of run 0 simulated again with each key TTL of the sweep: the \
+             payments charged twice or more against the TTL (log scale), one line per scenario \
+             and strategy, with each scenario's whole retry window dashed (one sample of the \
+             payments: a TTL below the window can still prune a key a retry needs).",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::timeline::{
+        Arrivals, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
+        Strategy, TimelineModel, simulate,
+    };
+
+    fn results(ttl_sweep_ms: Vec<f64>) -> TimelineResults {
+        let scenario = Scenario {
+            name: "tiny".into(),
+            arrivals: Arrivals {
+                process: ArrivalProcess::Burst,
+                copies: 2,
+                copy_mode: CopyMode::Concurrent,
+                copy_spread_ms: 3.0,
+                copy_spacing: CopySpacing::Even,
+            },
+            network: Network {
+                request_latency: Distribution::Fixed { ms: 1.0 },
+                response_latency: Distribution::Fixed { ms: 1.0 },
+                request_loss: 0.0,
+                ack_loss: 0.0,
+            },
+            processing: Distribution::Fixed { ms: 10.0 },
+            client: ClientPolicy {
+                timeout_ms: 100.0,
+                max_retries: 1,
+                backoff: Backoff::None,
+                different_body_rate: 0.0,
+            },
+            key: KeyLifecycle::default(),
+        };
+        let model = TimelineModel {
+            title: "tiny.toml".into(),
+            seed: 7,
+            runs: 1,
+            payments: 3,
+            strategies: vec![Strategy::UniqueKey],
+            scenarios: vec![scenario],
+            ttl_sweep_ms,
+        };
+        simulate(&model, 1, &crate::model::Silent).unwrap()
+    }
+
+    #[test]
+    fn the_report_links_every_chart_and_the_sweep_only_with_a_sweep() {
+        let text = String::from_utf8(report_md(&results(Vec::new()))).unwrap();
+        assert!(
+            text.starts_with("# Timeline scenario tiny.toml\n"),
+            "{text}"
+        );
+        for file in [
+            "timeline_charges.svg",
+            "timeline_outcomes.svg",
+            "timeline_latency.svg",
+            "timeline_answers.svg",
+        ] {
+            assert!(text.contains(&format!("]({file})")), "{file}");
+        }
+        assert!(!text.contains("ttl_sweep.svg"));
+        assert!(
+            text.contains("| tiny | all at t = 0; 2 copies within 3 ms |"),
+            "{text}"
+        );
+        let swept = String::from_utf8(report_md(&results(vec![50.0]))).unwrap();
+        assert!(swept.contains("](ttl_sweep.svg)"));
+    }
+}
