@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::timeline::schema::{DistributionTable, FieldProblem};
+use super::timeline::{check_duration, check_positive_duration};
 use super::{ConfigError, Origin};
 use crate::cli::Cli;
 use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
-use super::timeline::schema::{DistributionTable, FieldProblem};
-use super::timeline::{check_duration, check_positive_duration};
 use crate::parse;
 
 /// The default client counts: 10 to 190 in steps of 10, as the AWS simulator.

@@ -394,7 +394,9 @@ mod tests {
         assert_eq!(config.model.payments, 100);
         match job(&[], "a.toml", "seed = 18446744073709551615\np = [0.2]\n").unwrap() {
             Job::Article(config) => assert_eq!(config.model.seed, u64::MAX),
-            Job::Timeline(_) | Job::Contention(_) => panic!("an article file read as another model"),
+            Job::Timeline(_) | Job::Contention(_) => {
+                panic!("an article file read as another model")
+            }
         }
     }
 
@@ -480,8 +482,13 @@ mod tests {
 
     #[test]
     fn a_p_array_in_a_file_is_held_to_the_p_list_limit() {
-        let array =
-            |count: usize| format!("p = [{}]\nrequests = 1\n", vec!["0.1"; count].join(", "));
+        // Distinct values (a repeated p is refused for its own reason): k / 16384, exact.
+        let array = |count: usize| {
+            let values: Vec<String> = (0..count)
+                .map(|k| (k as f64 / 16384.0).to_string())
+                .collect();
+            format!("p = [{}]\nrequests = 1\n", values.join(", "))
+        };
         let limit = crate::parse::MAX_ACK_LOSS_VALUES;
         assert!(job(&[], "a.toml", &array(limit)).is_ok());
         let error = job(&[], "a.toml", &array(limit + 1))
