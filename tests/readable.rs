@@ -84,3 +84,16 @@ fn article_report() {
     let report = std::fs::read_to_string(folder.path().join("out/report.md")).unwrap();
     insta::assert_snapshot!(report);
 }
+
+/// The README's "What it prints" shows exactly what the default command prints.
+#[test]
+fn the_readme_shows_what_the_default_command_prints() {
+    let (stdout, _folder) = run_in_folder(&[]);
+    let printed = stdout.replace("wrote out/", "wrote output/");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```text\n{printed}```")),
+        "README.md, \"What it prints\", differs from:\n{printed}"
+    );
+}
