@@ -54,5 +54,16 @@ fuzz_target!(|data: &[u8]| {
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
+        Job::Contention(config) => {
+            let model = &config.model;
+            assert!((1..=parse::MAX_RUNS).contains(&model.runs));
+            assert!(!model.clients.is_empty() && model.clients.iter().all(|&n| n > 0));
+            assert!(!model.policies.is_empty());
+            assert!(model.base_ms.is_finite() && model.base_ms >= 0.0);
+            assert!(model.cap_ms.is_finite() && model.cap_ms >= model.base_ms);
+            let out = config.out_dir.to_str().expect("a UTF-8 output folder");
+            assert!(!out.is_empty());
+            assert!(out != "output/." && out != "output/..", "{out}");
+        }
     }
 });
