@@ -571,8 +571,7 @@ impl<'a> ChunkWalker<'a> {
         let mut lifecycle_stream = self.streams.lifecycle;
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
         let mut simulator = Simulator::default();
-        let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
-        let mut draws = PaymentDraws::new(&self.streams.attempts, copies, max_retries);
+        let mut draws = PaymentDraws::new(&self.streams.attempts, scenario);
         for _ in 0..len {
             if progress.should_stop() {
                 return Err(Interrupted);

@@ -10,7 +10,6 @@
 //! whatever the strategy, so the strategies are compared on common random numbers.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use super::draws::PaymentDraws;
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
@@ -100,53 +99,54 @@ struct Scheduled {
     event: Event,
 }
 
-impl PartialEq for Scheduled {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scheduled {
-    /// Reversed, so that the max-heap pops the earliest event (ties: first scheduled).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time_ms
-            .total_cmp(&self.time_ms)
-            .then(other.sequence.cmp(&self.sequence))
+impl Scheduled {
+    /// Whether it comes before `other`: earlier, or as early and scheduled first.
+    #[inline]
+    fn before(&self, other: &Self) -> bool {
+        self.time_ms
+            .total_cmp(&other.time_ms)
+            .then(self.sequence.cmp(&other.sequence))
+            == Ordering::Less
     }
 }
 
-/// Pending events, earliest first, ties in the order scheduled.
+/// Pending events, earliest first, ties in the order scheduled. A payment has only a few
+/// events pending at a time (at most about three per copy), so an unordered buffer scanned
+/// for the earliest beats a heap; the buffer is reused from payment to payment.
 #[derive(Default)]
 struct EventQueue {
-    heap: BinaryHeap<Scheduled>,
+    pending: Vec<Scheduled>,
     sequence: u64,
 }
 
 impl EventQueue {
     fn clear(&mut self) {
-        self.heap.clear();
+        self.pending.clear();
         self.sequence = 0;
     }
 
+    #[inline]
     fn schedule(&mut self, time_ms: f64, event: Event) {
         self.sequence += 1;
-        self.heap.push(Scheduled {
+        self.pending.push(Scheduled {
             time_ms,
             sequence: self.sequence,
             event,
         });
     }
 
+    #[inline]
     fn next(&mut self) -> Option<(f64, Event)> {
-        self.heap
-            .pop()
-            .map(|scheduled| (scheduled.time_ms, scheduled.event))
+        let mut earliest = 0;
+        for (index, scheduled) in self.pending.iter().enumerate().skip(1) {
+            if scheduled.before(&self.pending[earliest]) {
+                earliest = index;
+            }
+        }
+        (earliest < self.pending.len()).then(|| {
+            let scheduled = self.pending.swap_remove(earliest);
+            (scheduled.time_ms, scheduled.event)
+        })
     }
 }
 
@@ -380,7 +380,7 @@ impl PaymentRun<'_> {
         let attempt = client.attempts;
         client.attempts += 1;
         client.waiting = Some(attempt);
-        let sample = self.draws.attempt(copy, attempt, self.scenario);
+        let sample = self.draws.attempt(copy, attempt);
         client.jitter = sample.jitter;
         self.state.counts.attempts += 1;
         let policy = &self.scenario.client;
