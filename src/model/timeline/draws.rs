@@ -196,6 +196,12 @@ impl PaymentDraws {
         }
     }
 
+    /// Attempt `attempt` of copy `copy`, already sampled by [`PaymentDraws::attempt`].
+    #[inline]
+    pub fn sampled(&self, copy: u32, attempt: u32) -> &AttemptSample {
+        &self.attempts[copy as usize][attempt as usize]
+    }
+
     /// Attempt `attempt` of copy `copy`, sampled on first use.
     pub fn attempt(&mut self, copy: u32, attempt: u32) -> AttemptSample {
         let (copy, attempt) = (copy as usize, attempt as usize);

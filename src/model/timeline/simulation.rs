@@ -41,20 +41,12 @@ enum Body {
     Different,
 }
 
-/// The response's fate, fixed when the attempt was sent.
-#[derive(Debug, Clone, Copy)]
-struct Return {
-    ack_lost: bool,
-    response_ms: f64,
-}
-
-/// An attempt on its way to the server.
+/// An attempt on its way to the server; its processing time and its response's fate are in
+/// its sample ([`PaymentDraws::sampled`]), so that events stay small.
 #[derive(Debug, Clone, Copy)]
 struct Delivery {
     copy: u32,
     attempt: u32,
-    processing_ms: f64,
-    back: Return,
     body: Body,
 }
 
@@ -63,7 +55,6 @@ struct Delivery {
 struct Processing {
     copy: u32,
     attempt: u32,
-    back: Return,
     body: Body,
     fails: bool,
     /// The delivery arrived after its key had been pruned.
@@ -397,11 +388,6 @@ impl PaymentRun<'_> {
             let delivery = Delivery {
                 copy,
                 attempt,
-                processing_ms: sample.processing_ms,
-                back: Return {
-                    ack_lost: sample.ack_lost,
-                    response_ms: sample.response_ms,
-                },
                 body,
             };
             self.queue
@@ -444,7 +430,7 @@ impl PaymentRun<'_> {
                     answer,
                     body: delivery.body,
                 };
-                self.respond(now, delivery.back, response);
+                self.respond(now, response);
             }
         }
     }
@@ -500,16 +486,19 @@ impl PaymentRun<'_> {
                 < self.scenario.key.error_rate;
         state.counts.errors_retried += u64::from(state.unstored_failure);
         state.processed = true;
+        let processing_ms = self
+            .draws
+            .sampled(delivery.copy, delivery.attempt)
+            .processing_ms;
         let processing = Processing {
             copy: delivery.copy,
             attempt: delivery.attempt,
-            back: delivery.back,
             body: delivery.body,
             fails,
             after_expiry: state.pruned,
         };
         self.queue
-            .schedule(now + delivery.processing_ms, Event::Complete(processing));
+            .schedule(now + processing_ms, Event::Complete(processing));
     }
 
     /// A processing ends: it fails with a 500 or charges, and the key records it.
@@ -527,7 +516,7 @@ impl PaymentRun<'_> {
             answer,
             body: processing.body,
         };
-        self.respond(now, processing.back, response);
+        self.respond(now, response);
     }
 
     /// A failed processing: stored under the key (`store`), or the key released (`retry`).
@@ -566,11 +555,13 @@ impl PaymentRun<'_> {
         }
     }
 
-    /// Sends the answer back, unless the ACK is lost.
-    fn respond(&mut self, now: f64, back: Return, response: Response) {
-        if !back.ack_lost {
+    /// Sends the answer back, unless the attempt's ACK is lost.
+    fn respond(&mut self, now: f64, response: Response) {
+        let sample = self.draws.sampled(response.copy, response.attempt);
+        if !sample.ack_lost {
+            let response_ms = sample.response_ms;
             self.queue
-                .schedule(now + back.response_ms, Event::Receive(response));
+                .schedule(now + response_ms, Event::Receive(response));
         }
     }
 
