@@ -138,10 +138,21 @@ mod tests {
 
     #[test]
     fn a_sampler_gives_the_same_bits_as_its_distribution() {
+        // The log-normals of configs/mobile-network.toml and two whose sigma differs in its
+        // last bits between ln(p99 / median) and ln(p99) - ln(median), so that a sampler whose
+        // constant is computed differently fails.
         let distributions = [
             Distribution::LogNormal {
                 median_ms: 80.0,
                 p99_ms: 2500.0,
+            },
+            Distribution::LogNormal {
+                median_ms: 150.0,
+                p99_ms: 1200.0,
+            },
+            Distribution::LogNormal {
+                median_ms: 3.3,
+                p99_ms: 47.1,
             },
             Distribution::LogNormal {
                 median_ms: 0.3,
