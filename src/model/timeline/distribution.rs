@@ -49,6 +49,19 @@ impl Distribution {
         }
     }
 
+    /// The same distribution with its per-sample constants computed once, for sampling many
+    /// durations: [`Sampler::quantile`] returns bit-for-bit what [`Distribution::quantile`]
+    /// does.
+    pub fn sampler(&self) -> Sampler {
+        match *self {
+            Distribution::LogNormal { median_ms, p99_ms } => Sampler::LogNormal {
+                median_ms,
+                sigma: (p99_ms / median_ms).ln() / Z_99,
+            },
+            other => Sampler::Other(other),
+        }
+    }
+
     /// The longest duration it can produce (infinite for unbounded distributions).
     pub fn max_ms(&self) -> f64 {
         match *self {
@@ -67,6 +80,35 @@ impl Distribution {
             Distribution::LogNormal { median_ms, p99_ms } => {
                 format!("log-normal median {median_ms} ms, p99 {p99_ms} ms")
             }
+        }
+    }
+}
+
+/// A [`Distribution`] ready for sampling: the log-normal's `sigma` computed once instead of
+/// once per sample (the same value, so the same durations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sampler {
+    /// Log-normal with `mu = ln(median_ms)` and its `sigma`.
+    LogNormal {
+        /// The median duration (ms, more than 0).
+        median_ms: f64,
+        /// `ln(p99_ms / median_ms) / Z_99`.
+        sigma: f64,
+    },
+    /// Any other distribution, sampled as it is.
+    Other(Distribution),
+}
+
+impl Sampler {
+    /// The duration at quantile `u` in `[0, 1)`, identical to [`Distribution::quantile`].
+    #[inline]
+    pub fn quantile(&self, u: f64) -> f64 {
+        match *self {
+            Sampler::LogNormal { median_ms, sigma } => {
+                let z = std::f64::consts::SQRT_2 * statrs::function::erf::erf_inv(2.0 * u - 1.0);
+                median_ms * (sigma * z).exp()
+            }
+            Sampler::Other(distribution) => distribution.quantile(u),
         }
     }
 }
@@ -92,6 +134,48 @@ mod tests {
         close(latency.quantile(0.99), 900.0, 1e-9);
         // Symmetric in log space: the 1st percentile is median^2 / p99.
         close(latency.quantile(0.01), 40.0 * 40.0 / 900.0, 1e-9);
+    }
+
+    #[test]
+    fn a_sampler_gives_the_same_bits_as_its_distribution() {
+        // The log-normals of configs/mobile-network.toml and two whose sigma differs in its
+        // last bits between ln(p99 / median) and ln(p99) - ln(median), so that a sampler whose
+        // constant is computed differently fails.
+        let distributions = [
+            Distribution::LogNormal {
+                median_ms: 80.0,
+                p99_ms: 2500.0,
+            },
+            Distribution::LogNormal {
+                median_ms: 150.0,
+                p99_ms: 1200.0,
+            },
+            Distribution::LogNormal {
+                median_ms: 3.3,
+                p99_ms: 47.1,
+            },
+            Distribution::LogNormal {
+                median_ms: 0.3,
+                p99_ms: 0.3,
+            },
+            Distribution::Exponential { mean_ms: 7.5 },
+            Distribution::Uniform {
+                low_ms: 1.0,
+                high_ms: 9.0,
+            },
+            Distribution::Fixed { ms: 4.0 },
+        ];
+        for distribution in distributions {
+            let sampler = distribution.sampler();
+            for step in 0..10_000 {
+                let u = f64::from(step) / 10_000.0 + 1.234e-5;
+                assert_eq!(
+                    sampler.quantile(u).to_bits(),
+                    distribution.quantile(u).to_bits(),
+                    "{distribution:?} at {u}"
+                );
+            }
+        }
     }
 
     #[test]

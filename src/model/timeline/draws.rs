@@ -5,6 +5,7 @@
 //! the lifecycle settings.
 
 use super::Scenario;
+use super::distribution::Sampler;
 use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
@@ -29,18 +30,41 @@ pub struct AttemptSample {
     pub jitter: f64,
 }
 
-impl AttemptSample {
-    fn draw(stream: &mut PcgState, scenario: &Scenario) -> Self {
-        let mut next = || unit_f64(stream.next_u64());
+/// A scenario's network and server, ready to sample attempts: its loss rates and its three
+/// distributions' [`Sampler`]s.
+#[derive(Debug, Clone, Copy)]
+struct AttemptSamplers {
+    request_loss: f64,
+    ack_loss: f64,
+    request_latency: Sampler,
+    processing: Sampler,
+    response_latency: Sampler,
+}
+
+impl AttemptSamplers {
+    fn of(scenario: &Scenario) -> Self {
         let network = &scenario.network;
+        Self {
+            request_loss: network.request_loss,
+            ack_loss: network.ack_loss,
+            request_latency: network.request_latency.sampler(),
+            processing: scenario.processing.sampler(),
+            response_latency: network.response_latency.sampler(),
+        }
+    }
+}
+
+impl AttemptSample {
+    fn draw(stream: &mut PcgState, samplers: &AttemptSamplers) -> Self {
+        let mut next = || unit_f64(stream.next_u64());
         let (request_loss, request_latency, processing, ack_loss, response_latency, jitter) =
             (next(), next(), next(), next(), next(), next());
         Self {
-            request_lost: request_loss < network.request_loss,
-            request_ms: network.request_latency.quantile(request_latency),
-            processing_ms: scenario.processing.quantile(processing),
-            ack_lost: ack_loss < network.ack_loss,
-            response_ms: network.response_latency.quantile(response_latency),
+            request_lost: request_loss < samplers.request_loss,
+            request_ms: samplers.request_latency.quantile(request_latency),
+            processing_ms: samplers.processing.quantile(processing),
+            ack_lost: ack_loss < samplers.ack_loss,
+            response_ms: samplers.response_latency.quantile(response_latency),
             jitter,
         }
     }
@@ -63,6 +87,8 @@ pub struct PaymentDraws {
     /// From one copy's first draw to the next copy's.
     copy_jump: Jump,
     copies: u32,
+    /// The scenario's distributions, ready to sample.
+    samplers: AttemptSamplers,
     /// The payment's lifecycle draws.
     pub lifecycle: LifecycleDraws,
 }
@@ -139,9 +165,10 @@ impl PaymentDraws {
         (u128::from(max_retries) + 1) * u128::from(DRAWS_PER_ATTEMPT)
     }
 
-    /// Empty buffers for the payments of a stream like `stream`, filled by
+    /// Empty buffers for the payments of `scenario` in a stream like `stream`, filled by
     /// [`PaymentDraws::read`].
-    pub fn new(stream: &PcgState, copies: u32, max_retries: u32) -> Self {
+    pub fn new(stream: &PcgState, scenario: &Scenario) -> Self {
+        let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
         Self {
             arrival_gap: 0.0,
             copy_offsets: Vec::with_capacity(copies as usize),
@@ -149,6 +176,7 @@ impl PaymentDraws {
             attempts: vec![Vec::new(); copies as usize],
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
             copies,
+            samplers: AttemptSamplers::of(scenario),
             lifecycle: LifecycleDraws::new(copies, max_retries),
         }
     }
@@ -168,12 +196,21 @@ impl PaymentDraws {
         }
     }
 
+    /// Attempt `attempt` of copy `copy`, already sampled by [`PaymentDraws::attempt`].
+    #[inline]
+    pub fn sampled(&self, copy: u32, attempt: u32) -> &AttemptSample {
+        &self.attempts[copy as usize][attempt as usize]
+    }
+
     /// Attempt `attempt` of copy `copy`, sampled on first use.
-    pub fn attempt(&mut self, copy: u32, attempt: u32, scenario: &Scenario) -> AttemptSample {
+    pub fn attempt(&mut self, copy: u32, attempt: u32) -> AttemptSample {
         let (copy, attempt) = (copy as usize, attempt as usize);
         let samples = &mut self.attempts[copy];
         while samples.len() <= attempt {
-            samples.push(AttemptSample::draw(&mut self.copy_streams[copy], scenario));
+            samples.push(AttemptSample::draw(
+                &mut self.copy_streams[copy],
+                &self.samplers,
+            ));
         }
         samples[attempt]
     }

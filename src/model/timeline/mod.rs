@@ -487,7 +487,7 @@ impl Streams {
 
 /// The tallies of `strategies` (in that order) over `payments` payments of one scenario
 /// whose streams start at `streams`, on the current rayon pool. Stops soon after `progress`
-/// asks: every payment looks at the flag, and the remaining chunks are skipped.
+/// asks: every 64th payment looks at the flag, and the remaining chunks are skipped.
 pub fn simulate_scenario(
     scenario: &Scenario,
     strategies: &[Strategy],
@@ -515,6 +515,10 @@ pub fn simulate_scenario(
         })
         .try_reduce(empty, merge)
 }
+
+/// Payments simulated between two looks at [`Progress::should_stop`] (a few microseconds of
+/// work; a payment with very many events also looks during its run).
+const PAYMENTS_BETWEEN_STOP_CHECKS: u64 = 64;
 
 /// Simulates chunks of consecutive payments of one scenario from their places in the streams.
 struct ChunkWalker<'a> {
@@ -571,10 +575,9 @@ impl<'a> ChunkWalker<'a> {
         let mut lifecycle_stream = self.streams.lifecycle;
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
         let mut simulator = Simulator::default();
-        let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
-        let mut draws = PaymentDraws::new(&self.streams.attempts, copies, max_retries);
-        for _ in 0..len {
-            if progress.should_stop() {
+        let mut draws = PaymentDraws::new(&self.streams.attempts, scenario);
+        for index in 0..len {
+            if index % PAYMENTS_BETWEEN_STOP_CHECKS == 0 && progress.should_stop() {
                 return Err(Interrupted);
             }
             draws.read(&stream);

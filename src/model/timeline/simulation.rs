@@ -42,20 +42,12 @@ enum Body {
     Different,
 }
 
-/// The response's fate, fixed when the attempt was sent.
-#[derive(Debug, Clone, Copy)]
-struct Return {
-    ack_lost: bool,
-    response_ms: f64,
-}
-
-/// An attempt on its way to the server.
+/// An attempt on its way to the server; its processing time and its response's fate are in
+/// its sample ([`PaymentDraws::sampled`]), so that events stay small.
 #[derive(Debug, Clone, Copy)]
 struct Delivery {
     copy: u32,
     attempt: u32,
-    processing_ms: f64,
-    back: Return,
     body: Body,
 }
 
@@ -64,7 +56,6 @@ struct Delivery {
 struct Processing {
     copy: u32,
     attempt: u32,
-    back: Return,
     body: Body,
     fails: bool,
     /// The delivery arrived after its key had been pruned.
@@ -121,32 +112,60 @@ impl Ord for Scheduled {
     }
 }
 
-/// Pending events, earliest first, ties in the order scheduled.
+/// Copies up to which a payment's pending events (at most about three per copy) sit in an
+/// unordered buffer scanned for the earliest, which beats a heap for so few (callgrind: 14%
+/// fewer instructions with one copy, 15% more with ten).
+const SCANNED_COPIES_MAX: u32 = 2;
+
+/// Pending events, earliest first, ties in the order scheduled: scanned for the earliest when
+/// the payment has few copies, a heap otherwise; both reused from payment to payment.
 #[derive(Default)]
 struct EventQueue {
+    scanned: bool,
+    pending: Vec<Scheduled>,
     heap: BinaryHeap<Scheduled>,
     sequence: u64,
 }
 
 impl EventQueue {
-    fn clear(&mut self) {
+    /// Empties the queue for a payment with `copies` copies.
+    fn clear(&mut self, copies: u32) {
+        self.scanned = copies <= SCANNED_COPIES_MAX;
+        self.pending.clear();
         self.heap.clear();
         self.sequence = 0;
     }
 
+    #[inline]
     fn schedule(&mut self, time_ms: f64, event: Event) {
         self.sequence += 1;
-        self.heap.push(Scheduled {
+        let scheduled = Scheduled {
             time_ms,
             sequence: self.sequence,
             event,
-        });
+        };
+        if self.scanned {
+            self.pending.push(scheduled);
+        } else {
+            self.heap.push(scheduled);
+        }
     }
 
+    #[inline]
     fn next(&mut self) -> Option<(f64, Event)> {
-        self.heap
-            .pop()
-            .map(|scheduled| (scheduled.time_ms, scheduled.event))
+        let scheduled = if self.scanned {
+            // The heap's order is reversed: the earliest is the greatest.
+            let mut earliest = 0;
+            for (index, scheduled) in self.pending.iter().enumerate().skip(1) {
+                if *scheduled > self.pending[earliest] {
+                    earliest = index;
+                }
+            }
+            (earliest < self.pending.len()).then(|| self.pending.swap_remove(earliest))
+        } else {
+            self.heap.pop()
+        };
+        scheduled.map(|scheduled| (scheduled.time_ms, scheduled.event))
     }
 }
 
@@ -289,7 +308,7 @@ impl Simulator {
         draws: &mut PaymentDraws,
         progress: &dyn Progress,
     ) -> Result<PaymentOutcome, Interrupted> {
-        self.queue.clear();
+        self.queue.clear(scenario.arrivals.copies);
         self.clients.clear();
         let initial_backoff_ms = scenario.client.backoff.initial_ms();
         self.clients
@@ -380,7 +399,7 @@ impl PaymentRun<'_> {
         let attempt = client.attempts;
         client.attempts += 1;
         client.waiting = Some(attempt);
-        let sample = self.draws.attempt(copy, attempt, self.scenario);
+        let sample = self.draws.attempt(copy, attempt);
         client.jitter = sample.jitter;
         self.state.counts.attempts += 1;
         let policy = &self.scenario.client;
@@ -397,11 +416,6 @@ impl PaymentRun<'_> {
             let delivery = Delivery {
                 copy,
                 attempt,
-                processing_ms: sample.processing_ms,
-                back: Return {
-                    ack_lost: sample.ack_lost,
-                    response_ms: sample.response_ms,
-                },
                 body,
             };
             self.queue
@@ -444,7 +458,7 @@ impl PaymentRun<'_> {
                     answer,
                     body: delivery.body,
                 };
-                self.respond(now, delivery.back, response);
+                self.respond(now, response);
             }
         }
     }
@@ -500,16 +514,19 @@ impl PaymentRun<'_> {
                 < self.scenario.key.error_rate;
         state.counts.errors_retried += u64::from(state.unstored_failure);
         state.processed = true;
+        let processing_ms = self
+            .draws
+            .sampled(delivery.copy, delivery.attempt)
+            .processing_ms;
         let processing = Processing {
             copy: delivery.copy,
             attempt: delivery.attempt,
-            back: delivery.back,
             body: delivery.body,
             fails,
             after_expiry: state.pruned,
         };
         self.queue
-            .schedule(now + delivery.processing_ms, Event::Complete(processing));
+            .schedule(now + processing_ms, Event::Complete(processing));
     }
 
     /// A processing ends: it fails with a 500 or charges, and the key records it.
@@ -527,7 +544,7 @@ impl PaymentRun<'_> {
             answer,
             body: processing.body,
         };
-        self.respond(now, processing.back, response);
+        self.respond(now, response);
     }
 
     /// A failed processing: stored under the key (`store`), or the key released (`retry`).
@@ -566,11 +583,13 @@ impl PaymentRun<'_> {
         }
     }
 
-    /// Sends the answer back, unless the ACK is lost.
-    fn respond(&mut self, now: f64, back: Return, response: Response) {
-        if !back.ack_lost {
+    /// Sends the answer back, unless the attempt's ACK is lost.
+    fn respond(&mut self, now: f64, response: Response) {
+        let sample = self.draws.sampled(response.copy, response.attempt);
+        if !sample.ack_lost {
+            let response_ms = sample.response_ms;
             self.queue
-                .schedule(now + back.response_ms, Event::Receive(response));
+                .schedule(now + response_ms, Event::Receive(response));
         }
     }
 
