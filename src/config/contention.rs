@@ -164,11 +164,7 @@ impl ContentionConfig {
                 setup: ContentionSetup { delay, max_retries },
             },
             threads,
-            out_dir: cli
-                .out
-                .clone()
-                .or(file.out)
-                .unwrap_or_else(|| Path::new(super::DEFAULT_OUT).join(&stem)),
+            out_dir: super::scenario_out_dir(cli, file.out, &stem),
             quiet: cli.quiet,
         })
     }

@@ -227,6 +227,15 @@ pub(crate) fn refuse_flags(
     }
 }
 
+/// The output folder of a scenario file: `--out`, else the file's `out`, else
+/// `output/<stem>` (the file's name without `.toml`).
+pub(crate) fn scenario_out_dir(cli: &Cli, file_out: Option<PathBuf>, stem: &str) -> PathBuf {
+    cli.out
+        .clone()
+        .or(file_out)
+        .unwrap_or_else(|| Path::new(DEFAULT_OUT).join(stem))
+}
+
 /// The default output folder.
 pub const DEFAULT_OUT: &str = "output";
 /// The default seed of every model: the article's.

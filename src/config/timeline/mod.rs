@@ -11,7 +11,7 @@ pub(crate) mod schema;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{ConfigError, DEFAULT_OUT, DEFAULT_SEED, Origin, parse_toml, pick};
+use super::{ConfigError, DEFAULT_SEED, Origin, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
     ArrivalProcess, Arrivals, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
@@ -444,11 +444,7 @@ impl TimelineConfig {
                 ttl_sweep_ms,
             },
             threads,
-            out_dir: cli
-                .out
-                .clone()
-                .or(file.out)
-                .unwrap_or_else(|| Path::new(DEFAULT_OUT).join(&stem)),
+            out_dir: super::scenario_out_dir(cli, file.out, &stem),
             quiet: cli.quiet,
             json: cli.json,
         })
