@@ -134,16 +134,14 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
     (status.code(), stderr)
 }
 
-/// Starts a run that takes minutes, sends `signal`, and checks it stops with exit code 130,
-/// leaving the previous outputs byte-identical and no temporary files. With
-/// `sigint_ignored`, the run starts with SIGINT ignored, as `simulate &` in a script does.
-fn interrupted_by(signal: Signal, requests: &str, sigint_ignored: bool) -> String {
-    let out = previous_outputs();
-    let before = snapshot(out.path());
+/// Starts an article run of `requests` requests on one thread into `out`, stdout discarded and
+/// stderr piped; with `sigint_ignored`, SIGINT is ignored from the start, as a non-interactive
+/// shell does for a background job.
+fn spawn_article_run(requests: &str, out: &Path, sigint_ignored: bool) -> Child {
     let mut command = Process::new(cargo_bin("simulate"));
     command
         .args(["--requests", requests, "--threads", "1", "--out"])
-        .arg(out.path())
+        .arg(out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if sigint_ignored {
@@ -155,7 +153,16 @@ fn interrupted_by(signal: Signal, requests: &str, sigint_ignored: bool) -> Strin
             });
         }
     }
-    let child = command.spawn().unwrap();
+    command.spawn().unwrap()
+}
+
+/// Starts a run that takes minutes, sends `signal`, and checks it stops with exit code 130,
+/// leaving the previous outputs byte-identical and no temporary files. With
+/// `sigint_ignored`, the run starts with SIGINT ignored, as `simulate &` in a script does.
+fn interrupted_by(signal: Signal, requests: &str, sigint_ignored: bool) -> String {
+    let out = previous_outputs();
+    let before = snapshot(out.path());
+    let child = spawn_article_run(requests, out.path(), sigint_ignored);
     wait_for_handler(&child);
     signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
     let (code, stderr) = finish(child);
@@ -760,22 +767,7 @@ fn a_stop_request_right_after_start_is_always_a_clean_stop() {
             (Signal::SIGTERM, false),
             (Signal::SIGHUP, false),
         ] {
-            let mut command = Process::new(cargo_bin("simulate"));
-            command
-                .args(["--requests", "20000000000", "--threads", "1", "--out"])
-                .arg(out.path())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped());
-            if sigint_ignored {
-                // SAFETY: only an async-signal-safe system call between fork and exec.
-                unsafe {
-                    command.pre_exec(|| {
-                        signal::signal(Signal::SIGINT, signal::SigHandler::SigIgn)?;
-                        Ok(())
-                    });
-                }
-            }
-            let child = command.spawn().unwrap();
+            let child = spawn_article_run("20000000000", out.path(), sigint_ignored);
             wait_for_handler_only(&child);
             signal::kill(Pid::from_raw(child.id() as i32), signal).unwrap();
             let (code, stderr) = finish(child);
