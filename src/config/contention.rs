@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::ConfigError;
 use super::timeline::schema::{DistributionTable, FieldProblem};
 use super::timeline::{check_duration, check_positive_duration};
-use super::{ConfigError, Origin};
 use crate::cli::Cli;
 use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
 use crate::parse;
@@ -92,14 +92,7 @@ struct Invalid<'a> {
 
 impl Invalid<'_> {
     fn at(&self, key: &str, value: impl std::fmt::Display, reason: &str) -> ConfigError {
-        ConfigError::InvalidValue {
-            origin: Origin::File {
-                path: self.path.to_path_buf(),
-                key: key.to_string(),
-            },
-            value: value.to_string(),
-            reason: reason.to_string(),
-        }
+        super::invalid(self.path, key, value, reason)
     }
 }
 

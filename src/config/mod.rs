@@ -236,6 +236,23 @@ pub(crate) fn scenario_out_dir(cli: &Cli, file_out: Option<PathBuf>, stem: &str)
         .unwrap_or_else(|| Path::new(DEFAULT_OUT).join(stem))
 }
 
+/// A bad value of `key` in the config file `path`.
+pub(crate) fn invalid(
+    path: &Path,
+    key: &str,
+    value: impl fmt::Display,
+    reason: &str,
+) -> ConfigError {
+    ConfigError::InvalidValue {
+        origin: Origin::File {
+            path: path.to_path_buf(),
+            key: key.to_string(),
+        },
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
 /// The default output folder.
 pub const DEFAULT_OUT: &str = "output";
 /// The default seed of every model: the article's.

@@ -11,7 +11,7 @@ pub(crate) mod schema;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{ConfigError, DEFAULT_SEED, Origin, parse_toml, pick};
+use super::{ConfigError, DEFAULT_SEED, Origin, invalid, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
     ArrivalProcess, Arrivals, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
@@ -462,18 +462,6 @@ fn reject_article_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
         ],
         || format!("timeline scenario files such as {}", path.display()),
     )
-}
-
-/// A bad top-level key of the file.
-fn invalid(path: &Path, key: &str, value: impl std::fmt::Display, reason: &str) -> ConfigError {
-    ConfigError::InvalidValue {
-        origin: Origin::File {
-            path: path.to_path_buf(),
-            key: key.to_string(),
-        },
-        value: value.to_string(),
-        reason: reason.to_string(),
-    }
 }
 
 /// `strategies`: each at most once, at least one; all three by default.
