@@ -170,7 +170,7 @@ fn charts(text: &mut String, results: &TimelineResults) {
 mod tests {
     use super::*;
     use crate::model::timeline::{
-        Arrivals, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
+        Arrivals, Backend, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
         Strategy, TimelineModel, simulate,
     };
 
@@ -198,6 +198,7 @@ mod tests {
                 different_body_rate: 0.0,
             },
             key: KeyLifecycle::default(),
+            backend: Backend::default(),
         };
         let model = TimelineModel {
             title: "tiny.toml".into(),
