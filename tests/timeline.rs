@@ -95,6 +95,8 @@ fn every_shipped_scenario_runs_and_unique_key_never_double_charges() {
         "error-replay.toml",
         "webhook-receiver.toml",
         "redis-vs-transaction.toml",
+        "receipts-outbox.toml",
+        "provider-without-key.toml",
     ] {
         let (_, out) = run(&scenario_file(name), &["--payments", "2000", "--quiet"]);
         let mut reader = csv::Reader::from_path(out.path().join("timeline.csv")).unwrap();
