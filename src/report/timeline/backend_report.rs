@@ -118,10 +118,7 @@ pub fn tables(results: &TimelineResults) -> String {
 }
 
 /// The rows of run 0 for one scenario.
-fn scenario_rows<'a>(
-    results: &'a TimelineResults,
-    index: usize,
-) -> impl Iterator<Item = &'a TimelineRow> {
+fn scenario_rows(results: &TimelineResults, index: usize) -> impl Iterator<Item = &TimelineRow> {
     results.first_run().filter(move |row| row.scenario == index)
 }
 
