@@ -559,3 +559,20 @@ fn without_faults_every_key_store_gives_the_plain_results() {
         assert_eq!(backend, vec![0; Counters::BACKEND_COLUMNS]);
     }
 }
+
+/// A `key_first` lock shorter than the processing expires under it: copy 0 reserves at 1 ms
+/// with a 5 ms lock and is processed until 11; copy 1, sent at 8, arrives at 9, finds the
+/// lock gone and charges too. In the charge's transaction it gets a 409 instead.
+#[test]
+fn a_lock_shorter_than_the_processing_lets_a_duplicate_charge() {
+    let mut slow = scenario();
+    slow.arrivals.copies = 2;
+    slow.arrivals.copy_spread_ms = 8.0;
+    slow.backend.key_lock_ttl_ms = 5.0;
+    slow.backend.key_store = KeyStore::KeyFirst;
+    let locked = &tallies(slow.clone(), 1, 1)[2];
+    assert_eq!((locked.counts.charges, locked.counts.conflicts), (2, 0));
+    slow.backend.key_store = KeyStore::SameTransaction;
+    let same = &tallies(slow, 1, 1)[2];
+    assert_eq!((same.counts.charges, same.counts.conflicts), (1, 1));
+}
