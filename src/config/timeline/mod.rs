@@ -664,7 +664,7 @@ fn scenarios(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy};
+    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy, KeyStore};
     use clap::Parser;
 
     fn load(args: &[&str], text: &str) -> Result<TimelineConfig, ConfigError> {
@@ -722,6 +722,51 @@ mod tests {
             (ErrorPolicy::Retry, DuplicateAnswer::Conflict409)
         );
         assert_eq!(a.key.duplicate_answer, DuplicateAnswer::Replay);
+    }
+
+    #[test]
+    fn backend_defaults_are_off_and_tables_turn_them_on() {
+        let config = load(&[], "model = \"timeline\"").unwrap();
+        assert_eq!(config.model.scenarios[0].backend, Backend::default());
+        assert!(!config.model.uses_backend());
+        let text = "model = \"timeline\"\n\
+                    [server]\ncrash_rate = 0.02\nkey_store = \"key_first\"\n\
+                    [provider]\nloss = 0.1\n\
+                    [[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\n\
+                    server = { completer_interval_ms = 500 }\n\
+                    provider = { pass_key = true, max_retries = 0 }\n\
+                    receipts = { mode = \"outbox\", send_failure = 0.1 }\n";
+        let config = load(&[], text).unwrap();
+        let [a, b] = &config.model.scenarios[..] else {
+            panic!("two scenarios")
+        };
+        for scenario in [a, b] {
+            assert_eq!(scenario.backend.crash_rate, 0.02);
+            assert_eq!(scenario.backend.key_store, KeyStore::KeyFirst);
+            assert_eq!(scenario.backend.key_lock_ttl_ms, 30_000.0);
+        }
+        let provider = a.backend.provider.unwrap();
+        assert_eq!(
+            (provider.loss, provider.max_retries, provider.pass_key),
+            (0.1, 2, false)
+        );
+        assert_eq!(provider.timeout_ms, DEFAULT_PROVIDER_TIMEOUT_MS);
+        assert_eq!(a.backend.receipts, None);
+        assert_eq!(a.backend.completer_interval_ms, None);
+        let provider = b.backend.provider.unwrap();
+        assert_eq!(
+            (provider.loss, provider.max_retries, provider.pass_key),
+            (0.1, 0, true)
+        );
+        assert_eq!(
+            b.backend.receipts,
+            Some(Receipts {
+                mode: ReceiptMode::Outbox,
+                send_failure: 0.1
+            })
+        );
+        assert_eq!(b.backend.completer_interval_ms, Some(500.0));
     }
 
     #[test]
