@@ -203,15 +203,48 @@ pub fn layered_provider_calls(call_failure: f64, server_retries: u32, client_ret
     per_processing * geometric(processing_failure, client_retries + 1)
 }
 
-/// The backend draws of one processing (attempt `attempt` of copy `copy`).
+/// Where a payment's backend draws come from.
+#[derive(Debug, Clone, Default)]
+enum Source {
+    /// None were read: every draw reads as 1 (never below a rate).
+    #[default]
+    Ones,
+    /// The payment's slice of the backend stream, starting at this state.
+    Stream(PcgState),
+    /// Given by hand (hand-worked timelines).
+    #[cfg(test)]
+    Values(Vec<f64>),
+}
+
+/// The backend draws of one processing (attempt `attempt` of copy `copy`): draw `k` is the
+/// payment's draw `offset + k`, read on demand by jump-ahead.
 #[derive(Debug, Clone, Copy)]
 pub struct ProcessingDraws<'a> {
-    draws: &'a [f64],
+    source: &'a Source,
+    offset: u128,
+    len: u64,
 }
 
 impl ProcessingDraws<'_> {
-    fn at(&self, index: usize) -> f64 {
-        self.draws.get(index).copied().unwrap_or(1.0)
+    fn at(&self, index: u64) -> f64 {
+        if index >= self.len {
+            return 1.0;
+        }
+        let position = self.offset + u128::from(index);
+        match self.source {
+            Source::Ones => 1.0,
+            Source::Stream(start) => {
+                let mut stream = *start;
+                stream.advance(position);
+                unit_f64(stream.next_u64())
+            }
+            #[cfg(test)]
+            Source::Values(values) => usize::try_from(position)
+                .ok()
+                .and_then(|at| values.get(at))
+                .copied()
+                .unwrap_or(1.0),
+        }
     }
 
     /// The uniform deciding whether the processing crashes.
@@ -236,21 +269,23 @@ impl ProcessingDraws<'_> {
 
     /// Provider call `call`'s three uniforms: request loss, round trip, response loss.
     pub fn provider_call(&self, call: u32) -> [f64; 3] {
-        let first = FIXED_DRAWS as usize + PROVIDER_DRAWS_PER_CALL as usize * call as usize;
+        let first = FIXED_DRAWS + PROVIDER_DRAWS_PER_CALL * u64::from(call);
         [self.at(first), self.at(first + 1), self.at(first + 2)]
     }
 }
 
 /// The backend draws of one payment, laid out in its slice of the run's backend stream as
 /// `[copy 0's attempts, copy 1's attempts, ...]`, each attempt owning
-/// [`Backend::draws_per_attempt`] draws. Read only when the scenario needs them; otherwise
-/// every draw reads as 1 (never below a rate).
+/// [`Backend::draws_per_attempt`] draws. Only the payment's starting state is kept: a
+/// processing reads its few draws by jump-ahead, so memory does not grow with the copies,
+/// retries and provider retries. Read only when the scenario needs them; otherwise every
+/// draw reads as 1 (never below a rate).
 #[derive(Debug, Clone, Default)]
 pub struct BackendDraws {
-    draws: Vec<f64>,
-    per_attempt: usize,
-    attempts_per_copy: usize,
-    attempts: usize,
+    source: Source,
+    per_attempt: u64,
+    attempts_per_copy: u64,
+    stride: u128,
 }
 
 impl BackendDraws {
@@ -263,22 +298,14 @@ impl BackendDraws {
         u128::from(copies) * (u128::from(max_retries) + 1) * u128::from(backend.draws_per_attempt())
     }
 
-    /// Empty buffers for payments with `copies` copies and `max_retries`.
+    /// No draws yet, for payments with `copies` copies and `max_retries`.
     pub fn new(backend: &Backend, copies: u32, max_retries: u32) -> Self {
-        let attempts = copies as usize * (max_retries as usize + 1);
         Self {
-            draws: Vec::new(),
-            per_attempt: backend.draws_per_attempt() as usize,
-            attempts_per_copy: max_retries as usize + 1,
-            attempts,
+            source: Source::Ones,
+            per_attempt: backend.draws_per_attempt(),
+            attempts_per_copy: u64::from(max_retries) + 1,
+            stride: Self::stride(backend, copies, max_retries),
         }
-    }
-
-    /// Reads the next payment's draws from `stream`, leaving it at the payment after.
-    pub fn read(&mut self, stream: &mut PcgState) {
-        self.draws.clear();
-        self.draws
-            .extend((0..self.attempts * self.per_attempt).map(|_| unit_f64(stream.next_u64())));
     }
 
     /// Draws given by hand, for hand-worked timelines: `draws[attempt]` are copy 0's attempt
@@ -286,22 +313,29 @@ impl BackendDraws {
     #[cfg(test)]
     pub fn by_hand(backend: &Backend, max_retries: u32, draws: &[&[f64]]) -> Self {
         let mut by_hand = Self::new(backend, 1, max_retries);
-        by_hand.draws = vec![1.0; by_hand.attempts * by_hand.per_attempt];
-        for (attempt, values) in draws.iter().enumerate() {
-            let start = attempt * by_hand.per_attempt;
-            by_hand.draws[start..start + values.len()].copy_from_slice(values);
+        let per_attempt = by_hand.per_attempt as usize;
+        let mut values = vec![1.0; (max_retries as usize + 1) * per_attempt];
+        for (attempt, given) in draws.iter().enumerate() {
+            let start = attempt * per_attempt;
+            values[start..start + given.len()].copy_from_slice(given);
         }
+        by_hand.source = Source::Values(values);
         by_hand
+    }
+
+    /// Takes the next payment's slice of `stream`, leaving it at the payment after.
+    pub fn read(&mut self, stream: &mut PcgState) {
+        self.source = Source::Stream(*stream);
+        stream.advance(self.stride);
     }
 
     /// The draws of attempt `attempt` of copy `copy` (all 1 when none were read).
     pub fn processing(&self, copy: u32, attempt: u32) -> ProcessingDraws<'_> {
-        let start = (copy as usize * self.attempts_per_copy + attempt as usize) * self.per_attempt;
+        let index = u64::from(copy) * self.attempts_per_copy + u64::from(attempt);
         ProcessingDraws {
-            draws: self
-                .draws
-                .get(start..start + self.per_attempt)
-                .unwrap_or(&[]),
+            source: &self.source,
+            offset: u128::from(index) * u128::from(self.per_attempt),
+            len: self.per_attempt,
         }
     }
 }
@@ -383,6 +417,49 @@ mod tests {
         assert_eq!(CrashPoint::of(0.0), CrashPoint::BeforeCharge);
         assert_eq!(CrashPoint::of(0.4), CrashPoint::AfterCharge);
         assert_eq!(CrashPoint::of(0.9), CrashPoint::AfterSave);
+    }
+
+    /// Draw `k` of attempt `a` of copy `c` of payment `i` is the stream's draw
+    /// `i × stride + (c × (max_retries + 1) + a) × per_attempt + k`, and reading a payment
+    /// moves the stream exactly one stride.
+    #[test]
+    fn a_processing_reads_its_place_in_the_payment_slice() {
+        let backend = Backend {
+            crash_rate: 0.1,
+            provider: Some(Provider {
+                latency: Distribution::Fixed { ms: 1.0 },
+                loss: 0.1,
+                timeout_ms: 10.0,
+                max_retries: 1,
+                pass_key: false,
+            }),
+            ..Backend::default()
+        };
+        let (copies, max_retries) = (3, 2);
+        // 4 + 3 × 2 draws per attempt, 3 copies × 3 attempts.
+        assert_eq!(backend.draws_per_attempt(), 10);
+        let stride = BackendDraws::stride(&backend, copies, max_retries);
+        assert_eq!(stride, 90);
+        let start = crate::rng::SeedSequence::with_spawn_key(7, &[0, 2]).pcg_state();
+        let mut sequential = start;
+        let all: Vec<f64> = (0..3 * stride)
+            .map(|_| unit_f64(sequential.next_u64()))
+            .collect();
+        let mut stream = start;
+        let mut draws = BackendDraws::new(&backend, copies, max_retries);
+        for payment in 0..3u128 {
+            draws.read(&mut stream);
+            let processing = draws.processing(1, 2);
+            let first = (payment * stride + (3 + 2) * 10) as usize;
+            assert_eq!(processing.crash(), all[first]);
+            assert_eq!(processing.receipt(), all[first + 3]);
+            assert_eq!(
+                processing.provider_call(1),
+                [all[first + 7], all[first + 8], all[first + 9]]
+            );
+        }
+        assert_eq!(stream, sequential);
+        assert_eq!(BackendDraws::default().processing(0, 0).crash(), 1.0);
     }
 
     #[test]
