@@ -19,6 +19,7 @@ pub mod counters;
 pub mod distribution;
 pub mod draws;
 pub mod latency;
+pub mod shortcut;
 pub mod simulation;
 
 use rayon::prelude::*;
@@ -28,6 +29,7 @@ pub use counters::Counters;
 pub use distribution::Distribution;
 use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
+use shortcut::Shortcut;
 use simulation::Simulator;
 
 use super::{Interrupted, Progress};
@@ -326,10 +328,28 @@ pub struct StrategyTally {
 
 impl StrategyTally {
     fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
+        self.record_counts(outcome);
+        self.record_span(outcome, gap_us);
+    }
+
+    /// Counts a payment's outcome and latency, but not its place in the span.
+    fn record_counts(&mut self, outcome: &simulation::PaymentOutcome) {
         self.counts += outcome.counts;
         self.latency.record(outcome.latency_ms);
+    }
+
+    /// Appends a payment to the span.
+    fn record_span(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
         let latency_us = microseconds(outcome.latency_ms);
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
+    }
+
+    /// Adds the counts and latencies of `shared`, the payments whose outcome was the same
+    /// under every strategy (their spans were recorded strategy by strategy).
+    fn with_shared(mut self, shared: &StrategyTally) -> StrategyTally {
+        self.counts += shared.counts;
+        self.latency.merge(&shared.latency);
+        self
     }
 
     /// Adds the tally of the payments that come after these.
@@ -496,7 +516,9 @@ pub fn simulate_scenario(
     progress: &dyn Progress,
 ) -> Result<Vec<StrategyTally>, Interrupted> {
     let chunks = ChunkWalker::new(scenario, streams);
-    let empty = || vec![StrategyTally::default(); strategies.len()];
+    // One tally per strategy, then the shared one: the payments that took the shortcut,
+    // counted once and added to every strategy at the end.
+    let empty = || vec![StrategyTally::default(); strategies.len() + 1];
     let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
         Ok(earlier
             .into_iter()
@@ -514,6 +536,13 @@ pub fn simulate_scenario(
             Ok(tallies)
         })
         .try_reduce(empty, merge)
+        .map(|mut tallies| {
+            let shared = tallies.pop().expect("the shared tally is last");
+            tallies
+                .into_iter()
+                .map(|tally| tally.with_shared(&shared))
+                .collect()
+        })
 }
 
 /// Payments simulated between two looks at [`Progress::should_stop`] (a few microseconds of
@@ -529,6 +558,8 @@ struct ChunkWalker<'a> {
     payment_jump: Jump,
     /// Draws per payment in the lifecycle stream; 0 when the scenario needs none.
     lifecycle_stride: u128,
+    /// The shortcut past the event loop, if the scenario allows it.
+    shortcut: Option<Shortcut>,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -546,6 +577,7 @@ impl<'a> ChunkWalker<'a> {
             } else {
                 0
             },
+            shortcut: Shortcut::of(scenario),
         }
     }
 
@@ -560,7 +592,8 @@ impl<'a> ChunkWalker<'a> {
         }
     }
 
-    /// The tallies of payments `first..first + len` under every strategy.
+    /// The tallies of payments `first..first + len` under every strategy, then the shared
+    /// tally of those that took the shortcut.
     fn simulate(
         &self,
         first: u64,
@@ -569,7 +602,7 @@ impl<'a> ChunkWalker<'a> {
         progress: &dyn Progress,
     ) -> Result<Vec<StrategyTally>, Interrupted> {
         let scenario = self.scenario;
-        let mut tallies = vec![StrategyTally::default(); strategies.len()];
+        let mut tallies = vec![StrategyTally::default(); strategies.len() + 1];
         let mut stream = self.streams.attempts;
         stream.advance(u128::from(first) * self.stride);
         let mut lifecycle_stream = self.streams.lifecycle;
@@ -586,6 +619,17 @@ impl<'a> ChunkWalker<'a> {
                 draws.lifecycle.read(&mut lifecycle_stream);
             }
             let gap_us = self.gap_us(&draws);
+            if let Some(outcome) = self
+                .shortcut
+                .and_then(|shortcut| shortcut.outcome(&mut draws))
+            {
+                let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+                shared.record_counts(&outcome);
+                for tally in by_strategy {
+                    tally.record_span(&outcome, gap_us);
+                }
+                continue;
+            }
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
                 let outcome = simulator.run(scenario, strategy, &mut draws, progress)?;
                 tally.record(&outcome, gap_us);

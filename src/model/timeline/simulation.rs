@@ -227,6 +227,22 @@ pub struct PaymentOutcome {
     pub latency_ms: f64,
 }
 
+impl PaymentOutcome {
+    /// The outcome of a payment whose only copy's first attempt was delivered, charged with
+    /// the payment's own body and answered at `received_ms`, and which had no other delivery
+    /// (the handlers' counts for that one path, through the same [`PaymentState::outcome`]).
+    pub fn first_attempt_charged(received_ms: f64) -> Self {
+        let mut state = PaymentState::new();
+        state.counts.attempts = 1;
+        state.counts.deliveries = 1;
+        state.counts.charges = 1;
+        state.original_charges = 1;
+        state.processed = true;
+        state.first_success_ms = Some(received_ms);
+        state.outcome()
+    }
+}
+
 /// What the server and the clients know of one payment while its events are handled.
 struct PaymentState {
     key: Key,
