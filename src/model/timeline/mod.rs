@@ -526,15 +526,22 @@ pub fn simulate_scenario(
             .map(|(earlier, later)| earlier.then(later))
             .collect::<Vec<_>>())
     };
+    // Each run of consecutive chunks a thread takes is folded into one workspace, so that
+    // its histograms and buffers are allocated once, not once per chunk; the runs' tallies
+    // then merge in order.
     (0..payments.div_ceil(CHUNK_PAYMENTS))
         .into_par_iter()
-        .map(|chunk| {
-            let first = chunk * CHUNK_PAYMENTS;
-            let len = CHUNK_PAYMENTS.min(payments - first);
-            let tallies = chunks.simulate(first, len, strategies, progress)?;
-            progress.advance(len);
-            Ok(tallies)
-        })
+        .try_fold(
+            || ChunkWork::new(&chunks, strategies.len()),
+            |mut work, chunk| {
+                let first = chunk * CHUNK_PAYMENTS;
+                let len = CHUNK_PAYMENTS.min(payments - first);
+                chunks.simulate(&mut work, first, len, strategies, progress)?;
+                progress.advance(len);
+                Ok(work)
+            },
+        )
+        .map(|work: Result<ChunkWork, Interrupted>| work.map(|work| work.tallies))
         .try_reduce(empty, merge)
         .map(|mut tallies| {
             let shared = tallies.pop().expect("the shared tally is last");
@@ -548,6 +555,25 @@ pub fn simulate_scenario(
 /// Payments simulated between two looks at [`Progress::should_stop`] (a few microseconds of
 /// work; a payment with very many events also looks during its run).
 const PAYMENTS_BETWEEN_STOP_CHECKS: u64 = 64;
+
+/// The tallies of consecutive chunks, with the buffers that simulate them.
+struct ChunkWork {
+    /// One tally per strategy, then the shared tally of the payments that took the shortcut.
+    tallies: Vec<StrategyTally>,
+    simulator: Simulator,
+    draws: PaymentDraws,
+}
+
+impl ChunkWork {
+    /// Empty tallies for `strategies` strategies.
+    fn new(chunks: &ChunkWalker, strategies: usize) -> Self {
+        Self {
+            tallies: vec![StrategyTally::default(); strategies + 1],
+            simulator: Simulator::default(),
+            draws: PaymentDraws::new(&chunks.streams.attempts, chunks.scenario),
+        }
+    }
+}
 
 /// Simulates chunks of consecutive payments of one scenario from their places in the streams.
 struct ChunkWalker<'a> {
@@ -592,23 +618,26 @@ impl<'a> ChunkWalker<'a> {
         }
     }
 
-    /// The tallies of payments `first..first + len` under every strategy, then the shared
-    /// tally of those that took the shortcut.
+    /// Adds payments `first..first + len` under every strategy to `work`, which holds the
+    /// payments before `first`.
     fn simulate(
         &self,
+        work: &mut ChunkWork,
         first: u64,
         len: u64,
         strategies: &[Strategy],
         progress: &dyn Progress,
-    ) -> Result<Vec<StrategyTally>, Interrupted> {
+    ) -> Result<(), Interrupted> {
         let scenario = self.scenario;
-        let mut tallies = vec![StrategyTally::default(); strategies.len() + 1];
+        let ChunkWork {
+            tallies,
+            simulator,
+            draws,
+        } = work;
         let mut stream = self.streams.attempts;
         stream.advance(u128::from(first) * self.stride);
         let mut lifecycle_stream = self.streams.lifecycle;
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
-        let mut simulator = Simulator::default();
-        let mut draws = PaymentDraws::new(&self.streams.attempts, scenario);
         for index in 0..len {
             if index % PAYMENTS_BETWEEN_STOP_CHECKS == 0 && progress.should_stop() {
                 return Err(Interrupted);
@@ -618,11 +647,8 @@ impl<'a> ChunkWalker<'a> {
             if self.lifecycle_stride > 0 {
                 draws.lifecycle.read(&mut lifecycle_stream);
             }
-            let gap_us = self.gap_us(&draws);
-            if let Some(outcome) = self
-                .shortcut
-                .and_then(|shortcut| shortcut.outcome(&mut draws))
-            {
+            let gap_us = self.gap_us(draws);
+            if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {
                 let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
                 shared.record_counts(&outcome);
                 for tally in by_strategy {
@@ -631,11 +657,11 @@ impl<'a> ChunkWalker<'a> {
                 continue;
             }
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = simulator.run(scenario, strategy, &mut draws, progress)?;
+                let outcome = simulator.run(scenario, strategy, draws, progress)?;
                 tally.record(&outcome, gap_us);
             }
         }
-        Ok(tallies)
+        Ok(())
     }
 }
 

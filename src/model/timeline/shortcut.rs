@@ -90,8 +90,8 @@ impl Shortcut {
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ArrivalProcess, Backoff, ChunkWalker, CopyMode, CopySpacing, Distribution, ErrorPolicy,
-        Strategy, Streams, TimelineModel,
+        ArrivalProcess, Backoff, ChunkWalker, ChunkWork, CopyMode, CopySpacing, Distribution,
+        ErrorPolicy, Strategy, Streams, TimelineModel,
     };
     use super::*;
     use crate::model::Silent;
@@ -230,9 +230,11 @@ mod tests {
             };
             let first = 1_234;
             let run = |walker: &ChunkWalker| {
-                let mut tallies = walker
-                    .simulate(first, 2_000, &Strategy::ALL, &Silent)
+                let mut work = ChunkWork::new(walker, 3);
+                walker
+                    .simulate(&mut work, first, 2_000, &Strategy::ALL, &Silent)
                     .unwrap();
+                let mut tallies = work.tallies;
                 let shared = tallies.pop().unwrap();
                 let tallies: Vec<_> = tallies
                     .into_iter()
