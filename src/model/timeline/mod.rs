@@ -29,8 +29,8 @@ pub use counters::Counters;
 pub use distribution::Distribution;
 use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
-use shortcut::Shortcut;
-use simulation::Simulator;
+use shortcut::{SameAsUniqueKey, Shortcut};
+use simulation::{PaymentOutcome, Simulator};
 
 use super::{Interrupted, Progress};
 use crate::rng::{Jump, PcgState, SeedSequence};
@@ -586,6 +586,9 @@ struct ChunkWalker<'a> {
     lifecycle_stride: u128,
     /// The shortcut past the event loop, if the scenario allows it.
     shortcut: Option<Shortcut>,
+    /// When other strategies' outcomes can be read off `unique_key`'s, if the scenario and
+    /// the strategies allow it.
+    same_as_unique_key: Option<SameAsUniqueKey>,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -604,6 +607,33 @@ impl<'a> ChunkWalker<'a> {
                 0
             },
             shortcut: Shortcut::of(scenario),
+            same_as_unique_key: SameAsUniqueKey::of(scenario),
+        }
+    }
+
+    /// The payment in `draws` under `strategy`: `unique_key`'s outcome (run once and kept in
+    /// `unique_key`) when `rule` says it is the same, else its own run.
+    fn outcome(
+        &self,
+        strategy: Strategy,
+        rule: SameAsUniqueKey,
+        work: (&mut Simulator, &mut PaymentDraws),
+        unique_key: &mut Option<PaymentOutcome>,
+        progress: &dyn Progress,
+    ) -> Result<PaymentOutcome, Interrupted> {
+        let (simulator, draws) = work;
+        let unique = match *unique_key {
+            Some(outcome) => outcome,
+            None => {
+                let outcome = simulator.run(self.scenario, Strategy::UniqueKey, draws, progress)?;
+                *unique_key = Some(outcome);
+                outcome
+            }
+        };
+        if rule.holds(strategy, &unique) {
+            Ok(unique)
+        } else {
+            simulator.run(self.scenario, strategy, draws, progress)
         }
     }
 
@@ -634,6 +664,10 @@ impl<'a> ChunkWalker<'a> {
             simulator,
             draws,
         } = work;
+        // Worth it only when unique_key is run anyway.
+        let same_as_unique_key = self
+            .same_as_unique_key
+            .filter(|_| strategies.contains(&Strategy::UniqueKey));
         let mut stream = self.streams.attempts;
         stream.advance(u128::from(first) * self.stride);
         let mut lifecycle_stream = self.streams.lifecycle;
@@ -656,8 +690,18 @@ impl<'a> ChunkWalker<'a> {
                 }
                 continue;
             }
+            let mut unique_key = None;
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = simulator.run(scenario, strategy, draws, progress)?;
+                let outcome = match same_as_unique_key {
+                    Some(rule) => self.outcome(
+                        strategy,
+                        rule,
+                        (simulator, draws),
+                        &mut unique_key,
+                        progress,
+                    )?,
+                    None => simulator.run(scenario, strategy, draws, progress)?,
+                };
                 tally.record(&outcome, gap_us);
             }
         }

@@ -4,13 +4,16 @@
 //! server keeps, and nothing else reaches the server), so it is computed once from the
 //! attempt's sample instead of running the event machinery three times.
 //!
-//! The shortcut is opt-in per scenario ([`Shortcut::of`]): it lists every setting of a
-//! [`Scenario`] by name, so a setting added to the model does not compile until someone has
-//! decided here whether payments under it can still take the shortcut.
+//! For the other payments, [`SameAsUniqueKey`] tells from `unique_key`'s outcome when another
+//! strategy's would be the same event for event, so that its run can be skipped.
+//!
+//! Both are opt-in per scenario ([`Shortcut::of`], [`SameAsUniqueKey::of`]): they list every
+//! setting of a [`Scenario`] by name, so a setting added to the model does not compile until
+//! someone has decided here whether payments under it can still take them.
 
 use super::draws::PaymentDraws;
 use super::simulation::PaymentOutcome;
-use super::{Arrivals, ClientPolicy, KeyLifecycle, Network, Scenario};
+use super::{Arrivals, ClientPolicy, DuplicateAnswer, KeyLifecycle, Network, Scenario, Strategy};
 
 /// A scenario's settings that decide whether a payment takes the shortcut.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,6 +87,75 @@ impl Shortcut {
             && received_ms < self.timeout_ms
             && draws.lifecycle.failure(0, 0) >= self.error_rate;
         succeeds.then(|| PaymentOutcome::first_attempt_charged(received_ms))
+    }
+}
+
+/// For a scenario with the plain key lifecycle (no expiry, no failures, no different bodies,
+/// stored responses replayed), when another strategy's outcome is `unique_key`'s.
+///
+/// Up to the first answer that differs, every strategy sees the same events (the same
+/// samples, the same client). `check_then_insert` answers like `unique_key` except to a
+/// delivery that arrives while another is processed (it processes it again where
+/// `unique_key` answers 409): if `unique_key` had no conflict, no delivery overlapped, and
+/// `check_then_insert` had the same timeline. `none` answers like `unique_key` to the first
+/// delivery only: if `unique_key` had at most one delivery, so had `none`, with the same
+/// timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SameAsUniqueKey;
+
+impl SameAsUniqueKey {
+    /// The rule for `scenario`'s payments, or `None` when its key lifecycle is not the plain
+    /// one. Every field is named, as in [`Shortcut::of`].
+    pub fn of(scenario: &Scenario) -> Option<Self> {
+        let Scenario {
+            name: _,
+            arrivals:
+                Arrivals {
+                    process: _,
+                    copies: _,
+                    copy_mode: _,
+                    copy_spread_ms: _,
+                    copy_spacing: _,
+                },
+            network:
+                Network {
+                    request_latency: _,
+                    response_latency: _,
+                    request_loss: _,
+                    ack_loss: _,
+                },
+            processing: _,
+            client:
+                ClientPolicy {
+                    timeout_ms: _,
+                    max_retries: _,
+                    backoff: _,
+                    different_body_rate,
+                },
+            key:
+                KeyLifecycle {
+                    key_ttl_ms,
+                    fingerprint: _,
+                    error_rate,
+                    error_policy: _,
+                    duplicate_answer,
+                },
+        } = scenario;
+        let plain = key_ttl_ms.is_none()
+            && *error_rate == 0.0
+            && *different_body_rate == 0.0
+            && *duplicate_answer == DuplicateAnswer::Replay;
+        plain.then_some(Self)
+    }
+
+    /// Whether `strategy`'s outcome is `unique_key`'s, given `unique_key`'s.
+    #[inline]
+    pub fn holds(self, strategy: Strategy, unique_key: &PaymentOutcome) -> bool {
+        match strategy {
+            Strategy::None => unique_key.counts.deliveries <= 1,
+            Strategy::CheckThenInsert => unique_key.counts.conflicts == 0,
+            Strategy::UniqueKey => true,
+        }
     }
 }
 
@@ -221,11 +293,13 @@ mod tests {
 
     #[test]
     fn chunks_with_and_without_the_shortcut_give_the_same_tallies() {
-        for scenario in scenarios().into_iter().chain([tie()]) {
+        let overlapping = overlapping_copies();
+        for scenario in scenarios().into_iter().chain([tie()]).chain(overlapping) {
             let streams = Streams::of(&model(&scenario), 0);
             let with = ChunkWalker::new(&scenario, streams);
             let without = ChunkWalker {
                 shortcut: None,
+                same_as_unique_key: None,
                 ..ChunkWalker::new(&scenario, streams)
             };
             let first = 1_234;
@@ -246,11 +320,104 @@ mod tests {
             let (event_loop, none_taken) = run(&without);
             assert_eq!(shortcut, event_loop, "{}", scenario.name);
             assert_eq!(none_taken, 0);
-            if scenario.name == "tie" {
+            if scenario.name == "tie" || scenario.arrivals.copies > 1 {
                 assert_eq!(taken, 0);
             } else {
                 assert!(taken > 200, "{taken} taken");
             }
+        }
+    }
+
+    /// Several copies, concurrent (evenly or randomly spread) and sequential, with processing
+    /// long enough that deliveries overlap.
+    fn overlapping_copies() -> Vec<Scenario> {
+        let mut concurrent = mobile();
+        concurrent.name = "concurrent".into();
+        concurrent.arrivals.copies = 3;
+        concurrent.arrivals.copy_spread_ms = 400.0;
+        concurrent.processing = log_normal(400.0, 3_000.0);
+        let mut random = concurrent.clone();
+        random.name = "random".into();
+        random.arrivals.copy_spacing = CopySpacing::Random;
+        let mut sequential = concurrent.clone();
+        sequential.name = "sequential copies".into();
+        sequential.arrivals.copy_mode = CopyMode::Sequential;
+        vec![concurrent, random, sequential]
+    }
+
+    /// Payments of `scenario` (strategy, whether the rule held) counted, each one where it
+    /// held checked against the strategy's own run.
+    fn compare_with_unique_key(scenario: &Scenario, rule: SameAsUniqueKey) -> [[u32; 2]; 3] {
+        let streams = Streams::of(&model(scenario), 0);
+        let walker = ChunkWalker::new(scenario, streams);
+        let mut stream = streams.attempts;
+        let mut lifecycle_stream = streams.lifecycle;
+        let mut draws = PaymentDraws::new(&streams.attempts, scenario);
+        let mut simulator = Simulator::default();
+        let mut counts = [[0; 2]; 3];
+        for _ in 0..3_000 {
+            draws.read(&stream);
+            stream.apply(&walker.payment_jump);
+            if walker.lifecycle_stride > 0 {
+                draws.lifecycle.read(&mut lifecycle_stream);
+            }
+            let mut run = |strategy| {
+                simulator
+                    .run(scenario, strategy, &mut draws, &Silent)
+                    .unwrap()
+            };
+            let unique = run(Strategy::UniqueKey);
+            for (index, strategy) in Strategy::ALL.into_iter().enumerate() {
+                let holds = rule.holds(strategy, &unique);
+                counts[index][usize::from(holds)] += 1;
+                if holds {
+                    assert_eq!(run(strategy), unique, "{} {strategy:?}", scenario.name);
+                }
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn a_strategy_said_to_match_unique_key_has_its_outcome() {
+        for scenario in scenarios()
+            .into_iter()
+            .filter(|scenario| SameAsUniqueKey::of(scenario).is_some())
+            .chain(overlapping_copies())
+        {
+            let rule = SameAsUniqueKey::of(&scenario).expect("a plain lifecycle");
+            let [none, check_then_insert, unique_key] = compare_with_unique_key(&scenario, rule);
+            assert_eq!(unique_key, [0, 3_000]);
+            // The rule both holds and fails, so the check is not vacuous (for none only with
+            // one copy: several copies deliver several times).
+            let mut checked = vec![check_then_insert];
+            if scenario.arrivals.copies == 1 {
+                checked.push(none);
+            }
+            for [fails, holds] in checked {
+                assert!(
+                    fails > 10 && holds > 100,
+                    "{}: {fails} {holds}",
+                    scenario.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_rule_would_be_wrong_beyond_the_plain_lifecycle() {
+        // A receiver that answers 200 to a duplicate in flight has no conflicts, yet
+        // check_then_insert processes that duplicate again; an expiring key is created at
+        // arrival by unique_key, at completion by check_then_insert.
+        let mut ok_200 = overlapping_copies().remove(0);
+        ok_200.key.duplicate_answer = DuplicateAnswer::Ok200;
+        let mut expiring = mobile();
+        expiring.key.key_ttl_ms = Some(900.0);
+        for scenario in [ok_200, expiring] {
+            assert_eq!(SameAsUniqueKey::of(&scenario), None);
+            let result =
+                std::panic::catch_unwind(|| compare_with_unique_key(&scenario, SameAsUniqueKey));
+            assert!(result.is_err(), "{:?} should break the rule", scenario.key);
         }
     }
 
