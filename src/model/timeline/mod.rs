@@ -329,7 +329,7 @@ pub struct StrategyTally {
 impl StrategyTally {
     fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
         self.record_counts(outcome);
-        self.record_span(outcome, gap_us);
+        self.record_span(microseconds(outcome.latency_ms), gap_us);
     }
 
     /// Counts a payment's outcome and latency, but not its place in the span.
@@ -338,9 +338,8 @@ impl StrategyTally {
         self.latency.record(outcome.latency_ms);
     }
 
-    /// Appends a payment to the span.
-    fn record_span(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
-        let latency_us = microseconds(outcome.latency_ms);
+    /// Appends a payment that took `latency_us` to the span.
+    fn record_span(&mut self, latency_us: u64, gap_us: Option<u64>) {
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
     }
 
@@ -363,7 +362,7 @@ impl StrategyTally {
 
 /// A duration in whole microseconds (the configuration keeps every one far below `u64::MAX`).
 fn microseconds(ms: f64) -> u64 {
-    (ms * 1000.0).round() as u64
+    latency::whole_microseconds(ms)
 }
 
 /// One strategy's results in one run and scenario.
@@ -541,7 +540,7 @@ pub fn simulate_scenario(
                 Ok(work)
             },
         )
-        .map(|work: Result<ChunkWork, Interrupted>| work.map(|work| work.tallies))
+        .map(|work: Result<ChunkWork, Interrupted>| work.map(ChunkWork::into_tallies))
         .try_reduce(empty, merge)
         .map(|mut tallies| {
             let shared = tallies.pop().expect("the shared tally is last");
@@ -560,6 +559,9 @@ const PAYMENTS_BETWEEN_STOP_CHECKS: u64 = 64;
 struct ChunkWork {
     /// One tally per strategy, then the shared tally of the payments that took the shortcut.
     tallies: Vec<StrategyTally>,
+    /// Payments that took the shortcut: their latencies are in the shared tally, their
+    /// counters are added by [`ChunkWork::into_tallies`].
+    shortcut_payments: u64,
     simulator: Simulator,
     draws: PaymentDraws,
 }
@@ -569,9 +571,17 @@ impl ChunkWork {
     fn new(chunks: &ChunkWalker, strategies: usize) -> Self {
         Self {
             tallies: vec![StrategyTally::default(); strategies + 1],
+            shortcut_payments: 0,
             simulator: Simulator::default(),
             draws: PaymentDraws::new(&chunks.streams.attempts, chunks.scenario),
         }
+    }
+
+    /// The tallies, the shared one (last) with the shortcut payments' counters.
+    fn into_tallies(mut self) -> Vec<StrategyTally> {
+        let shared = self.tallies.last_mut().expect("a shared tally");
+        shared.counts += Shortcut::counts(self.shortcut_payments);
+        self.tallies
     }
 }
 
@@ -661,6 +671,7 @@ impl<'a> ChunkWalker<'a> {
         let scenario = self.scenario;
         let ChunkWork {
             tallies,
+            shortcut_payments,
             simulator,
             draws,
         } = work;
@@ -684,9 +695,11 @@ impl<'a> ChunkWalker<'a> {
             let gap_us = self.gap_us(draws);
             if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {
                 let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
-                shared.record_counts(&outcome);
+                shared.latency.record(outcome.latency_ms);
+                *shortcut_payments += 1;
+                let latency_us = microseconds(outcome.latency_ms);
                 for tally in by_strategy {
-                    tally.record_span(&outcome, gap_us);
+                    tally.record_span(latency_us, gap_us);
                 }
                 continue;
             }
