@@ -309,6 +309,8 @@ impl PaymentState {
 pub struct Simulator {
     queue: EventQueue,
     clients: Vec<Client>,
+    /// Events handled by every run so far (for speed measurements).
+    events: u64,
 }
 
 /// Events handled between two looks at [`Progress::should_stop`] within one payment.
@@ -345,8 +347,10 @@ impl Simulator {
         };
         run.send_first_copies();
         let mut until_check = EVENTS_BETWEEN_STOP_CHECKS;
+        let mut events = 0;
         while let Some((now, event)) = run.queue.next() {
             run.handle(now, event);
+            events += 1;
             until_check -= 1;
             if until_check == 0 {
                 if progress.should_stop() {
@@ -356,7 +360,13 @@ impl Simulator {
             }
         }
         debug_assert!(run.clients.iter().all(|client| client.done));
+        self.events += events;
         Ok(run.state.outcome())
+    }
+
+    /// The events (sends, arrivals, completions, receptions, timeouts) its runs have handled.
+    pub fn events_handled(&self) -> u64 {
+        self.events
     }
 }
 
