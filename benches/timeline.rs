@@ -1,6 +1,10 @@
-//! The timeline model's speed: 10^6 payments of `configs/mobile-network.toml` (the issue asks
-//! for at most 2 s of wall time on 2 cores), all three strategies, on 2 threads (std-only
-//! timer, `benches/support/timing.rs`).
+//! The timeline model's speed (std-only timer, `benches/support/timing.rs`):
+//! - `timeline/mobile_network_1e6_payments_2_threads`: 10^6 payments of
+//!   `configs/mobile-network.toml`, all three strategies, on 2 threads, as the CLI runs them
+//!   (shortcuts included);
+//! - `timeline/event_loop_*`: the event loop alone on one thread, every payment run through it
+//!   under all three strategies (no shortcut), in events per second; the events it handled are
+//!   counted by the simulator and printed.
 
 #[path = "support/timing.rs"]
 mod timing;
@@ -10,16 +14,70 @@ use std::path::Path;
 use clap::Parser;
 use simulate::cli::Cli;
 use simulate::config::TimelineConfig;
+use simulate::model::timeline::draws::PaymentDraws;
+use simulate::model::timeline::simulation::Simulator;
+use simulate::model::timeline::{Strategy, Streams, TimelineModel};
 use simulate::model::{Silent, timeline};
 
-fn main() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/mobile-network.toml");
+/// The scenario file `name` of `configs/`, with `payments` payments.
+fn config(name: &str, payments: &str) -> TimelineConfig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(name);
     let text = std::fs::read_to_string(&path).expect("the shipped scenario exists");
-    let cli = Cli::parse_from(["simulate", "--payments", "1000000"]);
-    let config = TimelineConfig::from_toml(&text, &path, &cli, 2).expect("the scenario is valid");
-    timing::Timer::from_args(10).run(
+    let cli = Cli::parse_from(["simulate", "--payments", payments]);
+    TimelineConfig::from_toml(&text, &path, &cli, 2).expect("the scenario is valid")
+}
+
+/// Runs every payment of the first scenario of `model` through the event loop under the three
+/// strategies, on one thread; returns the events handled.
+fn event_loop(model: &TimelineModel) -> u64 {
+    let scenario = &model.scenarios[0];
+    let streams = Streams::of(model, 0);
+    let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
+    let jump = streams
+        .attempts
+        .jump(PaymentDraws::stride(copies, max_retries));
+    let lifecycle = scenario.key.error_rate > 0.0 || scenario.client.different_body_rate > 0.0;
+    let (mut stream, mut lifecycle_stream) = (streams.attempts, streams.lifecycle);
+    let mut draws = PaymentDraws::new(&streams.attempts, scenario);
+    let mut simulator = Simulator::default();
+    for _ in 0..model.payments {
+        draws.read(&stream);
+        stream.apply(&jump);
+        if lifecycle {
+            draws.lifecycle.read(&mut lifecycle_stream);
+        }
+        for strategy in Strategy::ALL {
+            std::hint::black_box(
+                simulator
+                    .run(scenario, strategy, &mut draws, &Silent)
+                    .expect("not interrupted"),
+            );
+        }
+    }
+    simulator.events_handled()
+}
+
+fn main() {
+    let timer = timing::Timer::from_args(10);
+    let mobile = config("mobile-network.toml", "1000000");
+    timer.run(
         "timeline/mobile_network_1e6_payments_2_threads",
-        (config.model.payments, "payments"),
-        || timeline::simulate(&config.model, 2, &Silent).expect("not interrupted"),
+        (mobile.model.payments, "payments"),
+        || timeline::simulate(&mobile.model, 2, &Silent).expect("not interrupted"),
     );
+    for (name, file) in [
+        ("mobile_network", "mobile-network.toml"),
+        ("same_key_burst", "same-key-burst.toml"),
+    ] {
+        let model = config(file, "100000").model;
+        let events = event_loop(&model);
+        println!("{file}: {events} events for 100,000 payments under 3 strategies");
+        timer.run(
+            &format!("timeline/event_loop_{name}_1e5_payments_1_thread"),
+            (events, "events"),
+            || event_loop(&model),
+        );
+    }
 }

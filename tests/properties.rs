@@ -6,15 +6,13 @@
 //! servers, monotonicity in p (every p shares the same draws), and agreement between the real
 //! servers (`Engine::Servers`) and the fast engine at several thread counts.
 
-use proptest::prelude::*;
-use simulate::model::Silent;
-use simulate::model::article::server::ServerKind;
-use simulate::model::article::{ArticleModel, ArticleResults, Engine, simulate};
-use simulate::report::article::csv::results_csv;
+mod common;
 
-fn run(model: &ArticleModel, engine: Engine) -> ArticleResults {
-    simulate(model, engine, &Silent).expect("Silent never stops a run")
-}
+use common::run_model;
+use proptest::prelude::*;
+use simulate::model::article::server::ServerKind;
+use simulate::model::article::{ArticleModel, Engine};
+use simulate::report::article::csv::results_csv;
 
 /// Random experiments: any seed (most above 2^32), up to 3,000 requests, 1 to 4 probabilities
 /// in [0, 1] (edges included), up to 30 retries, 1 or 2 runs.
@@ -43,7 +41,7 @@ proptest! {
 
     #[test]
     fn servers_charge_as_designed(model in models()) {
-        let results = run(&model, Engine::Fast { threads: 2 });
+        let results = run_model(&model, Engine::Fast { threads: 2 });
         prop_assert_eq!(results.points.len(), model.ack_loss.len() * model.runs as usize);
         for point in &results.points {
             let plain = point.server(ServerKind::NonIdempotent);
@@ -99,7 +97,7 @@ proptest! {
     ) {
         ack_loss.sort_by(f64::total_cmp);
         let model = ArticleModel { ack_loss, requests, max_retries, seed, runs: 1 };
-        let results = run(&model, Engine::Fast { threads: 1 });
+        let results = run_model(&model, Engine::Fast { threads: 1 });
         for pair in results.points.windows(2) {
             let lower = pair[0].server(ServerKind::NonIdempotent);
             let higher = pair[1].server(ServerKind::NonIdempotent);
@@ -111,14 +109,14 @@ proptest! {
 
     #[test]
     fn results_do_not_depend_on_threads_or_engine(model in models()) {
-        let one = run(&model, Engine::Fast { threads: 1 });
-        prop_assert_eq!(&one, &run(&model, Engine::Fast { threads: 3 }));
-        prop_assert_eq!(&one, &run(&model, Engine::Servers));
+        let one = run_model(&model, Engine::Fast { threads: 1 });
+        prop_assert_eq!(&one, &run_model(&model, Engine::Fast { threads: 3 }));
+        prop_assert_eq!(&one, &run_model(&model, Engine::Servers));
     }
 
     #[test]
     fn results_csv_parses_back_to_the_same_numbers(model in models()) {
-        let results = run(&model, Engine::Fast { threads: 2 });
+        let results = run_model(&model, Engine::Fast { threads: 2 });
         let bytes = results_csv(&results);
         let mut reader = csv::Reader::from_reader(bytes.as_slice());
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -155,7 +153,7 @@ proptest! {
     #[test]
     fn summary_intervals_hold_the_mean_and_stay_possible(model in models()) {
         use simulate::model::article::summary::summarise;
-        let results = run(&model, Engine::Fast { threads: 1 });
+        let results = run_model(&model, Engine::Fast { threads: 1 });
         for row in summarise(&results) {
             let (smallest, largest) = row.metric.bounds(row.server, model.max_retries);
             let slack = 1e-12 * (largest as f64).max(1.0);

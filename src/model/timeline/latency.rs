@@ -45,11 +45,11 @@ impl PartialEq for LatencyHistogram {
 impl LatencyHistogram {
     /// Counts one latency (ms), rounded to whole microseconds (at most [`LONGEST_US`]).
     pub fn record(&mut self, ms: f64) {
-        let us = (ms * 1000.0).round();
+        let us = ms * 1000.0;
         let us = if us >= LONGEST_US as f64 {
             LONGEST_US
         } else {
-            us.max(0.0) as u64
+            round_to_u64(us)
         };
         self.histogram
             .record(us)
@@ -87,9 +87,74 @@ impl LatencyHistogram {
     }
 }
 
+/// A duration in whole microseconds: `ms × 1000` rounded half away from zero, as
+/// `(ms * 1000.0).round() as u64` (negatives and NaN give 0, too large `u64::MAX`).
+#[inline]
+pub fn whole_microseconds(ms: f64) -> u64 {
+    round_to_u64(ms * 1000.0)
+}
+
+/// `x.round() as u64`, bit for bit, without the library call that `f64::round` is on x86-64
+/// processors without SSE4.1 (the baseline): the truncation, plus one when what it dropped
+/// is at least a half (exact: below 2^52 the dropped part is representable, above it is 0).
+#[inline]
+pub fn round_to_u64(x: f64) -> u64 {
+    let truncated = x as u64;
+    let dropped = x - truncated as f64;
+    truncated.saturating_add(u64::from(dropped >= 0.5))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_to_u64_is_the_standard_rounding() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -0.4,
+            -1.5,
+            0.499_999_999_999_999_94,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_497.0,
+            9_007_199_254_740_993.0,
+            9.223_372_036_854_776e18,
+            1.844_674_407_370_955_2e19,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        // Random bit patterns over every exponent, and random durations in the model's range.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let random: Vec<f64> = (0..200_000)
+            .map(|index| {
+                let bits = next();
+                if index % 2 == 0 {
+                    f64::from_bits(bits)
+                } else {
+                    (bits >> 11) as f64 / (1u64 << 53) as f64 * 1e7
+                }
+            })
+            .collect();
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(round_to_u64(x), x.round() as u64, "{x:e}");
+        }
+        assert_eq!(whole_microseconds(1.0005), 1001);
+        assert_eq!(round_to_u64(2.5), 3);
+    }
 
     #[test]
     fn quantiles_are_within_a_thousandth_of_the_rank() {

@@ -20,6 +20,7 @@ pub mod counters;
 pub mod distribution;
 pub mod draws;
 pub mod latency;
+pub mod shortcut;
 pub mod simulation;
 
 use rayon::prelude::*;
@@ -31,7 +32,8 @@ pub use counters::Counters;
 pub use distribution::Distribution;
 use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
-use simulation::Simulator;
+use shortcut::{SameAsUniqueKey, Shortcut};
+use simulation::{PaymentOutcome, Simulator};
 
 use super::{Interrupted, Progress};
 use crate::rng::{Jump, PcgState, SeedSequence};
@@ -345,10 +347,27 @@ pub struct StrategyTally {
 
 impl StrategyTally {
     fn record(&mut self, outcome: &simulation::PaymentOutcome, gap_us: Option<u64>) {
+        self.record_counts(outcome);
+        self.record_span(microseconds(outcome.latency_ms), gap_us);
+    }
+
+    /// Counts a payment's outcome and latency, but not its place in the span.
+    fn record_counts(&mut self, outcome: &simulation::PaymentOutcome) {
         self.counts += outcome.counts;
         self.latency.record(outcome.latency_ms);
-        let latency_us = microseconds(outcome.latency_ms);
+    }
+
+    /// Appends a payment that took `latency_us` to the span.
+    fn record_span(&mut self, latency_us: u64, gap_us: Option<u64>) {
         self.span.push(latency_us, gap_us.unwrap_or(latency_us));
+    }
+
+    /// Adds the counts and latencies of `shared`, the payments whose outcome was the same
+    /// under every strategy (their spans were recorded strategy by strategy).
+    fn with_shared(mut self, shared: &StrategyTally) -> StrategyTally {
+        self.counts += shared.counts;
+        self.latency.merge(&shared.latency);
+        self
     }
 
     /// Adds the tally of the payments that come after these.
@@ -362,7 +381,7 @@ impl StrategyTally {
 
 /// A duration in whole microseconds (the configuration keeps every one far below `u64::MAX`).
 fn microseconds(ms: f64) -> u64 {
-    (ms * 1000.0).round() as u64
+    latency::whole_microseconds(ms)
 }
 
 /// One strategy's results in one run and scenario.
@@ -518,7 +537,9 @@ pub fn simulate_scenario(
     progress: &dyn Progress,
 ) -> Result<Vec<StrategyTally>, Interrupted> {
     let chunks = ChunkWalker::new(scenario, streams);
-    let empty = || vec![StrategyTally::default(); strategies.len()];
+    // One tally per strategy, then the shared one: the payments that took the shortcut,
+    // counted once and added to every strategy at the end.
+    let empty = || vec![StrategyTally::default(); strategies.len() + 1];
     let merge = |earlier: Vec<StrategyTally>, later: Vec<StrategyTally>| {
         Ok(earlier
             .into_iter()
@@ -526,21 +547,72 @@ pub fn simulate_scenario(
             .map(|(earlier, later)| earlier.then(later))
             .collect::<Vec<_>>())
     };
+    // Each run of consecutive chunks a thread takes is folded into one workspace, so that
+    // its histograms and buffers are allocated once, not once per chunk; the runs' tallies
+    // then merge in order.
     (0..payments.div_ceil(CHUNK_PAYMENTS))
         .into_par_iter()
-        .map(|chunk| {
-            let first = chunk * CHUNK_PAYMENTS;
-            let len = CHUNK_PAYMENTS.min(payments - first);
-            let tallies = chunks.simulate(first, len, strategies, progress)?;
-            progress.advance(len);
-            Ok(tallies)
-        })
+        .try_fold(
+            || ChunkWork::new(&chunks, strategies.len()),
+            |mut work, chunk| {
+                let first = chunk * CHUNK_PAYMENTS;
+                let len = CHUNK_PAYMENTS.min(payments - first);
+                chunks.simulate(&mut work, first, len, strategies, progress)?;
+                progress.advance(len);
+                Ok(work)
+            },
+        )
+        .map(|work: Result<ChunkWork, Interrupted>| work.map(ChunkWork::into_tallies))
         .try_reduce(empty, merge)
+        .map(|mut tallies| {
+            let shared = tallies.pop().expect("the shared tally is last");
+            tallies
+                .into_iter()
+                .map(|tally| tally.with_shared(&shared))
+                .collect()
+        })
 }
 
 /// Payments simulated between two looks at [`Progress::should_stop`] (a few microseconds of
 /// work; a payment with very many events also looks during its run).
 const PAYMENTS_BETWEEN_STOP_CHECKS: u64 = 64;
+
+/// The tallies of consecutive chunks, with the buffers that simulate them.
+struct ChunkWork {
+    /// One tally per strategy, then the shared tally of the payments that took the shortcut.
+    tallies: Vec<StrategyTally>,
+    /// Payments that took the shortcut: their latencies are in the shared tally, their
+    /// counters are added by [`ChunkWork::into_tallies`].
+    shortcut_payments: u64,
+    simulator: Simulator,
+    draws: PaymentDraws,
+    /// The backend's draws of the payment being simulated (empty when the scenario has none).
+    backend: BackendDraws,
+}
+
+impl ChunkWork {
+    /// Empty tallies for `strategies` strategies.
+    fn new(chunks: &ChunkWalker, strategies: usize) -> Self {
+        Self {
+            tallies: vec![StrategyTally::default(); strategies + 1],
+            shortcut_payments: 0,
+            simulator: Simulator::default(),
+            draws: PaymentDraws::new(&chunks.streams.attempts, chunks.scenario),
+            backend: BackendDraws::new(
+                &chunks.scenario.backend,
+                chunks.scenario.arrivals.copies,
+                chunks.scenario.client.max_retries,
+            ),
+        }
+    }
+
+    /// The tallies, the shared one (last) with the shortcut payments' counters.
+    fn into_tallies(mut self) -> Vec<StrategyTally> {
+        let shared = self.tallies.last_mut().expect("a shared tally");
+        shared.counts += Shortcut::counts(self.shortcut_payments);
+        self.tallies
+    }
+}
 
 /// Simulates chunks of consecutive payments of one scenario from their places in the streams.
 struct ChunkWalker<'a> {
@@ -553,6 +625,11 @@ struct ChunkWalker<'a> {
     lifecycle_stride: u128,
     /// Draws per payment in the backend stream; 0 when the scenario needs none.
     backend_stride: u128,
+    /// The shortcut past the event loop, if the scenario allows it.
+    shortcut: Option<Shortcut>,
+    /// When other strategies' outcomes can be read off `unique_key`'s, if the scenario and
+    /// the strategies allow it.
+    same_as_unique_key: Option<SameAsUniqueKey>,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -571,6 +648,35 @@ impl<'a> ChunkWalker<'a> {
                 0
             },
             backend_stride: BackendDraws::stride(&scenario.backend, copies, max_retries),
+            shortcut: Shortcut::of(scenario),
+            same_as_unique_key: SameAsUniqueKey::of(scenario),
+        }
+    }
+
+    /// The payment in `draws` under `strategy`: `unique_key`'s outcome (run once and kept in
+    /// `unique_key`) when `rule` says it is the same, else its own run.
+    fn outcome(
+        &self,
+        strategy: Strategy,
+        rule: SameAsUniqueKey,
+        work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
+        unique_key: &mut Option<PaymentOutcome>,
+        progress: &dyn Progress,
+    ) -> Result<PaymentOutcome, Interrupted> {
+        let (simulator, draws, backend) = work;
+        let unique = match *unique_key {
+            Some(outcome) => outcome,
+            None => {
+                let outcome =
+                    simulator.run(self.scenario, Strategy::UniqueKey, draws, backend, progress)?;
+                *unique_key = Some(outcome);
+                outcome
+            }
+        };
+        if rule.holds(strategy, &unique) {
+            Ok(unique)
+        } else {
+            simulator.run(self.scenario, strategy, draws, backend, progress)
         }
     }
 
@@ -585,29 +691,34 @@ impl<'a> ChunkWalker<'a> {
         }
     }
 
-    /// The tallies of payments `first..first + len` under every strategy.
+    /// Adds payments `first..first + len` under every strategy to `work`, which holds the
+    /// payments before `first`.
     fn simulate(
         &self,
+        work: &mut ChunkWork,
         first: u64,
         len: u64,
         strategies: &[Strategy],
         progress: &dyn Progress,
-    ) -> Result<Vec<StrategyTally>, Interrupted> {
+    ) -> Result<(), Interrupted> {
         let scenario = self.scenario;
-        let mut tallies = vec![StrategyTally::default(); strategies.len()];
+        let ChunkWork {
+            tallies,
+            shortcut_payments,
+            simulator,
+            draws,
+            backend,
+        } = work;
+        // Worth it only when unique_key is run anyway.
+        let same_as_unique_key = self
+            .same_as_unique_key
+            .filter(|_| strategies.contains(&Strategy::UniqueKey));
         let mut stream = self.streams.attempts;
         stream.advance(u128::from(first) * self.stride);
         let mut lifecycle_stream = self.streams.lifecycle;
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
         let mut backend_stream = self.streams.backend;
         backend_stream.advance(u128::from(first) * self.backend_stride);
-        let mut backend = BackendDraws::new(
-            &scenario.backend,
-            scenario.arrivals.copies,
-            scenario.client.max_retries,
-        );
-        let mut simulator = Simulator::default();
-        let mut draws = PaymentDraws::new(&self.streams.attempts, scenario);
         for index in 0..len {
             if index % PAYMENTS_BETWEEN_STOP_CHECKS == 0 && progress.should_stop() {
                 return Err(Interrupted);
@@ -620,13 +731,33 @@ impl<'a> ChunkWalker<'a> {
             if self.backend_stride > 0 {
                 backend.read(&mut backend_stream);
             }
-            let gap_us = self.gap_us(&draws);
+            let gap_us = self.gap_us(draws);
+            if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {
+                let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+                shared.latency.record(outcome.latency_ms);
+                *shortcut_payments += 1;
+                let latency_us = microseconds(outcome.latency_ms);
+                for tally in by_strategy {
+                    tally.record_span(latency_us, gap_us);
+                }
+                continue;
+            }
+            let mut unique_key = None;
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = simulator.run(scenario, strategy, &mut draws, &backend, progress)?;
+                let outcome = match same_as_unique_key {
+                    Some(rule) => self.outcome(
+                        strategy,
+                        rule,
+                        (simulator, draws, backend),
+                        &mut unique_key,
+                        progress,
+                    )?,
+                    None => simulator.run(scenario, strategy, draws, backend, progress)?,
+                };
                 tally.record(&outcome, gap_us);
             }
         }
-        Ok(tallies)
+        Ok(())
     }
 }
 

@@ -240,6 +240,23 @@ pub struct PaymentOutcome {
     pub latency_ms: f64,
 }
 
+impl PaymentOutcome {
+    /// The outcome of a payment whose only copy's first attempt was delivered, charged with
+    /// the payment's own body and answered at `received_ms`, and which had no other delivery
+    /// (the handlers' counts for that one path, through the same [`PaymentState::outcome`]).
+    pub fn first_attempt_charged(received_ms: f64) -> Self {
+        let mut state = PaymentState::new();
+        state.counts.attempts = 1;
+        state.counts.deliveries = 1;
+        state.counts.charges = 1;
+        state.original_charges = 1;
+        state.processed = true;
+        state.first_success_ms = Some(received_ms);
+        // Only scenarios without a backend take the shortcut, so there are no receipts.
+        state.outcome(None)
+    }
+}
+
 /// What the server and the clients know of one payment while its events are handled.
 struct PaymentState {
     key: Key,
@@ -333,6 +350,8 @@ impl PaymentState {
 pub struct Simulator {
     queue: EventQueue,
     clients: Vec<Client>,
+    /// Events handled by every run so far (for speed measurements).
+    events: u64,
 }
 
 /// Events handled between two looks at [`Progress::should_stop`] within one payment.
@@ -375,8 +394,10 @@ impl Simulator {
         };
         run.send_first_copies();
         let mut until_check = EVENTS_BETWEEN_STOP_CHECKS;
+        let mut events = 0;
         while let Some((now, event)) = run.queue.next() {
             run.handle(now, event);
+            events += 1;
             until_check -= 1;
             if until_check == 0 {
                 if progress.should_stop() {
@@ -386,7 +407,13 @@ impl Simulator {
             }
         }
         debug_assert!(run.clients.iter().all(|client| client.done));
+        self.events += events;
         Ok(run.state.outcome(scenario.backend.receipts))
+    }
+
+    /// The events (sends, arrivals, completions, receptions, timeouts) its runs have handled.
+    pub fn events_handled(&self) -> u64 {
+        self.events
     }
 }
 
