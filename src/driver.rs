@@ -108,7 +108,7 @@ fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
     write_and_tell(&config.out_dir, "timeline", &rendered, config.quiet)
 }
 
-/// A contention file: the table of means over runs.
+/// A contention file: the table of means over runs, or the JSON summary.
 fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
     if let Some(warning) = limits::check_contention(&config).filter(|_| !config.quiet) {
         eprintln!("{warning}");
@@ -121,11 +121,15 @@ fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
         let files = report::contention::files(&results);
         let written = paths(&config.out_dir, &files);
         let summary = model::contention::summary::summarise(&results);
-        let stdout = told(
-            &report::contention::table::render(&results, &summary),
-            &written,
-            config.quiet,
-        );
+        let stdout = if config.json {
+            report::contention::json::summary(&results, &summary, &written)
+        } else {
+            told(
+                &report::contention::table::render(&results, &summary),
+                &written,
+                config.quiet,
+            )
+        };
         Ok(Rendered { files, stdout })
     })?;
     write_and_tell(&config.out_dir, "contention", &rendered, config.quiet)

@@ -74,6 +74,60 @@ fn two_clients_collide_once_through_the_binary() {
     );
 }
 
+/// `--json`: the rows of both CSV files with the same keys and values (numbers as numbers,
+/// the three-decimal times as in the CSV), the parameters and the files written, and no table.
+#[test]
+fn json_has_the_rows_of_both_csv_files() {
+    let text = "model = \"contention\"\nclients = [2, 3]\nruns = 3\n\
+                policies = [\"exponential\", \"full_jitter\"]\n";
+    let (_folder, out, output) = run_file("race.toml", text, &["--json"]);
+    assert!(output.status.success(), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let parameters = &json["parameters"];
+    assert_eq!(parameters["config_file"], "race.toml");
+    assert_eq!(parameters["clients"], serde_json::json!([2, 3]));
+    assert_eq!(parameters["max_retries"], serde_json::Value::Null);
+    for (key, file) in [
+        ("runs", "contention.csv"),
+        ("summary", "contention_summary.csv"),
+    ] {
+        let rows = csv_rows(&out.join(file));
+        let objects = json[key].as_array().unwrap();
+        assert_eq!(objects.len(), rows.len(), "{key}");
+        assert!(!rows.is_empty());
+        for (row, object) in rows.iter().zip(objects) {
+            let object = object.as_object().unwrap();
+            assert_eq!(object.len(), row.len(), "{key}: {object:?}");
+            for (column, cell) in row {
+                let value = &object[column.as_str()];
+                match value {
+                    serde_json::Value::String(text) => assert_eq!(text, cell, "{column}"),
+                    serde_json::Value::Null => assert_eq!(cell, "", "{column}"),
+                    // serde_json's default parser may be one unit in the last place off.
+                    number => {
+                        let (json, csv) = (number.as_f64().unwrap(), cell.parse::<f64>().unwrap());
+                        assert!(
+                            (json - csv).abs() <= 1e-14 * csv.abs(),
+                            "{key} {column}: {json} vs {csv}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let files = json["files"].as_array().unwrap();
+    assert_eq!(files.len(), 5);
+    assert!(files.iter().all(|path| {
+        out.join(
+            std::path::Path::new(path.as_str().unwrap())
+                .file_name()
+                .unwrap(),
+        )
+        .exists()
+    }));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("clients  "));
+}
+
 /// One thread or three: the same bytes in every file.
 #[test]
 fn outputs_are_byte_identical_for_any_thread_count() {
@@ -262,6 +316,51 @@ fn the_committed_aws_scenario_has_the_published_shape() {
     }
 }
 
+/// The shipped scenario's committed outputs have the original's parameters and cover the
+/// issue's floor: 10 to 50 clients in steps of 10 (and on to 190, as the original's own loop),
+/// 100 runs per point, base 5 ms, cap 2,000 ms, every client retrying until accepted, the
+/// AWS simulator's five policies and `constant`.
+#[test]
+fn the_shipped_scenario_has_the_originals_parameters() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("output/aws-backoff");
+    let summary = csv_rows(&root.join("contention_summary.csv"));
+    let mut clients: Vec<u32> = summary
+        .iter()
+        .map(|row| row["clients"].parse().unwrap())
+        .collect();
+    clients.dedup();
+    assert_eq!(clients, (10..=190).step_by(10).collect::<Vec<u32>>());
+    assert!(summary.iter().all(|row| row["runs"] == "100"));
+    let mut policies: Vec<&str> = summary.iter().map(|row| row["policy"].as_str()).collect();
+    policies.sort_unstable();
+    policies.dedup();
+    let mut expected = AWS_POLICIES.to_vec();
+    expected.push("constant");
+    expected.sort_unstable();
+    assert_eq!(policies, expected);
+    let runs = csv_rows(&root.join("contention.csv"));
+    assert_eq!(runs.len(), 19 * 6 * 100);
+    for row in &runs {
+        assert_eq!(
+            (
+                row["base_ms"].as_str(),
+                row["cap_ms"].as_str(),
+                row["max_retries"].as_str()
+            ),
+            ("5", "2000", ""),
+            "{row:?}"
+        );
+        assert_eq!(row["succeeded"], row["clients"]);
+    }
+    // Where the policies part most: at 190 clients plain exponential backoff takes over ten
+    // times as long as any jittered policy (the README says so).
+    let time = committed_means("completion_ms");
+    let at = |policy: &str| time[&(190, policy.to_string())];
+    for policy in ["full_jitter", "equal_jitter", "decorrelated_jitter"] {
+        assert!(at("exponential") > 10.0 * at(policy), "{policy}");
+    }
+}
+
 /// Means and standard errors of `metric` per (clients, policy) from a summary CSV.
 fn means_with_errors(path: &Path, metric: &str) -> HashMap<(u32, String), (f64, f64)> {
     csv_rows(path)
@@ -284,27 +383,108 @@ fn z_score((a, sa): (f64, f64), (b, sb): (f64, f64)) -> f64 {
     (b - a) / sa.hypot(sb)
 }
 
-/// The README's side-by-side table: every mean and standard error is the one in the
-/// committed files (the original's in `benches/aws_backoff_compare.csv`, written by
-/// `benches/aws_backoff_compare.sh --save`; ours in `output/aws-backoff/`), every z-score is
-/// recomputed from them, and so are the largest |z| over all 190 comparisons and the number
-/// beyond the tolerance of 3.7 that the README states.
-#[test]
-fn the_readme_comparison_table_matches_the_committed_files() {
+/// The comparison's tolerance on |z|: two-sided at a 5% family-wise false-alarm rate over
+/// `comparisons` comparisons, Bonferroni, from statrs' normal quantile (the script computes
+/// it with Python's `statistics.NormalDist`).
+fn tolerance(comparisons: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(1.0 - 0.05 / (2.0 * comparisons))
+}
+
+/// The 90th percentile of the standard normal.
+fn z_90() -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(0.9)
+}
+
+/// The policies of the AWS simulator, in the comparison's order.
+const AWS_POLICIES: [&str; 5] = [
+    "none",
+    "exponential",
+    "full_jitter",
+    "equal_jitter",
+    "decorrelated_jitter",
+];
+
+/// One row of `benches/aws_backoff_compare.csv`.
+struct Comparison {
+    clients: u32,
+    policy: String,
+    metric: String,
+    original: (f64, f64),
+    simulate: (f64, f64),
+    simulate_runs: u32,
+    z: f64,
+    detectable: f64,
+}
+
+/// The committed comparison, written by `benches/aws_backoff_compare.sh --save`.
+fn committed_comparison() -> Vec<Comparison> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/aws_backoff_compare.csv");
+    csv_rows(&path)
+        .into_iter()
+        .map(|row| {
+            let number = |column: &str| row[column].parse::<f64>().unwrap();
+            Comparison {
+                clients: row["clients"].parse().unwrap(),
+                policy: row["policy"].clone(),
+                metric: row["metric"].clone(),
+                original: (number("original_mean"), number("original_standard_error")),
+                simulate: (number("simulate_mean"), number("simulate_standard_error")),
+                simulate_runs: row["simulate_runs"].parse().unwrap(),
+                z: number("z"),
+                detectable: number("detectable_difference"),
+            }
+        })
+        .collect()
+}
+
+/// `configs/aws-backoff.toml` with the original's five policies and `changes` (lines that
+/// replace the file's keys of the same name).
+fn aws_config(changes: &[(&str, String)]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let original = root.join("benches/aws_backoff_compare.csv");
-    let ours = root.join("output/aws-backoff/contention_summary.csv");
-    let tables = [
-        (
-            means_with_errors(&original, "writes"),
-            means_with_errors(&ours, "writes"),
-        ),
-        (
-            means_with_errors(&original, "completion_ms"),
-            means_with_errors(&ours, "completion_ms"),
-        ),
-    ];
+    let text = std::fs::read_to_string(root.join("configs/aws-backoff.toml")).unwrap();
+    let policies = format!("{AWS_POLICIES:?}");
+    let mut changes = changes.to_vec();
+    changes.push(("policies", policies));
+    text.lines()
+        .map(|line| {
+            changes
+                .iter()
+                .find(|(key, _)| line.starts_with(&format!("{key} =")))
+                .map_or_else(
+                    || line.to_string(),
+                    |(key, value)| format!("{key} = {value}"),
+                )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The committed comparison is consistent (every z-score and detectable difference
+/// recomputed from the means and standard errors), covers all 190 comparisons, and the README's
+/// table, largest |z|, count beyond the tolerance, the tolerance itself and the detectable
+/// differences are the ones in it.
+#[test]
+fn the_readme_comparison_table_matches_the_committed_comparison() {
+    let comparison = committed_comparison();
+    assert_eq!(comparison.len(), 190);
+    let tolerance = tolerance(190.0);
+    for row in &comparison {
+        let z = z_score(row.original, row.simulate);
+        assert!(
+            (z - row.z).abs() < 1e-4,
+            "{}: {z} vs {}",
+            row.clients,
+            row.z
+        );
+        let hypot = row.original.1.hypot(row.simulate.1);
+        let detectable = (tolerance + z_90()) * hypot / row.original.0;
+        assert!((detectable - row.detectable).abs() < 1e-4, "{detectable}");
+    }
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     let start = readme
         .find("<!-- contention-compare -->")
         .expect("the README marks its comparison table");
@@ -317,51 +497,131 @@ fn the_readme_comparison_table_matches_the_committed_files() {
         .collect();
     assert_eq!(rows.len(), 25, "{rows:?}");
     for row in &rows {
-        let key = (row[0].parse::<u32>().unwrap(), row[1].to_string());
-        for (index, (theirs, mine)) in tables.iter().enumerate() {
+        for (index, metric) in ["writes", "completion_ms"].into_iter().enumerate() {
+            let found = comparison
+                .iter()
+                .find(|c| {
+                    c.clients.to_string() == row[0] && c.policy == row[1] && c.metric == metric
+                })
+                .unwrap();
             let decimals = if index == 0 { 1 } else { 0 };
-            let (a, sa) = theirs[&key];
-            let (b, sb) = mine[&key];
-            let z = z_score((a, sa), (b, sb));
+            let ((a, sa), (b, sb)) = (found.original, found.simulate);
             let expected = [
                 format!("{a:.decimals$} ± {sa:.decimals$}"),
                 format!("{b:.decimals$} ± {sb:.decimals$}"),
-                format!("{z:+.1}"),
+                format!("{:+.1}", found.z),
             ];
-            assert_eq!(&row[2 + 3 * index..5 + 3 * index], &expected, "{key:?}");
+            assert_eq!(&row[2 + 3 * index..5 + 3 * index], &expected, "{row:?}");
         }
     }
-    let z_scores: Vec<f64> = tables
-        .iter()
-        .flat_map(|(theirs, mine)| theirs.iter().map(|(key, &a)| z_score(a, mine[key])))
-        .collect();
-    assert_eq!(z_scores.len(), 190);
-    let largest = z_scores.iter().map(|z| z.abs()).fold(0.0, f64::max);
-    let beyond = z_scores.iter().filter(|z| z.abs() > 3.7).count();
-    let claim = format!("the largest |z| is {largest:.2} and {beyond} ");
-    assert!(readme.contains(&claim), "the README should say: {claim}");
+    let largest = comparison.iter().map(|c| c.z.abs()).fold(0.0, f64::max);
+    let beyond = comparison.iter().filter(|c| c.z.abs() > tolerance).count();
+    let mut detectable: Vec<f64> = comparison.iter().map(|c| c.detectable).collect();
+    detectable.sort_by(f64::total_cmp);
+    for claim in [
+        format!("the largest |z| is {largest:.2} and {beyond} "),
+        format!("|z| ≤ {tolerance:.2}"),
+        format!(
+            "median {:.1}% of the original's mean, largest {:.1}%",
+            100.0 * detectable[95],
+            100.0 * detectable[189]
+        ),
+        format!("{} runs on each side", comparison[0].simulate_runs),
+    ] {
+        assert!(flat.contains(&claim), "the README should say: {claim}");
+    }
 }
 
-/// The README's rerun of the one point beyond the tolerance with 1,000 runs and another seed:
-/// its mean write calls, standard error and z-score against the original, and the z-score is
-/// within the tolerance (this would fail if the models differed at that point).
+/// The comparison's `simulate` columns are this build's: two of its client counts rerun with
+/// the committed comparison's runs and seed give the same means and standard errors.
 #[test]
-fn the_point_beyond_the_tolerance_agrees_with_ten_times_the_runs() {
+fn the_comparison_has_this_builds_means() {
+    let comparison = committed_comparison();
+    let runs = comparison[0].simulate_runs;
+    let text = aws_config(&[("clients", "[10, 130]".into()), ("runs", runs.to_string())]);
+    let (_folder, out, output) = run_file("aws.toml", &text, &["--quiet"]);
+    assert!(output.status.success(), "{output:?}");
+    for metric in ["writes", "completion_ms"] {
+        let ours = means_with_errors(&out.join("contention_summary.csv"), metric);
+        for row in comparison.iter().filter(|c| c.metric == metric) {
+            if let Some(&mine) = ours.get(&(row.clients, row.policy.clone())) {
+                assert_eq!(
+                    mine, row.simulate,
+                    "{} {} {metric}",
+                    row.clients, row.policy
+                );
+            }
+        }
+        assert_eq!(ours.len(), 10);
+    }
+}
+
+/// The comparison has the power to see a real difference of semantics: with the exponent off
+/// by one (the first retry waiting `base_ms` instead of `2 × base_ms`, the same as `base_ms =
+/// 2.5` for the exponential policies), the 20 comparisons at 10 and 50 clients alone have
+/// the number beyond the tolerance that the README states, and it is more than a few.
+#[test]
+fn an_exponent_off_by_one_fails_the_comparison() {
+    let comparison = committed_comparison();
+    let runs = comparison[0].simulate_runs;
+    let text = aws_config(&[
+        ("clients", "[10, 50]".into()),
+        ("runs", runs.to_string()),
+        ("base_ms", "2.5".into()),
+    ]);
+    let (_folder, out, output) = run_file("mutant.toml", &text, &["--quiet"]);
+    assert!(output.status.success(), "{output:?}");
+    let tolerance = tolerance(190.0);
+    let mut beyond = 0;
+    for metric in ["writes", "completion_ms"] {
+        let mutant = means_with_errors(&out.join("contention_summary.csv"), metric);
+        for row in comparison.iter().filter(|c| c.metric == metric) {
+            if let Some(&mine) = mutant.get(&(row.clients, row.policy.clone())) {
+                beyond += usize::from(z_score(row.original, mine).abs() > tolerance);
+            }
+        }
+    }
+    assert!(beyond >= 5, "{beyond}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let claim = format!("{beyond} of the 20 comparisons at 10 and 50 clients");
+    assert!(flat.contains(&claim), "the README should say: {claim}");
+}
+
+/// The README's recheck of the one point that was beyond the tolerance in the earlier 100-run
+/// comparison (exponential backoff, 130 clients): the original with 2,000 runs and another
+/// seed (`benches/aws_backoff_recheck.csv`) against ours with 4,000 runs and another seed
+/// agree, and the README quotes both and the z-scores.
+#[test]
+fn the_recheck_at_130_clients_agrees() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recheck = root.join("benches/aws_backoff_recheck.csv");
     let text = "model = \"contention\"\nclients = [130]\npolicies = [\"exponential\"]\n\
-                runs = 1000\nseed = 7\n";
-    let (_folder, out, output) = run_file("check.toml", text, &["--quiet"]);
+                runs = 4000\nseed = 2026\n";
+    let (_folder, out, output) = run_file("recheck.toml", text, &["--quiet"]);
     assert!(output.status.success(), "{output:?}");
     let key = (130, "exponential".to_string());
-    let ours = means_with_errors(&out.join("contention_summary.csv"), "writes")[&key];
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let original = means_with_errors(&root.join("benches/aws_backoff_compare.csv"), "writes")[&key];
-    let z = z_score(original, ours);
-    assert!(z.abs() <= 3.7, "{z}");
-    let claim = format!(
-        "{:.1} ± {:.1} (z = {z:+.1} against the original's {:.1} ± {:.1})",
-        ours.0, ours.1, original.0, original.1
-    );
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (metric, decimals) in [("writes", 1), ("completion_ms", 0)] {
+        let original = means_with_errors(&recheck, metric)[&key];
+        let ours = means_with_errors(&out.join("contention_summary.csv"), metric)[&key];
+        let z = z_score(original, ours);
+        assert!(z.abs() <= tolerance(190.0), "{metric}: {z}");
+        let claim = format!(
+            "{:.decimals$} ± {:.decimals$} against the original's {:.decimals$} ± {:.decimals$} (z = {z:+.1})",
+            ours.0, ours.1, original.0, original.1
+        );
+        assert!(flat.contains(&claim), "the README should say: {claim}");
+    }
+    let committed = means_with_errors(
+        &root.join("output/aws-backoff/contention_summary.csv"),
+        "writes",
+    )[&key];
+    let claim = format!(
+        "seed-42 run's {:.1} ± {:.1} write calls",
+        committed.0, committed.1
+    );
     assert!(flat.contains(&claim), "the README should say: {claim}");
 }

@@ -47,6 +47,8 @@ pub struct ContentionConfig {
     pub out_dir: PathBuf,
     /// No table, no paths, no progress bar.
     pub quiet: bool,
+    /// The JSON summary on stdout instead of the table.
+    pub json: bool,
 }
 
 /// Whether a config file's text declares `model = "contention"`.
@@ -159,6 +161,7 @@ impl ContentionConfig {
             threads,
             out_dir: super::scenario_out_dir(cli, file.out, &stem),
             quiet: cli.quiet,
+            json: cli.json,
         })
     }
 }
@@ -171,7 +174,6 @@ fn refuse_other_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
             ("--requests", cli.requests.is_some()),
             ("--payments", cli.payments.is_some()),
             ("--engine", cli.engine.is_some()),
-            ("--json", cli.json),
         ],
         || format!("contention files such as {}", path.display()),
     )

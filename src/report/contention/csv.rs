@@ -81,7 +81,7 @@ pub struct SummaryCsvRow {
 }
 
 /// Three decimals (ms).
-fn millis(value: f64) -> String {
+pub(super) fn millis(value: f64) -> String {
     format!("{value:.3}")
 }
 

@@ -1,8 +1,9 @@
 //! The contention model's outputs: `contention.csv`, `contention_summary.csv`, the two
-//! charts, `report.md` and the stdout table.
+//! charts, `report.md`, the stdout table and the `--json` summary.
 
 pub mod charts;
 pub mod csv;
+pub mod json;
 pub mod markdown;
 pub mod table;
 
