@@ -170,6 +170,14 @@ fn runs_are_byte_identical_for_any_thread_count() {
             &["timeline.csv", "timeline_outcomes.svg"][..],
         ),
         ("key-ttl.toml", &["ttl_sweep.csv", "ttl_sweep.svg"][..]),
+        (
+            "provider-without-key.toml",
+            &["timeline.csv", "timeline_side_effects.svg", "report.md"][..],
+        ),
+        (
+            "redis-vs-transaction.toml",
+            &["timeline.csv", "timeline_key_stores.svg"][..],
+        ),
     ] {
         identical_for_any_thread_count(name, files);
     }
