@@ -14,6 +14,7 @@ use std::path::Path;
 use clap::Parser;
 use simulate::cli::Cli;
 use simulate::config::TimelineConfig;
+use simulate::model::timeline::backend::BackendDraws;
 use simulate::model::timeline::draws::PaymentDraws;
 use simulate::model::timeline::simulation::Simulator;
 use simulate::model::timeline::{Strategy, Streams, TimelineModel};
@@ -48,10 +49,17 @@ fn event_loop(model: &TimelineModel) -> u64 {
         if lifecycle {
             draws.lifecycle.read(&mut lifecycle_stream);
         }
+        // The scenarios benchmarked here use no backend: its draws all read as 1.
         for strategy in Strategy::ALL {
             std::hint::black_box(
                 simulator
-                    .run(scenario, strategy, &mut draws, &Silent)
+                    .run(
+                        scenario,
+                        strategy,
+                        &mut draws,
+                        &BackendDraws::default(),
+                        &Silent,
+                    )
                     .expect("not interrupted"),
             );
         }

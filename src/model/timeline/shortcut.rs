@@ -69,7 +69,8 @@ impl Shortcut {
                 },
             backend,
         } = scenario;
-        // A crash, a provider or a receipt changes even a first attempt's outcome.
+        // A crash, a key store, a provider or a receipt can make one successful first
+        // attempt differ from strategy to strategy (or from the plain model): no shortcut.
         (*copies == 1 && !backend.is_used()).then_some(Self {
             timeout_ms: *timeout_ms,
             error_rate: *error_rate,
@@ -160,7 +161,7 @@ impl SameAsUniqueKey {
                 },
             backend,
         } = scenario;
-        // Crashes, key stores, a provider and receipts are not classified: run every strategy.
+        // The backend's settings make strategies differ in ways this rule does not cover.
         let plain = !backend.is_used()
             && key_ttl_ms.is_none()
             && *error_rate == 0.0
@@ -188,7 +189,7 @@ mod tests {
     };
     use super::*;
     use crate::model::Silent;
-    use crate::model::timeline::backend::{Backend, BackendDraws};
+    use crate::model::timeline::backend::BackendDraws;
     use crate::model::timeline::simulation::Simulator;
 
     fn log_normal(median_ms: f64, p99_ms: f64) -> Distribution {
@@ -224,7 +225,7 @@ mod tests {
                 different_body_rate: 0.0,
             },
             key: KeyLifecycle::default(),
-            backend: Backend::default(),
+            backend: super::super::Backend::default(),
         }
     }
 
@@ -279,11 +280,6 @@ mod tests {
         let mut lifecycle_stream = streams.lifecycle;
         let mut draws = PaymentDraws::new(&streams.attempts, scenario);
         let mut simulator = Simulator::default();
-        let no_backend = BackendDraws::new(
-            &scenario.backend,
-            scenario.arrivals.copies,
-            scenario.client.max_retries,
-        );
         let (mut taken, mut declined) = (0, 0);
         for _ in 0..3_000 {
             draws.read(&stream);
@@ -298,7 +294,13 @@ mod tests {
             taken += 1;
             for strategy in Strategy::ALL {
                 let full = simulator
-                    .run(scenario, strategy, &mut draws, &no_backend, &Silent)
+                    .run(
+                        scenario,
+                        strategy,
+                        &mut draws,
+                        &BackendDraws::default(),
+                        &Silent,
+                    )
                     .unwrap();
                 assert_eq!(full, outcome, "{} under {strategy:?}", scenario.name);
             }
@@ -382,11 +384,6 @@ mod tests {
         let mut lifecycle_stream = streams.lifecycle;
         let mut draws = PaymentDraws::new(&streams.attempts, scenario);
         let mut simulator = Simulator::default();
-        let no_backend = BackendDraws::new(
-            &scenario.backend,
-            scenario.arrivals.copies,
-            scenario.client.max_retries,
-        );
         let mut counts = [[0; 2]; 3];
         for _ in 0..3_000 {
             draws.read(&stream);
@@ -396,7 +393,13 @@ mod tests {
             }
             let mut run = |strategy| {
                 simulator
-                    .run(scenario, strategy, &mut draws, &no_backend, &Silent)
+                    .run(
+                        scenario,
+                        strategy,
+                        &mut draws,
+                        &BackendDraws::default(),
+                        &Silent,
+                    )
                     .unwrap()
             };
             let unique = run(Strategy::UniqueKey);
@@ -472,5 +475,15 @@ mod tests {
         copies.arrivals.copies = 2;
         assert_eq!(Shortcut::of(&copies), None);
         assert!(Shortcut::of(&mobile()).is_some());
+    }
+
+    #[test]
+    fn the_backend_turns_both_shortcuts_off() {
+        let mut crashing = mobile();
+        assert!(Shortcut::of(&crashing).is_some());
+        assert!(SameAsUniqueKey::of(&crashing).is_some());
+        crashing.backend.crash_rate = 0.01;
+        assert_eq!(Shortcut::of(&crashing), None);
+        assert_eq!(SameAsUniqueKey::of(&crashing), None);
     }
 }
