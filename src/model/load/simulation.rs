@@ -230,8 +230,12 @@ impl<'a> Simulation<'a> {
             {
                 return Err(Interrupted);
             }
-            self.advance(now);
-            self.handle(now, event);
+            // A timer or an answer the client no longer waits for changes nothing: it does
+            // not move the time series (a long timeout would stretch it to its end).
+            if !self.is_stale(&event) {
+                self.advance(now);
+                self.handle(now, event);
+            }
             if let Some(payment) = event.payment() {
                 self.release(payment);
             }
@@ -296,6 +300,18 @@ impl<'a> Simulation<'a> {
         self.queue_area = 0.0;
         self.busy_area = 0.0;
         self.bucket_end_ms += self.bucket_ms;
+    }
+
+    /// Whether the event is a timer or an answer for an attempt its client no longer waits
+    /// for.
+    fn is_stale(&self, event: &Event) -> bool {
+        match *event {
+            Event::Timeout { payment, attempt } => {
+                let slot = &self.payments[payment as usize];
+                slot.done || slot.attempt != attempt || !slot.waiting
+            }
+            _ => false,
+        }
     }
 
     fn handle(&mut self, now: f64, event: Event) {
@@ -408,11 +424,7 @@ impl<'a> Simulation<'a> {
             .outages
             .iter()
             .any(|window| window.contains(now));
-        let lost = outage || (rate > 0.0 && unit(&mut self.stream) < rate);
-        if lost {
-            self.tally.counts.lost += 1;
-        }
-        lost
+        outage || (rate > 0.0 && unit(&mut self.stream) < rate)
     }
 
     /// The client sends the payment's current attempt.
@@ -428,6 +440,7 @@ impl<'a> Simulation<'a> {
         self.tally.counts.attempts += 1;
         self.schedule(timeout_at, Event::Timeout { payment, attempt });
         if self.lost(now, self.scenario.network.request_loss) {
+            self.tally.counts.lost_requests += 1;
             return;
         }
         let latency = self.request_latency.quantile(unit(&mut self.stream));
@@ -526,7 +539,9 @@ impl<'a> Simulation<'a> {
 
     /// Sends an answer back, unless it is lost.
     fn answer(&mut self, now: f64, request: Request, answer: Answer) {
+        self.tally.counts.answers += 1;
         if self.lost(now, self.scenario.network.ack_loss) {
+            self.tally.counts.lost_answers += 1;
             return;
         }
         let latency = self.response_latency.quantile(unit(&mut self.stream));

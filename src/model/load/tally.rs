@@ -44,8 +44,13 @@ pub struct LoadCounts {
     /// Processings finished for an attempt its client had already stopped waiting for
     /// (processings).
     pub wasted_work: u64,
-    /// Messages lost to the loss rates or an outage, either way (messages).
-    pub lost: u64,
+    /// Answers the server sent: every delivery but the dropped ones gets exactly one
+    /// (answers).
+    pub answers: u64,
+    /// Requests lost on the way to the server (loss rate or outage; attempts).
+    pub lost_requests: u64,
+    /// Answers lost on the way back (loss rate or outage; answers).
+    pub lost_answers: u64,
     /// Events handled (events).
     pub events: u64,
 }

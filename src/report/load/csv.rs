@@ -61,8 +61,12 @@ pub struct LoadCsvRow {
     /// Processings finished for an attempt its client had already stopped waiting for (timed
     /// out, answered by another attempt, or given up): wasted work (processings).
     pub wasted_work: u64,
-    /// Messages lost, either way, to the loss rates or an outage (messages).
-    pub lost: u64,
+    /// Answers the server sent: one per call not dropped (answers).
+    pub answers: u64,
+    /// Requests lost on the way to the server, to `request_loss` or an outage (attempts).
+    pub lost_requests: u64,
+    /// Answers lost on the way back, to `ack_loss` or an outage (answers).
+    pub lost_answers: u64,
     /// Payments per second of the arrival window (payments/s).
     #[serde(serialize_with = "serialize_decimal")]
     pub offered_load_per_s: f64,
@@ -184,7 +188,9 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
         double_charges: counts.double_charges,
         failed_charged: counts.failed_charged,
         wasted_work: counts.wasted_work,
-        lost: counts.lost,
+        answers: counts.answers,
+        lost_requests: counts.lost_requests,
+        lost_answers: counts.lost_answers,
         offered_load_per_s: per_second(counts.payments, window),
         throughput_per_s: per_second(counts.processings, window),
         goodput_per_s: per_second(counts.succeeded, window),
