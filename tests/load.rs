@@ -437,3 +437,76 @@ fn lock_wait_is_refused_without_a_shared_server() {
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
+
+/// The README's table of `configs/capacity-drop.toml` is the committed `load.csv`: every row
+/// recomputed from it (means over runs) appears in the README as written.
+#[test]
+fn the_readme_table_matches_the_committed_capacity_drop_outputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let rows = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for row in &rows {
+        let key = (row["scenario"].clone(), row["strategy"].clone());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    assert_eq!(keys.len(), 16);
+    let mean = |scenario: &str, strategy: &str, column: &str| {
+        let runs: Vec<f64> = rows
+            .iter()
+            .filter(|row| row["scenario"] == scenario && row["strategy"] == strategy)
+            .map(|row| row[column].parse::<f64>().unwrap())
+            .collect();
+        runs.iter().sum::<f64>() / runs.len() as f64
+    };
+    for (scenario, strategy) in &keys {
+        let runs: Vec<_> = rows
+            .iter()
+            .filter(|row| &row["scenario"] == scenario && &row["strategy"] == strategy)
+            .collect();
+        let recovered = runs.iter().filter(|row| row["recovered"] == "true").count();
+        let m = |column: &str| mean(scenario, strategy, column);
+        let line = format!(
+            "| {scenario} | {strategy} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {recovered}/{} |",
+            100.0 * m("succeeded") / m("payments"),
+            m("double_charges"),
+            m("failed_charged"),
+            m("amplification"),
+            m("throttled"),
+            runs.len()
+        );
+        assert!(readme.contains(&line), "README lacks {line}");
+    }
+    // The sentences of the worked example.
+    let storm = |column: &str| mean("no_budget", "none", column);
+    let grouped = |value: f64| {
+        let digits = format!("{:.0}", value);
+        let mut out = String::new();
+        for (index, digit) in digits.chars().enumerate() {
+            if index > 0 && (digits.len() - index) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    };
+    let phrases = [
+        format!(
+            "{:.2} calls of work per payment, {:.1}% of the payments succeed, {} of {}",
+            storm("amplification"),
+            100.0 * storm("succeeded") / storm("payments"),
+            grouped(storm("double_charges")),
+            grouped(storm("payments")),
+        ),
+        format!("({} payments each;", grouped(storm("payments"))),
+        format!(
+            "strategies ({:.1}%)",
+            100.0 * mean("no_budget", "lock_wait", "succeeded") / storm("payments")
+        ),
+    ];
+    for phrase in phrases {
+        assert!(readme.contains(&phrase), "README lacks {phrase}");
+    }
+}

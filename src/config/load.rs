@@ -607,6 +607,58 @@ impl Checker<'_> {
         })
     }
 
+    fn adaptive_bucket(&self, entry: &AdaptiveEntry) -> Result<AdaptiveBucket, ConfigError> {
+        Ok(AdaptiveBucket {
+            deposit: self.number(
+                "client",
+                "adaptive_bucket",
+                entry.deposit.unwrap_or(0.1),
+                f64::MIN_POSITIVE,
+                1e12,
+                "the deposit must be a number of tokens more than 0",
+            )?,
+            capacity: self.number(
+                "client",
+                "adaptive_bucket",
+                entry.capacity.unwrap_or(5.0),
+                1.0,
+                1e12,
+                "the capacity must be a number of tokens, at least 1",
+            )?,
+        })
+    }
+
+    fn breaker(&self, entry: &BreakerEntry) -> Result<Breaker, ConfigError> {
+        let seconds = |value: Option<f64>| -> Result<Option<f64>, ConfigError> {
+            value
+                .map(|s| {
+                    self.number(
+                        "client",
+                        "breaker",
+                        s,
+                        f64::MIN_POSITIVE,
+                        MAX_DURATION_S,
+                        "window_s and cooldown_s must be numbers of seconds more than 0 and at \
+                         most 1000000",
+                    )
+                    .map(|s| s * 1000.0)
+                })
+                .transpose()
+        };
+        Ok(Breaker {
+            threshold: self.number(
+                "client",
+                "breaker",
+                entry.threshold.unwrap_or(0.1),
+                0.0,
+                1.0,
+                "the breaker's threshold is a failure rate from 0 to 1",
+            )?,
+            window_ms: seconds(entry.window_s)?,
+            cooldown_ms: seconds(entry.cooldown_s)?,
+        })
+    }
+
     fn client(&self, base: &Scenario) -> Result<LoadClient, ConfigError> {
         let keys: ClientKeys = read(self.tables.section("client"), self.path, "client")?;
         if base.client.different_body_rate > 0.0 {
@@ -622,57 +674,16 @@ impl Checker<'_> {
             .as_ref()
             .map(|entry| self.token_bucket(entry))
             .transpose()?;
-        let adaptive_bucket = match &keys.adaptive_bucket {
-            Some(entry) => Some(AdaptiveBucket {
-                deposit: self.number(
-                    "client",
-                    "adaptive_bucket",
-                    entry.deposit.unwrap_or(0.1),
-                    f64::MIN_POSITIVE,
-                    1e12,
-                    "the deposit must be a number of tokens more than 0",
-                )?,
-                capacity: self.number(
-                    "client",
-                    "adaptive_bucket",
-                    entry.capacity.unwrap_or(5.0),
-                    1.0,
-                    1e12,
-                    "the capacity must be a number of tokens, at least 1",
-                )?,
-            }),
-            None => None,
-        };
-        let seconds = |key: &str, value: Option<f64>| -> Result<Option<f64>, ConfigError> {
-            value
-                .map(|s| {
-                    self.number(
-                        "client",
-                        key,
-                        s,
-                        f64::MIN_POSITIVE,
-                        MAX_DURATION_S,
-                        "must be a number of seconds more than 0 and at most 1000000",
-                    )
-                    .map(|s| s * 1000.0)
-                })
-                .transpose()
-        };
-        let breaker = match &keys.breaker {
-            Some(entry) => Some(Breaker {
-                threshold: self.number(
-                    "client",
-                    "breaker",
-                    entry.threshold.unwrap_or(0.1),
-                    0.0,
-                    1.0,
-                    "the breaker's threshold is a failure rate from 0 to 1",
-                )?,
-                window_ms: seconds("breaker", entry.window_s)?,
-                cooldown_ms: seconds("breaker", entry.cooldown_s)?,
-            }),
-            None => None,
-        };
+        let adaptive_bucket = keys
+            .adaptive_bucket
+            .as_ref()
+            .map(|entry| self.adaptive_bucket(entry))
+            .transpose()?;
+        let breaker = keys
+            .breaker
+            .as_ref()
+            .map(|entry| self.breaker(entry))
+            .transpose()?;
         let retry_ratio = keys
             .retry_ratio
             .map(|r| {
