@@ -351,8 +351,13 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 14] = [
+    let cases: [(&str, &[&str]); 16] = [
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
+        ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
+        (
+            "[server]\nworkers = 2\nwrokers = 3",
+            &["wrokers", "or a load key of that table"],
+        ),
         (
             "[server]\nqueue_limit = 0",
             &["`server.queue_limit`", "value 0"],

@@ -307,7 +307,7 @@ struct BreakerEntry {
     cooldown_s: Option<f64>,
 }
 
-/// Reads a table into `T`; an unknown key or a wrong type names the file and the table.
+/// Reads a table into `T`; a value of the wrong type names the file and the key.
 fn read<T: DeserializeOwned + Default>(
     table: toml::Table,
     path: &Path,
@@ -316,9 +316,23 @@ fn read<T: DeserializeOwned + Default>(
     if table.is_empty() {
         return Ok(T::default());
     }
-    T::deserialize(toml::Value::Table(table)).map_err(|error| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message: format!("[{name}]: {}", error.message().trim().replace('\n', " ")),
+    T::deserialize(toml::Value::Table(table.clone())).map_err(|error| {
+        // The first key that fails on its own is the one to name.
+        let key = table.iter().find_map(|(key, value)| {
+            let alone: toml::Table = [(key.clone(), value.clone())].into_iter().collect();
+            T::deserialize(toml::Value::Table(alone))
+                .err()
+                .map(|_| key.clone())
+        });
+        let place = match key {
+            Some(key) if name == "output" => format!("key `output.{key}`"),
+            Some(key) => format!("key `{name}.{key}`"),
+            None => format!("[{name}]"),
+        };
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!("{place}: {}", error.message().trim().replace('\n', " ")),
+        }
     })
 }
 
@@ -851,6 +865,11 @@ fn without_position(error: ConfigError) -> ConfigError {
             let message = match message.rfind(" (in `") {
                 Some(cut) => message[..cut].to_string(),
                 None => message,
+            };
+            let message = if message.starts_with("unknown field") {
+                format!("{message}, or a load key of that table (README, section Load keys)")
+            } else {
+                message
             };
             ConfigError::Parse { path, message }
         }
