@@ -66,6 +66,7 @@ fn model(scenarios: Vec<LoadScenario>, runs: u32, strategies: &[LoadStrategy]) -
         strategies: strategies.to_vec(),
         scenarios,
         bucket_ms: 1_000.0,
+        error_rate_sweep: Vec::new(),
     }
 }
 
@@ -351,9 +352,13 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 16] = [
+    let cases: [(&str, &[&str]); 17] = [
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
+        (
+            "[output]\nerror_rate_sweep = [0.1, 1.5]",
+            &["`output.error_rate_sweep`", "1.5"],
+        ),
         (
             "[server]\nworkers = 2\nwrokers = 3",
             &["wrokers", "or a load key of that table"],
@@ -514,4 +519,27 @@ fn the_readme_table_matches_the_committed_capacity_drop_outputs() {
     for phrase in phrases {
         assert!(readme.contains(&phrase), "README lacks {phrase}");
     }
+}
+
+/// A point of the error-rate sweep is the same loop as the scenario with that error rate.
+#[test]
+fn a_sweep_point_is_the_scenario_at_that_error_rate() {
+    let mut swept = stormy(6);
+    swept.error_rate_sweep = vec![0.3];
+    let mut direct = stormy(6);
+    direct.scenarios[0].server.error_rate = 0.3;
+    let swept = load::simulate(&swept, 2, &Silent).unwrap();
+    let direct = load::simulate(&direct, 2, &Silent).unwrap();
+    assert_eq!(swept.sweep.len(), direct.rows.len());
+    for (point, row) in swept.sweep.iter().zip(&direct.rows) {
+        assert_eq!(point.error_rate, 0.3);
+        assert_eq!((point.row.run, point.row.strategy), (row.run, row.strategy));
+        assert_eq!(point.row.tally.counts, row.tally.counts);
+        assert!(point.row.tally.buckets.is_empty());
+    }
+    // The scenario's own rows are untouched by the sweep.
+    assert_eq!(
+        swept.rows,
+        load::simulate(&stormy(6), 2, &Silent).unwrap().rows
+    );
 }

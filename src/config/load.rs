@@ -213,6 +213,7 @@ fn split(table: &mut toml::Table) -> (LoadTables, Vec<LoadTables>) {
 #[serde(deny_unknown_fields)]
 struct OutputTable {
     bucket_s: Option<f64>,
+    error_rate_sweep: Option<Vec<f64>>,
 }
 
 /// `[server]`'s load keys.
@@ -789,11 +790,36 @@ fn refuse_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
     })
 }
 
+/// The most points of the error-rate sweep.
+pub const MAX_SWEEP_POINTS: usize = 1_000;
+
+/// What the load model reads at the top level: strategies, bucket width (s), error-rate sweep.
+type TopLevel = (Vec<LoadStrategy>, f64, Vec<f64>);
+
+/// `[output] error_rate_sweep`: probabilities, at most [`MAX_SWEEP_POINTS`].
+fn sweep(values: Option<Vec<f64>>, path: &Path) -> Result<Vec<f64>, ConfigError> {
+    let values = values.unwrap_or_default();
+    if values.len() > MAX_SWEEP_POINTS {
+        return Err(invalid(
+            path,
+            "output.error_rate_sweep",
+            format!("[{} values]", values.len()),
+            "at most 1000 error rates",
+        ));
+    }
+    if let Some(bad) = values.iter().find(|rate| !(0.0..=1.0).contains(*rate)) {
+        return Err(invalid(
+            path,
+            "output.error_rate_sweep",
+            bad,
+            "every error rate of the sweep must be a probability from 0 to 1",
+        ));
+    }
+    Ok(values)
+}
+
 /// The top-level keys the load model reads itself or refuses.
-fn take_top_level(
-    table: &mut toml::Table,
-    path: &Path,
-) -> Result<(Vec<LoadStrategy>, f64), ConfigError> {
+fn take_top_level(table: &mut toml::Table, path: &Path) -> Result<TopLevel, ConfigError> {
     for (key, reason) in [
         (
             "payments",
@@ -826,7 +852,7 @@ fn take_top_level(
             "must be a number of seconds from 0.001 to 1000000",
         ));
     }
-    Ok((strategies, bucket_s))
+    Ok((strategies, bucket_s, sweep(output.error_rate_sweep, path)?))
 }
 
 /// `strategies`: names of [`LoadStrategy`], each at most once, at least one.
@@ -887,7 +913,7 @@ impl LoadConfig {
     ) -> Result<Self, ConfigError> {
         refuse_flags(cli, path)?;
         let mut table: toml::Table = parse_toml(text, path)?;
-        let (strategies, bucket_s) = take_top_level(&mut table, path)?;
+        let (strategies, bucket_s, error_rate_sweep) = take_top_level(&mut table, path)?;
         let (base_tables, scenario_tables) = split(&mut table);
         let rest = toml::to_string(&table).expect("a TOML table serialises");
         let timeline = TimelineConfig::from_toml(&rest, path, cli, default_threads)
@@ -903,6 +929,7 @@ impl LoadConfig {
             strategies,
             scenarios,
             bucket_ms: bucket_s * 1000.0,
+            error_rate_sweep,
         };
         check_buckets(&model, path)?;
         Ok(LoadConfig {

@@ -35,13 +35,13 @@ fn colour(strategy: LoadStrategy) -> RGBColor {
 }
 
 /// The charts' file names, in the order of [`all`].
-pub fn names(_results: &LoadResults) -> Vec<&'static str> {
-    vec!["load_goodput.svg", "load_double_charges.svg"]
+pub fn names(results: &LoadResults) -> Vec<&'static str> {
+    all(results).iter().map(|file| file.name).collect()
 }
 
-/// Every chart, in a fixed order.
+/// Every chart, in a fixed order (the sweep's only with a sweep).
 pub fn all(results: &LoadResults) -> Vec<OutputFile> {
-    vec![
+    let mut files = vec![
         OutputFile {
             name: "load_goodput.svg",
             bytes: goodput(results).into_bytes(),
@@ -50,7 +50,143 @@ pub fn all(results: &LoadResults) -> Vec<OutputFile> {
             name: "load_double_charges.svg",
             bytes: double_charges(results).into_bytes(),
         },
-    ]
+    ];
+    if !results.sweep.is_empty() {
+        files.push(OutputFile {
+            name: "load_failure_sweep.svg",
+            bytes: failure_sweep(results).into_bytes(),
+        });
+    }
+    files
+}
+
+/// One colour per scenario of the sweep chart (the matplotlib "tab10" hues, cycled).
+fn scenario_colour(index: usize) -> RGBColor {
+    const HUES: [RGBColor; 6] = [
+        RGBColor(0x1f, 0x77, 0xb4),
+        RGBColor(0xd6, 0x27, 0x28),
+        RGBColor(0x2c, 0xa0, 0x2c),
+        RGBColor(0xff, 0x7f, 0x0e),
+        RGBColor(0x94, 0x67, 0xbd),
+        RGBColor(0x8c, 0x56, 0x4b),
+    ];
+    HUES[index % HUES.len()]
+}
+
+/// Mean over runs of `value` per sweep point, for a scenario under the first strategy.
+fn sweep_line(
+    results: &LoadResults,
+    scenario: usize,
+    value: impl Fn(&LoadRow) -> f64,
+) -> Vec<(f64, f64)> {
+    let strategy = results.model.strategies[0];
+    results
+        .model
+        .error_rate_sweep
+        .iter()
+        .map(|&rate| {
+            let values: Vec<f64> = results
+                .sweep
+                .iter()
+                .filter(|point| {
+                    point.error_rate == rate
+                        && point.row.scenario == scenario
+                        && point.row.strategy == strategy
+                })
+                .map(|point| value(&point.row))
+                .collect();
+            (
+                rate,
+                values.iter().sum::<f64>() / values.len().max(1) as f64,
+            )
+        })
+        .collect()
+}
+
+/// Success rate and amplification against the server's error rate, one line per scenario.
+fn failure_sweep(results: &LoadResults) -> String {
+    let model = &results.model;
+    let subtitle = format!(
+        "{} · seed {} · means over {} runs · strategy {}",
+        model.title,
+        model.seed,
+        model.runs,
+        model.strategies[0].name()
+    );
+    svg(
+        "Success rate and amplification against the server's error rate",
+        &subtitle,
+        |area| {
+            let halves = area.split_evenly((1, 2));
+            let success = |row: &LoadRow| {
+                row.tally.counts.succeeded as f64 / row.tally.counts.payments.max(1) as f64
+            };
+            let amplification = |row: &LoadRow| {
+                row.tally.counts.calls as f64 / row.tally.counts.payments.max(1) as f64
+            };
+            sweep_panel(results, &halves[0], "success rate", &success)?;
+            sweep_panel(results, &halves[1], "calls per payment", &amplification)
+        },
+    )
+}
+
+fn sweep_panel(
+    results: &LoadResults,
+    panel: &DrawingArea<SVGBackend<'_>, Shift>,
+    y_description: &str,
+    value: &dyn Fn(&LoadRow) -> f64,
+) -> Result<(), String> {
+    let model = &results.model;
+    let lines: Vec<Vec<(f64, f64)>> = (0..model.scenarios.len())
+        .map(|scenario| sweep_line(results, scenario, value))
+        .collect();
+    let top = lines
+        .iter()
+        .flatten()
+        .map(|point| point.1)
+        .fold(1.0, f64::max)
+        * HEADROOM;
+    let right = model
+        .error_rate_sweep
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let mut chart = ChartBuilder::on(panel)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..right, 0.0..top)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("server error rate (share of processings answered 500)")
+        .y_desc(y_description)
+        .x_labels(6)
+        .y_labels(6)
+        .axis_desc_style((FONT, 13))
+        .label_style((FONT, 12))
+        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (index, points) in lines.into_iter().enumerate() {
+        let colour = scenario_colour(index);
+        chart
+            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+            .map_err(|e| e.to_string())?
+            .label(model.scenarios[index].name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
+            });
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&point| Circle::new(point, 3, colour.filled())),
+            )
+            .map_err(|e| e.to_string())?;
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 11)
 }
 
 /// Under each title: the file, the seed, the bucket.
