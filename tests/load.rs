@@ -352,9 +352,13 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 17] = [
+    let cases: [(&str, &[&str]); 18] = [
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
+        (
+            "[server]\nworkers = 2\ncrash_rate = 0.1",
+            &["crash_rate", "does not model crashes"],
+        ),
         (
             "[output]\nerror_rate_sweep = [0.1, 1.5]",
             &["`output.error_rate_sweep`", "1.5"],

@@ -739,6 +739,15 @@ impl Checker<'_> {
 
     /// What the load model does not model: refused with the key.
     fn unsupported(&self, base: &Scenario) -> Result<(), ConfigError> {
+        if base.backend.is_used() {
+            return Err(invalid(
+                self.path,
+                "server.crash_rate / key_store / [provider] / [receipts]",
+                "(set)",
+                "the load model does not model crashes, key stores, providers or receipts; \
+                 leave those keys out of a load file",
+            ));
+        }
         let key = base.key;
         let plain = KeyLifecycle::default();
         if base.arrivals.copies != 1 || base.arrivals.copy_mode != CopyMode::Concurrent {

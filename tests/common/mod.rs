@@ -37,7 +37,7 @@ pub const TIMELINE_FILES: [&str; 5] = [
 ];
 
 /// The timeline scenarios shipped in `configs/`, by file name.
-pub const SCENARIOS: [&str; 7] = [
+pub const SCENARIOS: [&str; 10] = [
     "same-key-burst.toml",
     "mobile-network.toml",
     "retry-storm.toml",
@@ -45,6 +45,9 @@ pub const SCENARIOS: [&str; 7] = [
     "same-key-different-body.toml",
     "error-replay.toml",
     "webhook-receiver.toml",
+    "redis-vs-transaction.toml",
+    "receipts-outbox.toml",
+    "provider-without-key.toml",
 ];
 
 /// The `simulate` binary built by cargo for these tests.

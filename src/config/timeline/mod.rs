@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use super::{ConfigError, DEFAULT_SEED, Origin, invalid, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
-    ArrivalProcess, Arrivals, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
-    KeyLifecycle, Network, Scenario, Strategy, TimelineModel,
+    ArrivalProcess, Arrivals, Backend, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
+    KeyLifecycle, Network, Provider, ReceiptMode, Receipts, Scenario, Strategy, TimelineModel,
 };
 use crate::parse;
 use schema::{DistributionTable, ProcessName, Sections, TimelineFile};
@@ -32,6 +32,12 @@ pub const DEFAULT_RATE_PER_S: f64 = 100.0;
 pub const DEFAULT_TIMEOUT_MS: f64 = 1_000.0;
 /// Default retry limit per copy.
 pub const DEFAULT_TIMELINE_MAX_RETRIES: u32 = 3;
+/// Default provider round trip: 100 ms.
+pub const DEFAULT_PROVIDER_LATENCY: Distribution = Distribution::Fixed { ms: 100.0 };
+/// Default provider timeout: 2 s.
+pub const DEFAULT_PROVIDER_TIMEOUT_MS: f64 = 2_000.0;
+/// Default provider retries per processing.
+pub const DEFAULT_PROVIDER_MAX_RETRIES: u32 = 2;
 /// Default backoff: full jitter from 100 ms, capped at 5 s.
 pub const DEFAULT_BACKOFF: Backoff = Backoff::FullJitter {
     base_ms: 100.0,
@@ -145,6 +151,21 @@ fn check_ttl(Number(value): Number) -> Result<Number, String> {
              31.7 years; leave it out: never expires)"
                 .into(),
         )
+    }
+}
+
+/// Accepts a positive duration of a key of its own (a lock TTL, the completer's interval).
+fn check_positive_duration_key(Number(value): Number) -> Result<Number, String> {
+    check_positive_duration(value).map(Number)
+}
+
+/// Accepts a send failure rate: a probability below 1 (a sender that always fails never
+/// delivers).
+fn check_send_failure(Number(value): Number) -> Result<Number, String> {
+    if (0.0..1.0).contains(&value) {
+        Ok(Number(value))
+    } else {
+        Err("a send failure rate must be a number from 0 to less than 1".into())
     }
 }
 
@@ -372,6 +393,100 @@ impl Lookup<'_> {
         })
     }
 
+    /// `[server]`'s crash and key store settings, `[provider]` and `[receipts]`.
+    fn backend(&self) -> Result<Backend, ConfigError> {
+        let defaults = Backend::default();
+        let completer_interval_ms =
+            match self.choice(|s| s.server.completer_interval_ms.map(Some), None) {
+                Some(_) => Some(
+                    self.value(
+                        "server.completer_interval_ms",
+                        |s| s.server.completer_interval_ms.map(Number),
+                        Number(0.0),
+                        check_positive_duration_key,
+                    )?
+                    .0,
+                ),
+                None => None,
+            };
+        Ok(Backend {
+            crash_rate: self.probability("server.crash_rate", |s| s.server.crash_rate)?,
+            key_store: self.choice(|s| s.server.key_store.map(Into::into), defaults.key_store),
+            key_write_failure: self
+                .probability("server.key_write_failure", |s| s.server.key_write_failure)?,
+            key_lock_ttl_ms: self
+                .value(
+                    "server.key_lock_ttl_ms",
+                    |s| s.server.key_lock_ttl_ms.map(Number),
+                    Number(defaults.key_lock_ttl_ms),
+                    check_positive_duration_key,
+                )?
+                .0,
+            completer_interval_ms,
+            provider: self.provider()?,
+            receipts: self.receipts()?,
+        })
+    }
+
+    /// `[provider]`, if the scenario or the base has one.
+    fn provider(&self) -> Result<Option<Provider>, ConfigError> {
+        if !self.has(|s| s.provider.is_some()) {
+            return Ok(None);
+        }
+        let table = |s: &Sections| s.provider.clone().unwrap_or_default();
+        Ok(Some(Provider {
+            latency: self.distribution(
+                "provider.latency",
+                |s| table(s).latency,
+                DEFAULT_PROVIDER_LATENCY,
+            )?,
+            loss: self.probability("provider.loss", |s| table(s).loss)?,
+            timeout_ms: self
+                .value(
+                    "provider.timeout_ms",
+                    |s| table(s).timeout_ms.map(Number),
+                    Number(DEFAULT_PROVIDER_TIMEOUT_MS),
+                    check_timeout,
+                )?
+                .0,
+            max_retries: self.value(
+                "provider.max_retries",
+                |s| table(s).max_retries,
+                DEFAULT_PROVIDER_MAX_RETRIES,
+                parse::check_max_retries,
+            )?,
+            pass_key: self.choice(|s| table(s).pass_key, false),
+        }))
+    }
+
+    /// `[receipts]`, if the scenario or the base has one.
+    fn receipts(&self) -> Result<Option<Receipts>, ConfigError> {
+        if !self.has(|s| s.receipts.is_some()) {
+            return Ok(None);
+        }
+        let table = |s: &Sections| s.receipts.clone().unwrap_or_default();
+        Ok(Some(Receipts {
+            mode: self.choice(|s| table(s).mode.map(Into::into), ReceiptMode::Direct),
+            send_failure: self
+                .value(
+                    "receipts.send_failure",
+                    |s| table(s).send_failure.map(Number),
+                    Number(0.0),
+                    check_send_failure,
+                )?
+                .0,
+        }))
+    }
+
+    /// Whether the scenario's tables or the base's satisfy `present`.
+    fn has(&self, present: impl Fn(&Sections) -> bool) -> bool {
+        present(self.base)
+            || self
+                .over
+                .as_ref()
+                .is_some_and(|(sections, _)| present(sections))
+    }
+
     /// The scenario, defaults filled in; keys checked in the order of the file's tables.
     fn scenario(&self, name: String) -> Result<Scenario, ConfigError> {
         let arrivals = self.arrivals()?;
@@ -382,6 +497,7 @@ impl Lookup<'_> {
             DEFAULT_PROCESSING,
         )?;
         let key = self.key()?;
+        let backend = self.backend()?;
         let client = self.client()?;
         Ok(Scenario {
             name,
@@ -390,6 +506,7 @@ impl Lookup<'_> {
             processing,
             client,
             key,
+            backend,
         })
     }
 }
@@ -509,6 +626,8 @@ fn scenarios(
         network: std::mem::take(&mut file.network),
         server: std::mem::take(&mut file.server),
         client: std::mem::take(&mut file.client),
+        provider: file.provider.take(),
+        receipts: file.receipts.take(),
     };
     let base_scenario = Lookup {
         path,
@@ -545,7 +664,7 @@ fn scenarios(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy};
+    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy, KeyStore};
     use clap::Parser;
 
     fn load(args: &[&str], text: &str) -> Result<TimelineConfig, ConfigError> {
@@ -603,6 +722,51 @@ mod tests {
             (ErrorPolicy::Retry, DuplicateAnswer::Conflict409)
         );
         assert_eq!(a.key.duplicate_answer, DuplicateAnswer::Replay);
+    }
+
+    #[test]
+    fn backend_defaults_are_off_and_tables_turn_them_on() {
+        let config = load(&[], "model = \"timeline\"").unwrap();
+        assert_eq!(config.model.scenarios[0].backend, Backend::default());
+        assert!(!config.model.uses_backend());
+        let text = "model = \"timeline\"\n\
+                    [server]\ncrash_rate = 0.02\nkey_store = \"key_first\"\n\
+                    [provider]\nloss = 0.1\n\
+                    [[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\n\
+                    server = { completer_interval_ms = 500 }\n\
+                    provider = { pass_key = true, max_retries = 0 }\n\
+                    receipts = { mode = \"outbox\", send_failure = 0.1 }\n";
+        let config = load(&[], text).unwrap();
+        let [a, b] = &config.model.scenarios[..] else {
+            panic!("two scenarios")
+        };
+        for scenario in [a, b] {
+            assert_eq!(scenario.backend.crash_rate, 0.02);
+            assert_eq!(scenario.backend.key_store, KeyStore::KeyFirst);
+            assert_eq!(scenario.backend.key_lock_ttl_ms, 30_000.0);
+        }
+        let provider = a.backend.provider.unwrap();
+        assert_eq!(
+            (provider.loss, provider.max_retries, provider.pass_key),
+            (0.1, 2, false)
+        );
+        assert_eq!(provider.timeout_ms, DEFAULT_PROVIDER_TIMEOUT_MS);
+        assert_eq!(a.backend.receipts, None);
+        assert_eq!(a.backend.completer_interval_ms, None);
+        let provider = b.backend.provider.unwrap();
+        assert_eq!(
+            (provider.loss, provider.max_retries, provider.pass_key),
+            (0.1, 0, true)
+        );
+        assert_eq!(
+            b.backend.receipts,
+            Some(Receipts {
+                mode: ReceiptMode::Outbox,
+                send_failure: 0.1
+            })
+        );
+        assert_eq!(b.backend.completer_interval_ms, Some(500.0));
     }
 
     #[test]

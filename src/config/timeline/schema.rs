@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use crate::model::timeline::{
-    Backoff, CopyMode, CopySpacing, Distribution, DuplicateAnswer, ErrorPolicy, Strategy,
+    Backoff, CopyMode, CopySpacing, Distribution, DuplicateAnswer, ErrorPolicy, KeyStore,
+    ReceiptMode, Strategy,
 };
 
 /// A timeline scenario file as written; every key but `model` is optional.
@@ -33,17 +34,22 @@ pub(super) struct TimelineFile {
     pub server: ServerTable,
     #[serde(default)]
     pub client: ClientTable,
+    pub provider: Option<ProviderTable>,
+    pub receipts: Option<ReceiptsTable>,
     #[serde(default)]
     pub scenario: Vec<NamedSections>,
 }
 
-/// The four tables of a scenario, as written (all keys optional).
+/// The tables of a scenario, as written (all keys optional; `provider` and `receipts` are
+/// off unless written).
 #[derive(Debug, Default, Clone)]
 pub(super) struct Sections {
     pub arrivals: ArrivalsTable,
     pub network: NetworkTable,
     pub server: ServerTable,
     pub client: ClientTable,
+    pub provider: Option<ProviderTable>,
+    pub receipts: Option<ReceiptsTable>,
 }
 
 /// A `[[scenario]]` entry: a name and the tables it overrides (serde's `flatten` cannot be
@@ -60,6 +66,8 @@ pub(super) struct NamedSections {
     pub server: ServerTable,
     #[serde(default)]
     pub client: ClientTable,
+    pub provider: Option<ProviderTable>,
+    pub receipts: Option<ReceiptsTable>,
 }
 
 impl NamedSections {
@@ -69,6 +77,8 @@ impl NamedSections {
             network: self.network.clone(),
             server: self.server.clone(),
             client: self.client.clone(),
+            provider: self.provider.clone(),
+            receipts: self.receipts.clone(),
         }
     }
 }
@@ -105,6 +115,30 @@ pub(super) struct ServerTable {
     pub error_rate: Option<f64>,
     pub error_policy: Option<ErrorPolicyName>,
     pub duplicate_answer: Option<DuplicateAnswerName>,
+    pub crash_rate: Option<f64>,
+    pub key_store: Option<KeyStoreName>,
+    pub key_write_failure: Option<f64>,
+    pub key_lock_ttl_ms: Option<f64>,
+    pub completer_interval_ms: Option<f64>,
+}
+
+/// `[provider]`: present, the server calls a downstream provider.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProviderTable {
+    pub latency: Option<DistributionTable>,
+    pub loss: Option<f64>,
+    pub timeout_ms: Option<f64>,
+    pub max_retries: Option<u32>,
+    pub pass_key: Option<bool>,
+}
+
+/// `[receipts]`: present, the server sends a receipt after each charge.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReceiptsTable {
+    pub mode: Option<ReceiptModeName>,
+    pub send_failure: Option<f64>,
 }
 
 /// `[client]`.
@@ -183,6 +217,23 @@ names! {
         Conflict409 => DuplicateAnswer::Conflict409,
         #[serde(rename = "error_500")]
         Error500 => DuplicateAnswer::Error500,
+    }
+}
+
+names! {
+    /// `[server] key_store`: `same_transaction`, `separate_store` or `key_first`.
+    KeyStoreName => KeyStore {
+        SameTransaction => KeyStore::SameTransaction,
+        SeparateStore => KeyStore::SeparateStore,
+        KeyFirst => KeyStore::KeyFirst,
+    }
+}
+
+names! {
+    /// `[receipts] mode`: `direct` or `outbox`.
+    ReceiptModeName => ReceiptMode {
+        Direct => ReceiptMode::Direct,
+        Outbox => ReceiptMode::Outbox,
     }
 }
 

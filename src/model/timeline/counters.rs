@@ -8,26 +8,40 @@ use std::ops::{Add, AddAssign};
 /// Declares [`Counters`] with its fields (each a `u64` with its doc, in column order), its
 /// addition and its named columns.
 macro_rules! counters {
-    ($( $(#[doc = $doc:literal])+ $name:ident, )+) => {
+    (
+        $( $(#[doc = $doc:literal])+ $name:ident, )+
+        backend: $( $(#[doc = $backend_doc:literal])+ $backend_name:ident, )+
+    ) => {
         /// What happened to one payment under one strategy, or the sum over many payments:
         /// every field is a count and sums are plain additions, so chunks merge exactly in any
         /// grouping.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
         pub struct Counters {
             $( $(#[doc = $doc])+ pub $name: u64, )+
+            $( $(#[doc = $backend_doc])+ pub $backend_name: u64, )+
         }
 
         impl AddAssign for Counters {
             fn add_assign(&mut self, other: Self) {
                 $( self.$name += other.$name; )+
+                $( self.$backend_name += other.$backend_name; )+
             }
         }
 
         impl Counters {
-            /// Every counter as `(column name, value)`, in column order.
+            /// Every counter as `(column name, value)`, in column order: the plain model's,
+            /// then the backend's ([`Counters::BACKEND_COLUMNS`] of them, last).
             pub fn columns(&self) -> impl Iterator<Item = (&'static str, u64)> + use<> {
-                [$( (stringify!($name), self.$name), )+].into_iter()
+                [
+                    $( (stringify!($name), self.$name), )+
+                    $( (stringify!($backend_name), self.$backend_name), )+
+                ]
+                .into_iter()
             }
+
+            /// The backend's counters (crashes, key store, provider, receipts): the last
+            /// columns, written only when a scenario uses the backend.
+            pub const BACKEND_COLUMNS: usize = [$( stringify!($backend_name), )+].len();
         }
     };
 }
@@ -78,6 +92,50 @@ counters! {
     /// Payments told they succeeded although no charge was made with the body the success
     /// answered: the second ambiguous outcome, 0 for a correct server (payments).
     told_succeeded_not_charged,
+  backend:
+    /// Processings that crashed before the charge (and before calling the provider): nothing
+    /// done, no answer (processings).
+    crashes_before_charge,
+    /// Processings that crashed after the charge, before the key and response were saved; no
+    /// answer (processings).
+    crashes_after_charge,
+    /// Processings that crashed after saving the key and response, before the receipt and the
+    /// response were sent; no answer (processings).
+    crashes_after_save,
+    /// Charges undone by a crash before their commit (`same_transaction`, or strategy `none`
+    /// with it): the ledger has no trace; the provider may have moved money (charges).
+    charges_lost_by_crash,
+    /// Writes of the key to the other store after the commit that failed: `key_write_failure`
+    /// of the writes (`separate_store`, `key_first`) (writes).
+    key_write_failures,
+    /// Committed charges whose key was never stored, by a failed write or a crash between
+    /// the commit and the write; a later delivery charges again (charges).
+    keys_lost,
+    /// Payments whose `key_first` key was left in flight by a crash or a failed write
+    /// (payments).
+    stuck_payments,
+    /// Time those keys stayed in flight, until the lock expired or the completer ran, summed
+    /// over the payments (whole ms per payment).
+    stuck_in_flight_ms,
+    /// Keys in flight the completer found and completed or released (keys).
+    completer_recoveries,
+    /// Calls the server made to the provider, retries included (calls).
+    provider_calls,
+    /// Provider calls with no answer in time: lost either way or slower than the provider
+    /// timeout (calls).
+    provider_timeouts,
+    /// Charges the provider made: the money that moved (charges).
+    provider_charges,
+    /// Provider charges beyond one per payment: money moved twice (charges).
+    duplicate_provider_charges,
+    /// Receipts that reached the customer (receipts).
+    receipts_sent,
+    /// Receipts beyond one per payment that reached the customer (receipts).
+    receipts_duplicated,
+    /// Payments committed at least once whose customer got no receipt (payments).
+    receipts_missing,
+    /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender (sends).
+    receipt_send_failures,
 }
 
 impl Add for Counters {
@@ -113,9 +171,12 @@ mod tests {
         assert_eq!((sum.payments, sum.charges), (3, 6));
         assert_eq!(sum.told_succeeded_not_charged, 3);
         let names: Vec<&str> = sum.columns().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 18);
+        assert_eq!(names.len(), 18 + 17);
+        assert_eq!(Counters::BACKEND_COLUMNS, 17);
         assert_eq!(names[0], "payments");
         assert_eq!(names[17], "told_succeeded_not_charged");
+        assert_eq!(names[18], "crashes_before_charge");
+        assert_eq!(names[34], "receipt_send_failures");
         assert_eq!(sum.columns().nth(3), Some(("charges", 6)));
     }
 }

@@ -14,6 +14,7 @@
 //! differences between strategies come from the strategy, not from the draws (and between
 //! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
 
+pub mod backend;
 pub mod backoff;
 pub mod counters;
 pub mod distribution;
@@ -23,6 +24,8 @@ pub mod simulation;
 
 use rayon::prelude::*;
 
+use backend::BackendDraws;
+pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts};
 pub use backoff::Backoff;
 pub use counters::Counters;
 pub use distribution::Distribution;
@@ -224,6 +227,8 @@ pub struct Scenario {
     pub client: ClientPolicy,
     /// Expiry, fingerprint, failures and duplicate answers of the key.
     pub key: KeyLifecycle,
+    /// Crashes, key store, provider and receipts.
+    pub backend: Backend,
 }
 
 impl Scenario {
@@ -264,6 +269,20 @@ impl TimelineModel {
     /// attempts' draws are the same with and without the lifecycle settings.
     pub fn lifecycle_seed_sequence(&self, run: u32) -> SeedSequence {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 1])
+    }
+
+    /// Run `run`'s backend stream (crashes, key writes, provider, receipts):
+    /// `SeedSequence(seed, spawn_key=(run, 2))`, apart from the other two so that their draws
+    /// are the same with and without the backend settings.
+    pub fn backend_seed_sequence(&self, run: u32) -> SeedSequence {
+        SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 2])
+    }
+
+    /// Whether some scenario uses a backend setting (crashes, key store, provider, receipts).
+    pub fn uses_backend(&self) -> bool {
+        self.scenarios
+            .iter()
+            .any(|scenario| scenario.backend.is_used())
     }
 
     /// The units of work [`simulate`] reports: payments × scenarios × (runs + TTL sweep
@@ -466,13 +485,15 @@ pub fn simulate(
     })
 }
 
-/// Where a run's two random streams start.
+/// Where a run's three random streams start.
 #[derive(Debug, Clone, Copy)]
 pub struct Streams {
     /// The attempts' stream ([`TimelineModel::seed_sequence`]).
     pub attempts: PcgState,
     /// The lifecycle stream ([`TimelineModel::lifecycle_seed_sequence`]).
     pub lifecycle: PcgState,
+    /// The backend stream ([`TimelineModel::backend_seed_sequence`]).
+    pub backend: PcgState,
 }
 
 impl Streams {
@@ -481,6 +502,7 @@ impl Streams {
         Self {
             attempts: model.seed_sequence(run).pcg_state(),
             lifecycle: model.lifecycle_seed_sequence(run).pcg_state(),
+            backend: model.backend_seed_sequence(run).pcg_state(),
         }
     }
 }
@@ -529,6 +551,8 @@ struct ChunkWalker<'a> {
     payment_jump: Jump,
     /// Draws per payment in the lifecycle stream; 0 when the scenario needs none.
     lifecycle_stride: u128,
+    /// Draws per payment in the backend stream; 0 when the scenario needs none.
+    backend_stride: u128,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -546,6 +570,7 @@ impl<'a> ChunkWalker<'a> {
             } else {
                 0
             },
+            backend_stride: BackendDraws::stride(&scenario.backend, copies, max_retries),
         }
     }
 
@@ -574,6 +599,13 @@ impl<'a> ChunkWalker<'a> {
         stream.advance(u128::from(first) * self.stride);
         let mut lifecycle_stream = self.streams.lifecycle;
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
+        let mut backend_stream = self.streams.backend;
+        backend_stream.advance(u128::from(first) * self.backend_stride);
+        let mut backend = BackendDraws::new(
+            &scenario.backend,
+            scenario.arrivals.copies,
+            scenario.client.max_retries,
+        );
         let mut simulator = Simulator::default();
         let mut draws = PaymentDraws::new(&self.streams.attempts, scenario);
         for index in 0..len {
@@ -585,9 +617,12 @@ impl<'a> ChunkWalker<'a> {
             if self.lifecycle_stride > 0 {
                 draws.lifecycle.read(&mut lifecycle_stream);
             }
+            if self.backend_stride > 0 {
+                backend.read(&mut backend_stream);
+            }
             let gap_us = self.gap_us(&draws);
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = simulator.run(scenario, strategy, &mut draws, progress)?;
+                let outcome = simulator.run(scenario, strategy, &mut draws, &backend, progress)?;
                 tally.record(&outcome, gap_us);
             }
         }
@@ -595,5 +630,7 @@ impl<'a> ChunkWalker<'a> {
     }
 }
 
+#[cfg(test)]
+mod backend_tests;
 #[cfg(test)]
 mod tests;

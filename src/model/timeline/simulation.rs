@@ -12,6 +12,10 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::backend::{
+    self, BackendDraws, CrashPoint, KeyStore, ProcessingDraws, ReceiptMode, Receipts,
+};
+use super::distribution::Sampler;
 use super::draws::PaymentDraws;
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use crate::model::{Interrupted, Progress};
@@ -60,6 +64,8 @@ struct Processing {
     fails: bool,
     /// The delivery arrived after its key had been pruned.
     after_expiry: bool,
+    /// The server crashes at this point of the processing.
+    crash: Option<CrashPoint>,
 }
 
 /// A response on its way to the client.
@@ -189,6 +195,12 @@ struct Key {
     created_ms: f64,
     /// The body of the delivery that inserted it (its fingerprint).
     body: Body,
+    /// When a `key_first` reservation's lock expires and the store drops it (ms; infinite for
+    /// the other stores).
+    lock_expires_ms: f64,
+    /// A key left in flight by a crash: when it leaves that state (lock expiry or completer)
+    /// and what it becomes then.
+    release: Option<(f64, KeyState)>,
 }
 
 impl Key {
@@ -199,6 +211,7 @@ impl Key {
             self.body = body;
         }
         self.state = state;
+        self.release = None;
     }
 }
 
@@ -245,6 +258,15 @@ struct PaymentState {
     accepted_replay_of_original: bool,
     /// A client accepted a replayed success for a different body (nothing charged it).
     accepted_replay_of_different: bool,
+    /// Some call of the payment reached the provider (a provider honouring the key charges
+    /// only the first).
+    provider_reached: bool,
+    /// Direct receipts that reached the customer.
+    direct_receipts: u64,
+    /// Outbox rows committed with a charge.
+    outbox_rows: u64,
+    /// A `key_first` key of the payment was left in flight.
+    stuck: bool,
 }
 
 impl PaymentState {
@@ -254,6 +276,8 @@ impl PaymentState {
                 state: KeyState::Absent,
                 created_ms: 0.0,
                 body: Body::Original,
+                lock_expires_ms: f64::INFINITY,
+                release: None,
             },
             counts: Counters::default(),
             first_success_ms: None,
@@ -264,12 +288,28 @@ impl PaymentState {
             original_charges: 0,
             accepted_replay_of_original: false,
             accepted_replay_of_different: false,
+            provider_reached: false,
+            direct_receipts: 0,
+            outbox_rows: 0,
+            stuck: false,
         }
     }
 
-    /// The payment's counters and latency once every client is done.
-    fn outcome(self) -> PaymentOutcome {
+    /// The payment's counters and latency once every client is done; `receipts` says how its
+    /// receipts were sent.
+    fn outcome(self, receipts: Option<Receipts>) -> PaymentOutcome {
         let mut counts = self.counts;
+        counts.duplicate_provider_charges = counts.provider_charges.saturating_sub(1);
+        counts.stuck_payments = u64::from(self.stuck);
+        if let Some(receipts) = receipts {
+            counts.receipts_sent = match receipts.mode {
+                ReceiptMode::Direct => self.direct_receipts,
+                // The sender deduplicates by message id, the payment's key.
+                ReceiptMode::Outbox => self.outbox_rows.min(1),
+            };
+            counts.receipts_duplicated = counts.receipts_sent.saturating_sub(1);
+            counts.receipts_missing = u64::from(counts.charges > 0 && counts.receipts_sent == 0);
+        }
         let succeeded = self.first_success_ms.is_some();
         counts.payments = 1;
         counts.double_charged_payments = u64::from(counts.charges >= 2);
@@ -306,6 +346,7 @@ impl Simulator {
         scenario: &Scenario,
         strategy: Strategy,
         draws: &mut PaymentDraws,
+        backend: &BackendDraws,
         progress: &dyn Progress,
     ) -> Result<PaymentOutcome, Interrupted> {
         self.queue.clear(scenario.arrivals.copies);
@@ -323,6 +364,11 @@ impl Simulator {
             scenario,
             strategy,
             draws,
+            backend,
+            provider_latency: scenario
+                .backend
+                .provider
+                .map(|provider| provider.latency.sampler()),
             queue: &mut self.queue,
             clients: &mut self.clients,
             state: PaymentState::new(),
@@ -340,7 +386,7 @@ impl Simulator {
             }
         }
         debug_assert!(run.clients.iter().all(|client| client.done));
-        Ok(run.state.outcome())
+        Ok(run.state.outcome(scenario.backend.receipts))
     }
 }
 
@@ -349,6 +395,9 @@ struct PaymentRun<'a> {
     scenario: &'a Scenario,
     strategy: Strategy,
     draws: &'a mut PaymentDraws,
+    backend: &'a BackendDraws,
+    /// The provider's round trip, ready to sample.
+    provider_latency: Option<Sampler>,
     queue: &'a mut EventQueue,
     clients: &'a mut [Client],
     state: PaymentState,
@@ -432,10 +481,16 @@ impl PaymentRun<'_> {
         let answer = match (self.strategy, key.state) {
             (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
             (Strategy::UniqueKey, KeyState::Absent) => {
+                let backend = &self.scenario.backend;
                 *key = Key {
                     state: KeyState::InFlight,
                     created_ms: now,
                     body: delivery.body,
+                    lock_expires_ms: match backend.key_store {
+                        KeyStore::KeyFirst => now + backend.key_lock_ttl_ms,
+                        _ => f64::INFINITY,
+                    },
+                    release: None,
                 };
                 None
             }
@@ -477,6 +532,14 @@ impl PaymentRun<'_> {
             key.state = KeyState::Absent;
             self.state.pruned = true;
         }
+        if key.state == KeyState::InFlight {
+            if let Some((_, state)) = key.release.filter(|&(at_ms, _)| now >= at_ms) {
+                key.state = state;
+                key.release = None;
+            } else if now >= key.lock_expires_ms {
+                key.state = KeyState::Absent;
+            }
+        }
     }
 
     /// The immediate answer to a delivery whose key is present in `state`: 422 for another
@@ -503,10 +566,11 @@ impl PaymentRun<'_> {
         answer
     }
 
-    /// The server processes a delivery; only the payment's first processing can fail.
+    /// The server processes a delivery; only the payment's first processing can fail with
+    /// `error_rate`, any can crash or fail at the provider.
     fn start_processing(&mut self, now: f64, delivery: Delivery) {
         let state = &mut self.state;
-        let fails = !state.processed
+        let mut fails = !state.processed
             && self
                 .draws
                 .lifecycle
@@ -514,28 +578,74 @@ impl PaymentRun<'_> {
                 < self.scenario.key.error_rate;
         state.counts.errors_retried += u64::from(state.unstored_failure);
         state.processed = true;
-        let processing_ms = self
+        let after_expiry = state.pruned;
+        let mut processing_ms = self
             .draws
             .sampled(delivery.copy, delivery.attempt)
             .processing_ms;
+        let draws = self.backend.processing(delivery.copy, delivery.attempt);
+        let mut crash = (!fails && draws.crash() < self.scenario.backend.crash_rate)
+            .then(|| CrashPoint::of(draws.crash_point()));
+        if !fails && crash != Some(CrashPoint::BeforeCharge) {
+            if let Some(elapsed_ms) = self.call_provider(&draws) {
+                processing_ms += elapsed_ms;
+            } else {
+                // Every call timed out: the processing fails with a 500 (the provider may
+                // have charged all the same), and the crash never comes.
+                processing_ms += self.provider_timeouts_ms();
+                fails = true;
+                crash = None;
+            }
+        }
         let processing = Processing {
             copy: delivery.copy,
             attempt: delivery.attempt,
             body: delivery.body,
             fails,
-            after_expiry: state.pruned,
+            after_expiry,
+            crash,
         };
         self.queue
             .schedule(now + processing_ms, Event::Complete(processing));
     }
 
-    /// A processing ends: it fails with a 500 or charges, and the key records it.
+    /// The provider's calls for one processing: their time (ms), `None` when none was
+    /// answered; no provider: 0.
+    fn call_provider(&mut self, draws: &ProcessingDraws<'_>) -> Option<f64> {
+        let (Some(provider), Some(sampler)) =
+            (self.scenario.backend.provider, self.provider_latency)
+        else {
+            return Some(0.0);
+        };
+        let state = &mut self.state;
+        let exchange = backend::call_provider(&provider, &sampler, draws, state.provider_reached);
+        state.provider_reached |= exchange.received;
+        state.counts.provider_calls += exchange.calls;
+        state.counts.provider_timeouts += exchange.timeouts;
+        state.counts.provider_charges += exchange.charges;
+        exchange.succeeded.then_some(exchange.elapsed_ms)
+    }
+
+    /// The time every provider call timing out takes (ms).
+    fn provider_timeouts_ms(&self) -> f64 {
+        self.scenario.backend.provider.map_or(0.0, |provider| {
+            f64::from(provider.max_retries + 1) * provider.timeout_ms
+        })
+    }
+
+    /// A processing ends: it fails with a 500, crashes (no answer), or charges, and the key
+    /// records it.
     fn complete(&mut self, now: f64, processing: Processing) {
         let answer = if processing.fails {
             self.fail(now, processing.body);
             Answer::ServerError
+        } else if let Some(point) = processing.crash {
+            self.crash(now, processing, point);
+            return;
         } else {
-            self.charge(now, processing);
+            self.charge(processing);
+            self.save_key(now, processing);
+            self.send_direct_receipt(processing);
             Answer::Charged
         };
         let response = Response {
@@ -561,14 +671,140 @@ impl PaymentRun<'_> {
         }
     }
 
-    /// A successful processing charges; a keeping strategy stores the success.
-    fn charge(&mut self, now: f64, processing: Processing) {
+    /// A successful processing's charge commits (with its outbox row, if any).
+    fn charge(&mut self, processing: Processing) {
         let state = &mut self.state;
         state.counts.charges += 1;
         state.original_charges += u64::from(processing.body == Body::Original);
         state.counts.expired_key_charges += u64::from(processing.after_expiry);
-        if self.strategy != Strategy::None {
-            self.store_response(KeyState::Complete, now, processing.body);
+        if let Some(receipts) = self.scenario.backend.receipts
+            && receipts.mode == ReceiptMode::Outbox
+        {
+            state.outbox_rows += 1;
+            let draw = self
+                .backend
+                .processing(processing.copy, processing.attempt)
+                .receipt();
+            state.counts.receipt_send_failures +=
+                backend::outbox_send_failures(receipts.send_failure, draw);
+        }
+    }
+
+    /// The key store this strategy actually uses: `check_then_insert` reserves nothing, so
+    /// `key_first` is `separate_store` for it (and for `none`, which keeps no key).
+    fn key_store(&self) -> KeyStore {
+        match (self.strategy, self.scenario.backend.key_store) {
+            (Strategy::UniqueKey, store) => store,
+            (_, KeyStore::KeyFirst) => KeyStore::SeparateStore,
+            (_, store) => store,
+        }
+    }
+
+    /// A keeping strategy stores the success with the key: in the charge's transaction, or
+    /// written to the other store after it, where the write can fail.
+    fn save_key(&mut self, now: f64, processing: Processing) {
+        if self.strategy == Strategy::None {
+            return;
+        }
+        let store = self.key_store();
+        if store != KeyStore::SameTransaction {
+            let draw = self
+                .backend
+                .processing(processing.copy, processing.attempt)
+                .key_write();
+            if draw < self.scenario.backend.key_write_failure {
+                self.state.counts.key_write_failures += 1;
+                self.lose_key(now, true);
+                return;
+            }
+        }
+        self.store_response(KeyState::Complete, now, processing.body);
+    }
+
+    /// The key of a committed charge (`committed`) or of nothing is not stored: a key still
+    /// to be written is lost; a `key_first` reservation stays in flight until its lock expires
+    /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
+    fn lose_key(&mut self, now: f64, committed: bool) {
+        let unwritten = matches!(self.state.key.state, KeyState::Absent | KeyState::InFlight);
+        if committed && unwritten && self.strategy != Strategy::None {
+            self.state.counts.keys_lost += 1;
+        }
+        if self.state.key.state != KeyState::InFlight {
+            return;
+        }
+        if self.key_store() == KeyStore::KeyFirst {
+            self.abandon(now, committed);
+        } else {
+            self.state.key.state = KeyState::Absent;
+        }
+    }
+
+    /// A `key_first` key left in flight at `now`: it stays so until its lock expires, or until
+    /// the completer (if sooner) completes it (`committed`) or releases it.
+    fn abandon(&mut self, now: f64, committed: bool) {
+        let state = &mut self.state;
+        let expiry = state.key.lock_expires_ms;
+        let completer = self
+            .scenario
+            .backend
+            .completer_interval_ms
+            .map(|interval| now + interval)
+            .filter(|&at_ms| at_ms < expiry);
+        let (at_ms, becomes) = match completer {
+            Some(at_ms) if committed => (at_ms, KeyState::Complete),
+            Some(at_ms) => (at_ms, KeyState::Absent),
+            None => (expiry, KeyState::Absent),
+        };
+        state.counts.completer_recoveries += u64::from(completer.is_some());
+        state.counts.stuck_in_flight_ms += (at_ms - now).round() as u64;
+        state.stuck = true;
+        state.key.release = Some((at_ms, becomes));
+    }
+
+    /// The server crashes at `point` of a processing: nothing is answered; what survives
+    /// depends on the key store.
+    fn crash(&mut self, now: f64, processing: Processing, point: CrashPoint) {
+        match point {
+            CrashPoint::BeforeCharge => {
+                self.state.counts.crashes_before_charge += 1;
+                self.lose_key(now, false);
+            }
+            CrashPoint::AfterCharge => {
+                self.state.counts.crashes_after_charge += 1;
+                if self.key_store() == KeyStore::SameTransaction {
+                    // The transaction never committed: charge, key and outbox row roll back.
+                    self.state.counts.charges_lost_by_crash += 1;
+                    self.lose_key(now, false);
+                } else {
+                    self.charge(processing);
+                    self.lose_key(now, true);
+                }
+            }
+            CrashPoint::AfterSave => {
+                self.state.counts.crashes_after_save += 1;
+                self.charge(processing);
+                self.save_key(now, processing);
+            }
+        }
+    }
+
+    /// The request handler sends the receipt after the commit (`direct`); a failed send is
+    /// lost.
+    fn send_direct_receipt(&mut self, processing: Processing) {
+        let Some(receipts) = self.scenario.backend.receipts else {
+            return;
+        };
+        if receipts.mode != ReceiptMode::Direct {
+            return;
+        }
+        let draw = self
+            .backend
+            .processing(processing.copy, processing.attempt)
+            .receipt();
+        if draw < receipts.send_failure {
+            self.state.counts.receipt_send_failures += 1;
+        } else {
+            self.state.direct_receipts += 1;
         }
     }
 

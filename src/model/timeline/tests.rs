@@ -14,7 +14,7 @@ fn fixed(ms: f64) -> Distribution {
 }
 
 /// 1 ms each way, 10 ms processing, no loss, a 1 s timeout, no retry, one copy.
-fn scenario() -> Scenario {
+pub(super) fn scenario() -> Scenario {
     Scenario {
         name: "test".into(),
         arrivals: Arrivals {
@@ -38,10 +38,11 @@ fn scenario() -> Scenario {
             different_body_rate: 0.0,
         },
         key: KeyLifecycle::default(),
+        backend: Backend::default(),
     }
 }
 
-fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
+pub(super) fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
     TimelineModel {
         title: "test".into(),
         seed,
@@ -54,7 +55,7 @@ fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineModel {
 }
 
 /// The tallies of `none`, `check_then_insert` and `unique_key`.
-fn tallies(scenario: Scenario, payments: u64, seed: u64) -> Vec<StrategyTally> {
+pub(super) fn tallies(scenario: Scenario, payments: u64, seed: u64) -> Vec<StrategyTally> {
     simulate(&model(scenario, payments, seed), 2, &Silent)
         .unwrap()
         .rows
@@ -63,7 +64,7 @@ fn tallies(scenario: Scenario, payments: u64, seed: u64) -> Vec<StrategyTally> {
         .collect()
 }
 
-fn close(actual: Option<f64>, expected: f64) {
+pub(super) fn close(actual: Option<f64>, expected: f64) {
     let actual = actual.unwrap();
     // Quantiles are the highest value of their HDR bucket: at most 0.1% (and 1 µs) above.
     assert!(
@@ -336,7 +337,7 @@ fn backoff() -> impl Generator<Value = Backoff> {
 }
 
 prop_compose! {
-    fn random_scenario()(
+    pub(super) fn random_scenario()(
         request_latency in distribution(),
         response_latency in distribution(),
         processing in distribution(),
@@ -363,6 +364,7 @@ prop_compose! {
             processing,
             client: ClientPolicy { timeout_ms, max_retries, backoff, different_body_rate: 0.0 },
             key: KeyLifecycle::default(),
+            backend: Backend::default(),
         }
     }
 }

@@ -15,11 +15,11 @@ use crate::report::chart_style::{
 use crate::report::format::grouped;
 
 /// Orange: the naive check's lines in the latency chart.
-const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+pub(super) const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
 
 /// Every chart of a timeline run.
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
-    vec![
+    let mut files = vec![
         OutputFile {
             name: "timeline_charges.svg",
             bytes: charges(results).into_bytes(),
@@ -36,7 +36,9 @@ pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
             name: "timeline_answers.svg",
             bytes: answers(results).into_bytes(),
         },
-    ]
+    ];
+    files.extend(super::backend_charts::all(results));
+    files
 }
 
 /// The line colour of a strategy.
@@ -88,15 +90,17 @@ pub(super) fn parameters(results: &TimelineResults) -> String {
 
 /// Bars of run 0 laid out in groups of strategies, one group per scenario: bar `(i, j)` is
 /// centred on `i × (strategies + 1) + j`.
-struct Layout<'a> {
-    rows: Vec<&'a TimelineRow>,
+pub(super) struct Layout<'a> {
+    pub(super) rows: Vec<&'a TimelineRow>,
     strategies: usize,
     scenarios: usize,
+    /// Strategy names at 9 px when there are more than nine bars.
+    small_ticks: bool,
 }
 
 /// The frame of the per-strategy bar charts: strategies (grouped by scenario) on x, `0..top`
 /// on y with `y_desc` and `y_label`, in the house style.
-fn strategy_chart<'a, 'b>(
+pub(super) fn strategy_chart<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, Shift>,
     layout: &Layout,
     top: f64,
@@ -143,19 +147,26 @@ impl<'a> Layout<'a> {
     }
 
     /// The largest `value` of the rows drawn (0 for none).
-    fn highest(&self, value: impl Fn(&TimelineRow) -> f64) -> f64 {
+    pub(super) fn highest(&self, value: impl Fn(&TimelineRow) -> f64) -> f64 {
         self.rows.iter().map(|row| value(row)).fold(0.0, f64::max)
     }
 
-    fn new(results: &'a TimelineResults) -> Self {
+    pub(super) fn new(results: &'a TimelineResults) -> Self {
         Self {
             rows: results.first_run().collect(),
             strategies: results.model.strategies.len(),
             scenarios: results.model.scenarios.len(),
+            small_ticks: false,
         }
     }
 
-    fn centre(&self, row: &TimelineRow) -> f64 {
+    /// The same with smaller strategy names under the bars, for charts of many groups.
+    pub(super) fn with_small_ticks(mut self) -> Self {
+        self.small_ticks = true;
+        self
+    }
+
+    pub(super) fn centre(&self, row: &TimelineRow) -> f64 {
         let within = self
             .rows
             .iter()
@@ -183,15 +194,26 @@ impl<'a> Layout<'a> {
     }
 
     /// Where each scenario's name goes: above the middle of its group.
-    fn scenario_centres(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+    pub(super) fn scenario_centres(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
         (0..self.scenarios).map(move |index| {
             let first = (index * (self.strategies + 1)) as f64;
             (index, first + (self.strategies - 1) as f64 / 2.0)
         })
     }
 
-    fn tick_font(&self) -> u32 {
-        if self.rows.len() > 6 { 11 } else { 14 }
+    /// The scenarios drawn.
+    pub(super) fn scenarios_drawn(&self) -> usize {
+        self.scenarios
+    }
+
+    pub(super) fn tick_font(&self) -> u32 {
+        if self.small_ticks && self.rows.len() > 9 {
+            9
+        } else if self.rows.len() > 6 {
+            11
+        } else {
+            14
+        }
     }
 }
 
@@ -240,7 +262,7 @@ fn coloured_label(
     )
 }
 
-fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+pub(super) fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
     move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
 }
 
@@ -526,11 +548,11 @@ pub fn latency(results: &TimelineResults) -> String {
 }
 
 /// Purple: 409 Conflict answers.
-const CONFLICTED: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+pub(super) const CONFLICTED: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
 /// Brown: 500s, from a failed processing or replayed.
-const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+pub(super) const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
 /// Pink: 422 answers to another body.
-const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+pub(super) const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
 
 /// A segment of the answers chart: its colour, legend text and count per row.
 type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);

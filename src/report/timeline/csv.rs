@@ -5,7 +5,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::model::timeline::{Scenario, StrategyTally, TimelineResults};
+use crate::model::timeline::{Counters, Scenario, StrategyTally, TimelineResults};
 
 /// One cell of a timeline CSV row.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,11 +90,56 @@ fn scenario_columns(scenario: &Scenario) -> Row {
     ]
 }
 
-/// Every counter, then the latency percentiles, the retry amplification and the span.
-fn tally_columns(tally: &StrategyTally) -> Row {
+/// The columns that describe a scenario's backend: `key_store`, `crash_rate`,
+/// `key_write_failure`, `provider_pass_key`, `provider_max_retries`, `receipts`.
+fn backend_columns(scenario: &Scenario) -> Row {
+    let backend = &scenario.backend;
+    vec![
+        ("key_store", Cell::Text(backend.key_store.name().into())),
+        ("crash_rate", Cell::Real(backend.crash_rate)),
+        ("key_write_failure", Cell::Real(backend.key_write_failure)),
+        (
+            "provider_pass_key",
+            Cell::Text(
+                backend
+                    .provider
+                    .map_or(String::new(), |p| p.pass_key.to_string()),
+            ),
+        ),
+        (
+            "provider_max_retries",
+            Cell::Number {
+                value: backend.provider.map(|p| f64::from(p.max_retries)),
+                text: backend
+                    .provider
+                    .map_or(String::new(), |p| p.max_retries.to_string()),
+            },
+        ),
+        (
+            "receipts",
+            Cell::Text(
+                backend
+                    .receipts
+                    .map_or(String::new(), |r| r.mode.name().into()),
+            ),
+        ),
+    ]
+}
+
+/// Every counter (the backend's only when `backend`: a run without crashes, key stores,
+/// provider or receipts writes the plain model's columns), then the latency percentiles, the
+/// retry amplification and the span.
+fn tally_columns(tally: &StrategyTally, backend: bool) -> Row {
+    let counters = tally.counts.columns().count();
+    let shown = if backend {
+        counters
+    } else {
+        counters - Counters::BACKEND_COLUMNS
+    };
     let mut row: Row = tally
         .counts
         .columns()
+        .take(shown)
         .map(|(name, count)| (name, Cell::Count(count)))
         .collect();
     row.extend([
@@ -127,6 +172,7 @@ fn tally_columns(tally: &StrategyTally) -> Row {
 
 /// The rows of `timeline.csv`: runs in order, then scenarios, then strategies as listed.
 pub fn rows(results: &TimelineResults) -> Vec<Row> {
+    let backend = results.model.uses_backend();
     results
         .rows
         .iter()
@@ -139,7 +185,10 @@ pub fn rows(results: &TimelineResults) -> Vec<Row> {
                 ("seed", Cell::Count(results.model.seed)),
             ];
             cells.extend(scenario_columns(scenario));
-            cells.extend(tally_columns(&row.tally));
+            if backend {
+                cells.extend(backend_columns(scenario));
+            }
+            cells.extend(tally_columns(&row.tally, backend));
             cells
         })
         .collect()

@@ -14,6 +14,7 @@ pub fn report_md(results: &TimelineResults) -> Vec<u8> {
     introduction(&mut text, results);
     scenarios(&mut text, results);
     tables(&mut text, results);
+    super::backend_report::section(&mut text, results);
     charts(&mut text, results);
     text.into_bytes()
 }
@@ -154,6 +155,24 @@ fn charts(text: &mut String, results: &TimelineResults) {
          replayed, another body's response replayed, 409, 500 replayed, 422), per strategy and \
          scenario, with the deliveries per payment on top.",
     );
+    if super::backend_charts::compares_key_stores(&results.model) {
+        chart(
+            "timeline_key_stores.svg",
+            "Key store designs: double charges and stuck keys",
+            "Per design (scenario) and strategy in run 0: the payments charged twice or more \
+             and the payments whose key a crash left in flight, with the mean time the keys \
+             stayed there.",
+        );
+    }
+    if super::backend_charts::has_side_effects(&results.model) {
+        chart(
+            "timeline_side_effects.svg",
+            "Duplicate side effects per design",
+            "Per design and strategy in run 0: the extra charges in the API's ledger and, \
+             where the scenarios have them, at the provider (money that moved twice), the \
+             receipts sent twice and the charged payments without a receipt.",
+        );
+    }
     if !results.ttl_sweep.is_empty() {
         chart(
             "ttl_sweep.svg",
@@ -170,7 +189,7 @@ fn charts(text: &mut String, results: &TimelineResults) {
 mod tests {
     use super::*;
     use crate::model::timeline::{
-        Arrivals, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
+        Arrivals, Backend, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
         Strategy, TimelineModel, simulate,
     };
 
@@ -198,6 +217,7 @@ mod tests {
                 different_body_rate: 0.0,
             },
             key: KeyLifecycle::default(),
+            backend: Backend::default(),
         };
         let model = TimelineModel {
             title: "tiny.toml".into(),

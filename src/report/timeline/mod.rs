@@ -1,6 +1,8 @@
 //! The timeline model's outputs: `timeline.csv`, its charts, the TTL sweep, `report.md`, the
 //! stdout table and the `--json` summary.
 
+pub mod backend_charts;
+pub mod backend_report;
 pub mod charts;
 pub mod csv;
 pub mod json;

@@ -121,12 +121,13 @@ pub fn lifecycle_table(results: &TimelineResults) -> String {
 }
 
 /// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous
-/// outcomes, reported for every scenario).
+/// outcomes, reported for every scenario); then the backend's tables, when it is used.
 pub fn render(results: &TimelineResults) -> String {
     format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}{}",
         charges_table(results),
         detail_table(results),
-        lifecycle_table(results)
+        lifecycle_table(results),
+        super::backend_report::tables(results)
     )
 }

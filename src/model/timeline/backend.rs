@@ -1,0 +1,472 @@
+//! What happens inside the server and behind it (issue #12): crashes during a processing, where
+//! the key is stored relative to the charge, a downstream provider called with bounded
+//! retries, and the receipt sent after a charge; with the random draws these need, read from
+//! a third stream so that the attempts' and lifecycle draws are the same with and without them.
+
+use super::Distribution;
+use super::distribution::Sampler;
+use crate::rng::{PcgState, unit_f64};
+
+/// Where the server keeps a payment's Idempotency-Key relative to the charge (article section
+/// 6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyStore {
+    /// The charge, the key and its stored response commit in one database transaction: a
+    /// crash before the commit leaves nothing (an in-flight row rolls back), after it
+    /// everything.
+    #[default]
+    SameTransaction,
+    /// The charge commits first, then the key and response are written to another store
+    /// (Redis): the write can fail, or a crash can fall in between, and the key is lost. A
+    /// `unique_key` in-flight marker lives with the request and dies with it.
+    SeparateStore,
+    /// `unique_key` reserves the key in another store before charging (SETNX with its own
+    /// lock TTL) and marks it complete after the commit: a crash after the reservation leaves
+    /// the key in flight until the lock expires (or the completer runs). `check_then_insert`
+    /// reserves nothing, so for it this is [`KeyStore::SeparateStore`].
+    KeyFirst,
+}
+
+impl KeyStore {
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyStore::SameTransaction => "same_transaction",
+            KeyStore::SeparateStore => "separate_store",
+            KeyStore::KeyFirst => "key_first",
+        }
+    }
+}
+
+/// Where a crash falls among the steps of one processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrashPoint {
+    /// Before the charge (and before calling the provider): nothing was done.
+    BeforeCharge,
+    /// After the charge, before the key and response are saved.
+    AfterCharge,
+    /// After the key and response are saved, before the receipt and response are sent.
+    AfterSave,
+}
+
+impl CrashPoint {
+    /// The point a uniform draw picks: each of the three with probability 1/3.
+    pub fn of(draw: f64) -> Self {
+        if draw < 1.0 / 3.0 {
+            CrashPoint::BeforeCharge
+        } else if draw < 2.0 / 3.0 {
+            CrashPoint::AfterCharge
+        } else {
+            CrashPoint::AfterSave
+        }
+    }
+}
+
+/// A downstream provider (card network, PSP) the server calls to move the money.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Provider {
+    /// Round trip of one call when neither way is lost (ms).
+    pub latency: Distribution,
+    /// Probability that a call's request is lost, and, independently, that its response is
+    /// lost (each way).
+    pub loss: f64,
+    /// The server stops waiting for a call this long after sending it (ms, more than 0).
+    pub timeout_ms: f64,
+    /// Calls the server retries at most after the first, per processing.
+    pub max_retries: u32,
+    /// The server passes the payment's Idempotency-Key downstream and the provider honours
+    /// it: a repeated call is answered with the first charge, not charged again.
+    pub pass_key: bool,
+}
+
+/// How the receipt of a charge is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiptMode {
+    /// Sent by the request handler after the commit: a crash before sending loses it, a send
+    /// that fails is lost, and every processing that charges sends one.
+    Direct,
+    /// Recorded in the charge's transaction; a sender delivers it at least once, retrying
+    /// failed sends, and deduplicates by message id (the payment's Idempotency-Key).
+    Outbox,
+}
+
+impl ReceiptMode {
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReceiptMode::Direct => "direct",
+            ReceiptMode::Outbox => "outbox",
+        }
+    }
+}
+
+/// The receipt sent after a charge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Receipts {
+    /// Direct or through an outbox.
+    pub mode: ReceiptMode,
+    /// Probability that one send fails (0 to less than 1).
+    pub send_failure: f64,
+}
+
+/// The server's internals and what lies behind it; the default changes nothing (no crash, key
+/// in the charge's transaction, no provider, no receipt).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backend {
+    /// Probability that a processing crashes (0 to 1); the point is drawn among the three.
+    pub crash_rate: f64,
+    /// Where the key lives.
+    pub key_store: KeyStore,
+    /// Probability that writing the key to the other store after the commit fails
+    /// (`separate_store`, `key_first`; 0 to 1).
+    pub key_write_failure: f64,
+    /// How long a `key_first` reservation holds before the other store drops it (ms).
+    pub key_lock_ttl_ms: f64,
+    /// A recovery job that finds a `key_first` key left in flight by a crash this long after
+    /// the crash and completes it (the charge committed) or releases it (ms); `None`: none.
+    pub completer_interval_ms: Option<f64>,
+    /// The provider called by each processing; `None`: the charge is local.
+    pub provider: Option<Provider>,
+    /// The receipt sent after a charge; `None`: none.
+    pub receipts: Option<Receipts>,
+}
+
+/// The default `key_lock_ttl_ms`: 30 s.
+pub const DEFAULT_KEY_LOCK_TTL_MS: f64 = 30_000.0;
+
+impl Default for Backend {
+    fn default() -> Self {
+        Self {
+            crash_rate: 0.0,
+            key_store: KeyStore::SameTransaction,
+            key_write_failure: 0.0,
+            key_lock_ttl_ms: DEFAULT_KEY_LOCK_TTL_MS,
+            completer_interval_ms: None,
+            provider: None,
+            receipts: None,
+        }
+    }
+}
+
+impl Backend {
+    /// Whether anything differs from the plain timeline model (then `timeline.csv` has the
+    /// backend columns and the backend charts are drawn).
+    pub fn is_used(&self) -> bool {
+        *self != Backend::default()
+    }
+
+    /// Whether a payment needs its backend draws.
+    pub fn needs_draws(&self) -> bool {
+        self.crash_rate > 0.0
+            || self.key_write_failure > 0.0
+            || self.provider.is_some()
+            || self
+                .receipts
+                .is_some_and(|receipts| receipts.send_failure > 0.0)
+    }
+
+    /// Provider calls per processing at most.
+    fn provider_calls(&self) -> u64 {
+        self.provider
+            .map_or(0, |provider| u64::from(provider.max_retries) + 1)
+    }
+
+    /// Draws per processing: crash, crash point, key write, receipt, then three per provider
+    /// call (request loss, latency, response loss).
+    pub fn draws_per_attempt(&self) -> u64 {
+        FIXED_DRAWS + PROVIDER_DRAWS_PER_CALL * self.provider_calls()
+    }
+}
+
+/// The draws every processing has before its provider calls'.
+const FIXED_DRAWS: u64 = 4;
+/// Draws per provider call: request loss, round trip, response loss.
+const PROVIDER_DRAWS_PER_CALL: u64 = 3;
+
+/// The closed form of the retry amplification at the provider with two layers of retries,
+/// when each provider call fails independently with probability `call_failure` and the client
+/// retries a failed processing (no other loss): the server makes `(1 − q^(s+1)) / (1 − q)`
+/// calls per processing with `s = server_retries`, a processing fails with `Q = q^(s+1)`,
+/// and the client sends `(1 − Q^(c+1)) / (1 − Q)` processings with `c = client_retries`;
+/// the product is the expected provider calls per payment. At `q = 1` both are their limits
+/// `s + 1` and `c + 1`: the worst case is the product of the attempts per layer.
+pub fn layered_provider_calls(call_failure: f64, server_retries: u32, client_retries: u32) -> f64 {
+    let geometric = |failure: f64, tries: u32| {
+        if failure >= 1.0 {
+            f64::from(tries)
+        } else {
+            (1.0 - failure.powi(tries as i32)) / (1.0 - failure)
+        }
+    };
+    let per_processing = geometric(call_failure, server_retries + 1);
+    let processing_failure = call_failure.powi(server_retries as i32 + 1);
+    per_processing * geometric(processing_failure, client_retries + 1)
+}
+
+/// Where a payment's backend draws come from.
+#[derive(Debug, Clone, Default)]
+enum Source {
+    /// None were read: every draw reads as 1 (never below a rate).
+    #[default]
+    Ones,
+    /// The payment's slice of the backend stream, starting at this state.
+    Stream(PcgState),
+    /// Given by hand (hand-worked timelines).
+    #[cfg(test)]
+    Values(Vec<f64>),
+}
+
+/// The backend draws of one processing (attempt `attempt` of copy `copy`): draw `k` is the
+/// payment's draw `offset + k`, read on demand by jump-ahead.
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessingDraws<'a> {
+    source: &'a Source,
+    offset: u128,
+    len: u64,
+}
+
+impl ProcessingDraws<'_> {
+    fn at(&self, index: u64) -> f64 {
+        if index >= self.len {
+            return 1.0;
+        }
+        let position = self.offset + u128::from(index);
+        match self.source {
+            Source::Ones => 1.0,
+            Source::Stream(start) => {
+                let mut stream = *start;
+                stream.advance(position);
+                unit_f64(stream.next_u64())
+            }
+            #[cfg(test)]
+            Source::Values(values) => usize::try_from(position)
+                .ok()
+                .and_then(|at| values.get(at))
+                .copied()
+                .unwrap_or(1.0),
+        }
+    }
+
+    /// The uniform deciding whether the processing crashes.
+    pub fn crash(&self) -> f64 {
+        self.at(0)
+    }
+
+    /// The uniform picking the crash point.
+    pub fn crash_point(&self) -> f64 {
+        self.at(1)
+    }
+
+    /// The uniform deciding whether the key write after the commit fails.
+    pub fn key_write(&self) -> f64 {
+        self.at(2)
+    }
+
+    /// The uniform deciding the receipt's send failures.
+    pub fn receipt(&self) -> f64 {
+        self.at(3)
+    }
+
+    /// Provider call `call`'s three uniforms: request loss, round trip, response loss.
+    pub fn provider_call(&self, call: u32) -> [f64; 3] {
+        let first = FIXED_DRAWS + PROVIDER_DRAWS_PER_CALL * u64::from(call);
+        [self.at(first), self.at(first + 1), self.at(first + 2)]
+    }
+}
+
+/// The backend draws of one payment, laid out in its slice of the run's backend stream as
+/// `[copy 0's attempts, copy 1's attempts, ...]`, each attempt owning
+/// [`Backend::draws_per_attempt`] draws. Only the payment's starting state is kept: a
+/// processing reads its few draws by jump-ahead, so memory does not grow with the copies,
+/// retries and provider retries. Read only when the scenario needs them; otherwise every
+/// draw reads as 1 (never below a rate).
+#[derive(Debug, Clone, Default)]
+pub struct BackendDraws {
+    source: Source,
+    per_attempt: u64,
+    attempts_per_copy: u64,
+    stride: u128,
+}
+
+impl BackendDraws {
+    /// Draws one payment uses with `copies` copies and `max_retries` (0 when the scenario
+    /// needs none).
+    pub fn stride(backend: &Backend, copies: u32, max_retries: u32) -> u128 {
+        if !backend.needs_draws() {
+            return 0;
+        }
+        u128::from(copies) * (u128::from(max_retries) + 1) * u128::from(backend.draws_per_attempt())
+    }
+
+    /// No draws yet, for payments with `copies` copies and `max_retries`.
+    pub fn new(backend: &Backend, copies: u32, max_retries: u32) -> Self {
+        Self {
+            source: Source::Ones,
+            per_attempt: backend.draws_per_attempt(),
+            attempts_per_copy: u64::from(max_retries) + 1,
+            stride: Self::stride(backend, copies, max_retries),
+        }
+    }
+
+    /// Draws given by hand, for hand-worked timelines: `draws[attempt]` are copy 0's attempt
+    /// `attempt`'s, missing ones read as 1.
+    #[cfg(test)]
+    pub fn by_hand(backend: &Backend, max_retries: u32, draws: &[&[f64]]) -> Self {
+        let mut by_hand = Self::new(backend, 1, max_retries);
+        let per_attempt = by_hand.per_attempt as usize;
+        let mut values = vec![1.0; (max_retries as usize + 1) * per_attempt];
+        for (attempt, given) in draws.iter().enumerate() {
+            let start = attempt * per_attempt;
+            values[start..start + given.len()].copy_from_slice(given);
+        }
+        by_hand.source = Source::Values(values);
+        by_hand
+    }
+
+    /// Takes the next payment's slice of `stream`, leaving it at the payment after.
+    pub fn read(&mut self, stream: &mut PcgState) {
+        self.source = Source::Stream(*stream);
+        stream.advance(self.stride);
+    }
+
+    /// The draws of attempt `attempt` of copy `copy` (all 1 when none were read).
+    pub fn processing(&self, copy: u32, attempt: u32) -> ProcessingDraws<'_> {
+        let index = u64::from(copy) * self.attempts_per_copy + u64::from(attempt);
+        ProcessingDraws {
+            source: &self.source,
+            offset: u128::from(index) * u128::from(self.per_attempt),
+            len: self.per_attempt,
+        }
+    }
+}
+
+/// What one processing's calls to the provider did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProviderExchange {
+    /// Time the calls took, waits for timeouts included (ms).
+    pub elapsed_ms: f64,
+    /// Calls sent.
+    pub calls: u64,
+    /// Calls that got no answer in time (lost either way, or slower than the timeout).
+    pub timeouts: u64,
+    /// Calls that charged at the provider.
+    pub charges: u64,
+    /// Some call reached the provider.
+    pub received: bool,
+    /// Some call was answered: the money moved (now or earlier, for a key it honours).
+    pub succeeded: bool,
+}
+
+/// The server calls `provider` until a call is answered or its retries run out; a provider
+/// that honours the key charges only the first call it receives for the payment
+/// (`already_charged` says whether an earlier processing's call reached it).
+pub fn call_provider(
+    provider: &Provider,
+    sampler: &Sampler,
+    draws: &ProcessingDraws<'_>,
+    already_charged: bool,
+) -> ProviderExchange {
+    let mut exchange = ProviderExchange::default();
+    let mut charged = already_charged;
+    for call in 0..=provider.max_retries {
+        let [request_loss, round_trip, response_loss] = draws.provider_call(call);
+        exchange.calls += 1;
+        let received = request_loss >= provider.loss;
+        if received && !(provider.pass_key && charged) {
+            exchange.charges += 1;
+        }
+        charged |= received;
+        exchange.received |= received;
+        let round_trip_ms = sampler.quantile(round_trip);
+        if received && response_loss >= provider.loss && round_trip_ms < provider.timeout_ms {
+            exchange.elapsed_ms += round_trip_ms;
+            exchange.succeeded = true;
+            return exchange;
+        }
+        exchange.timeouts += 1;
+        exchange.elapsed_ms += provider.timeout_ms;
+    }
+    exchange
+}
+
+/// Send failures of a receipt before the outbox's sender delivers it: geometric with
+/// `send_failure` from one uniform (`⌊ln(1 − u) / ln f⌋`, 0 when `f` is 0).
+pub fn outbox_send_failures(send_failure: f64, draw: f64) -> u64 {
+    if send_failure <= 0.0 {
+        return 0;
+    }
+    ((-draw).ln_1p() / send_failure.ln()).floor() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_case_is_the_product_of_the_attempts_per_layer() {
+        // 3 server calls per processing × 4 client processings.
+        assert_eq!(layered_provider_calls(1.0, 2, 3), 12.0);
+        assert_eq!(layered_provider_calls(0.0, 2, 3), 1.0);
+        // q = 0.5, one server retry: 1.5 calls per processing, a processing fails with 0.25,
+        // one client retry: 1.25 processings: 1.875 calls.
+        assert!((layered_provider_calls(0.5, 1, 1) - 1.875).abs() < 1e-12);
+    }
+
+    #[test]
+    fn crash_points_split_the_unit_interval_in_thirds() {
+        assert_eq!(CrashPoint::of(0.0), CrashPoint::BeforeCharge);
+        assert_eq!(CrashPoint::of(0.4), CrashPoint::AfterCharge);
+        assert_eq!(CrashPoint::of(0.9), CrashPoint::AfterSave);
+    }
+
+    /// Draw `k` of attempt `a` of copy `c` of payment `i` is the stream's draw
+    /// `i × stride + (c × (max_retries + 1) + a) × per_attempt + k`, and reading a payment
+    /// moves the stream exactly one stride.
+    #[test]
+    fn a_processing_reads_its_place_in_the_payment_slice() {
+        let backend = Backend {
+            crash_rate: 0.1,
+            provider: Some(Provider {
+                latency: Distribution::Fixed { ms: 1.0 },
+                loss: 0.1,
+                timeout_ms: 10.0,
+                max_retries: 1,
+                pass_key: false,
+            }),
+            ..Backend::default()
+        };
+        let (copies, max_retries) = (3, 2);
+        // 4 + 3 × 2 draws per attempt, 3 copies × 3 attempts.
+        assert_eq!(backend.draws_per_attempt(), 10);
+        let stride = BackendDraws::stride(&backend, copies, max_retries);
+        assert_eq!(stride, 90);
+        let start = crate::rng::SeedSequence::with_spawn_key(7, &[0, 2]).pcg_state();
+        let mut sequential = start;
+        let all: Vec<f64> = (0..3 * stride)
+            .map(|_| unit_f64(sequential.next_u64()))
+            .collect();
+        let mut stream = start;
+        let mut draws = BackendDraws::new(&backend, copies, max_retries);
+        for payment in 0..3u128 {
+            draws.read(&mut stream);
+            let processing = draws.processing(1, 2);
+            let first = (payment * stride + (3 + 2) * 10) as usize;
+            assert_eq!(processing.crash(), all[first]);
+            assert_eq!(processing.receipt(), all[first + 3]);
+            assert_eq!(
+                processing.provider_call(1),
+                [all[first + 7], all[first + 8], all[first + 9]]
+            );
+        }
+        assert_eq!(stream, sequential);
+        assert_eq!(BackendDraws::default().processing(0, 0).crash(), 1.0);
+    }
+
+    #[test]
+    fn outbox_failures_are_geometric() {
+        assert_eq!(outbox_send_failures(0.0, 0.99), 0);
+        // P(at least k failures) = f^k: with f = 0.5, u = 0.8 gives ln(0.2)/ln(0.5) = 2.32.
+        assert_eq!(outbox_send_failures(0.5, 0.8), 2);
+        assert_eq!(outbox_send_failures(0.5, 0.4), 0);
+    }
+}
