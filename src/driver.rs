@@ -10,7 +10,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, Cli, Command};
-use crate::config::{ArticleConfig, ConfigError, ContentionConfig, Job, TimelineConfig};
+use crate::config::{
+    ArticleConfig, ConfigError, ContentionConfig, Job, LoadConfig, TimelineConfig,
+};
 use crate::model::{self, Interrupted};
 use crate::output::OutputError;
 use crate::progress::Reporter;
@@ -40,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Job::Article(config) => run_article(config),
         Job::Timeline(config) => run_timeline(config),
         Job::Contention(config) => run_contention(config),
+        Job::Load(config) => run_load(config),
     }
 }
 
@@ -129,6 +132,32 @@ fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
         Ok(Rendered { files, stdout })
     })?;
     write_and_tell(&config.out_dir, "contention", &rendered, config.quiet)
+}
+
+/// A load scenario file: the table of means over runs, or the JSON summary.
+fn run_load(config: LoadConfig) -> anyhow::Result<()> {
+    if let Some(warning) = limits::check_load(&config).filter(|_| !config.quiet) {
+        eprintln!("{warning}");
+    }
+    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
+    let worker = (config.clone(), progress.clone());
+    let rendered = in_background(&config.out_dir, &progress, move || {
+        let (config, progress) = worker;
+        let results = model::load::simulate(&config.model, config.threads, &progress)?;
+        let files = report::load::files(&results);
+        let written = paths(&config.out_dir, &files);
+        let stdout = if config.json {
+            report::load::json::summary(&results, &written)
+        } else {
+            told(
+                &report::load::table::render(&results),
+                &written,
+                config.quiet,
+            )
+        };
+        Ok(Rendered { files, stdout })
+    })?;
+    write_and_tell(&config.out_dir, "load", &rendered, config.quiet)
 }
 
 /// How often the driver looks at the stop flag while the model or the report runs.

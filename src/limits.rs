@@ -3,7 +3,7 @@
 //! tables, or the results of every run and p kept for the output files) is refused with the
 //! estimate (see [`crate::model::cost`] for the rates).
 
-use crate::config::{ArticleConfig, ContentionConfig, TimelineConfig};
+use crate::config::{ArticleConfig, ContentionConfig, LoadConfig, TimelineConfig};
 use crate::model::article::Engine;
 use crate::model::cost::{self, Estimate};
 
@@ -81,6 +81,12 @@ pub fn check_timeline(config: &TimelineConfig) -> Option<String> {
 /// Checks a contention file: a warning to print first when the run is estimated to take long.
 pub fn check_contention(config: &ContentionConfig) -> Option<String> {
     let estimate = cost::estimate_contention(&config.model, config.threads);
+    long_run_warning(estimate.seconds, &on_threads(config.threads))
+}
+
+/// Checks a load file: a warning to print first when the run is estimated to take long.
+pub fn check_load(config: &LoadConfig) -> Option<String> {
+    let estimate = cost::estimate_load(&config.model, config.threads);
     long_run_warning(estimate.seconds, &on_threads(config.threads))
 }
 

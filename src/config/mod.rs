@@ -13,10 +13,12 @@ use article::FileSettings;
 
 pub mod article;
 pub mod contention;
+pub mod load;
 pub mod timeline;
 
 pub use article::ArticleConfig;
 pub use contention::ContentionConfig;
+pub use load::LoadConfig;
 pub use timeline::TimelineConfig;
 
 /// Which model a config file describes (its `model` key).
@@ -40,6 +42,8 @@ pub enum Job {
     Timeline(TimelineConfig),
     /// A contention file (`model = "contention"`).
     Contention(ContentionConfig),
+    /// A timeline file with shared-capacity keys: the load model (see [`load`]).
+    Load(LoadConfig),
 }
 
 impl Job {
@@ -63,7 +67,11 @@ impl Job {
     pub fn from_text(text: &str, path: &Path, cli: &Cli) -> Result<Self, ConfigError> {
         let head: FileHead = parse_toml(text, path)?;
         let job = match head.model {
+            Some(ModelName::Timeline) if load::is_load(text) => {
+                LoadConfig::from_toml(text, path, cli, default_threads()).map(Job::Load)?
+            }
             Some(ModelName::Timeline) => {
+                load::refuse_lock_wait(text, path)?;
                 TimelineConfig::from_toml(text, path, cli, default_threads()).map(Job::Timeline)?
             }
             Some(ModelName::Contention) => {
@@ -82,6 +90,7 @@ impl Job {
             Job::Article(config) => (&config.out_dir, false),
             Job::Timeline(config) => (&config.out_dir, true),
             Job::Contention(config) => (&config.out_dir, true),
+            Job::Load(config) => (&config.out_dir, true),
         };
         let from_file = head.out.as_deref().map(|out| (path, out));
         if derived && cli.out.is_none() && from_file.is_none() {
@@ -419,6 +428,7 @@ mod tests {
             Job::Timeline(config) => config,
             Job::Article(config) => panic!("read as the article model: {config:?}"),
             Job::Contention(config) => panic!("read as the contention model: {config:?}"),
+            Job::Load(config) => panic!("read as the load model: {config:?}"),
         }
     }
 
@@ -432,7 +442,7 @@ mod tests {
         assert_eq!(config.model.payments, 100);
         match job(&[], "a.toml", "seed = 18446744073709551615\np = [0.2]\n").unwrap() {
             Job::Article(config) => assert_eq!(config.model.seed, u64::MAX),
-            Job::Timeline(_) | Job::Contention(_) => {
+            Job::Timeline(_) | Job::Contention(_) | Job::Load(_) => {
                 panic!("an article file read as another model")
             }
         }

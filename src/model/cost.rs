@@ -17,6 +17,7 @@
 
 use super::article::{ArticleModel, Engine};
 use super::contention::ContentionModel;
+use super::load::LoadModel;
 use super::timeline::TimelineModel;
 
 /// Requests per second one thread of the fast engine scans in round 0 (measured: 2 x 10^9
@@ -52,6 +53,14 @@ pub const TIMELINE_COPIES_PER_SECOND_PER_THREAD: f64 = 1e6;
 /// Messages per second one thread simulates in the contention model (measured:
 /// `configs/aws-backoff.toml`, about 8.5 × 10^7 messages, in about 2 s on one thread).
 pub const CONTENTION_MESSAGES_PER_SECOND_PER_THREAD: f64 = 4e7;
+
+/// Events per second one thread handles in the load model (measured with `benches/load.rs`,
+/// see the README's section Load model).
+pub const LOAD_EVENTS_PER_SECOND_PER_THREAD: f64 = 1e7;
+/// Events per payment the estimate plans on: arrival, send, reach, done, reply and timeout
+/// of the first attempt, and as much again for retries (an upper estimate for healthy runs;
+/// a retry storm can exceed it).
+pub const LOAD_EVENTS_PER_PAYMENT: f64 = 12.0;
 
 /// What a run is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -171,6 +180,23 @@ pub fn estimate_contention(model: &ContentionModel, threads: usize) -> Estimate 
     let messages = 4.0 * writes * f64::from(model.runs) * model.policies.len() as f64;
     Estimate {
         seconds: messages / (CONTENTION_MESSAGES_PER_SECOND_PER_THREAD * threads.max(1) as f64),
+        memory_bytes: 0,
+    }
+}
+
+/// The expected cost of a load run on `threads` threads: the expected payments (the integral
+/// of the arrival rate) times [`LOAD_EVENTS_PER_PAYMENT`] for every run, scenario and strategy.
+/// Memory is bounded by the requests in flight and the time series, not estimated.
+pub fn estimate_load(model: &LoadModel, threads: usize) -> Estimate {
+    let payments: f64 = model
+        .scenarios
+        .iter()
+        .map(|scenario| scenario.arrivals.expected_payments())
+        .sum();
+    let events =
+        payments * LOAD_EVENTS_PER_PAYMENT * f64::from(model.runs) * model.strategies.len() as f64;
+    Estimate {
+        seconds: events / (LOAD_EVENTS_PER_SECOND_PER_THREAD * threads.max(1) as f64),
         memory_bytes: 0,
     }
 }

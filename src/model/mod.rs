@@ -1,13 +1,15 @@
 //! The models, each pure (parameters and seeds in, counts out; never prints or reads files):
 //! the article's model of at-least-once delivery ([`article`]), the timeline model with a
-//! clock ([`timeline`]) and the contention model of clients racing for one row
-//! ([`contention`]). What they share with their caller sits in [`progress`]; their run-time
+//! clock ([`timeline`]), the contention model of clients racing for one row
+//! ([`contention`]) and the load model of many clients sharing one server ([`load`]). What
+//! they share with their caller sits in [`progress`]; their run-time
 //! estimates in [`cost`]; the discrete-event queue in [`event_queue`].
 
 pub mod article;
 pub mod contention;
 pub mod cost;
 pub mod event_queue;
+pub mod load;
 pub mod progress;
 pub mod timeline;
 

@@ -5,6 +5,7 @@ pub mod chart_style;
 pub mod contention;
 pub mod format;
 pub mod json;
+pub mod load;
 pub mod timeline;
 
 /// One output file: its name inside the output folder and its contents.

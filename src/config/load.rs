@@ -1,0 +1,930 @@
+//! Load scenario files: a timeline scenario file (`model = "timeline"`) with any
+//! shared-capacity key (`[server] workers`, `[arrivals] phases`, `[client] breaker`, ...,
+//! see [`LOAD_KEYS`]) is read here into one [`LoadModel`]. The shared-capacity keys are taken
+//! out of the file's tables and checked here; the rest of the file (latencies, timeout,
+//! backoff, error rate, `[[scenario]]` names, seed, runs) is read and checked by the timeline
+//! schema, so both files speak one language. Every rejection names the file, the key and the
+//! value.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::timeline::{MAX_DURATION_MS, TimelineConfig};
+use super::{ConfigError, invalid, parse_toml};
+use crate::cli::Cli;
+use crate::model::load::{
+    AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadModel, LoadNetwork,
+    LoadScenario, LoadServer, LoadStrategy, Phase, PhaseRate, TokenBucket, Window,
+};
+use crate::model::timeline::{
+    ArrivalProcess, CopyMode, DuplicateAnswer, KeyLifecycle, Scenario, TimelineModel,
+};
+
+/// The shared-capacity keys, by table; any of them (or an `[output]` table) makes a timeline
+/// file a load file.
+pub const LOAD_KEYS: [(&str, &[&str]); 4] = [
+    (
+        "server",
+        &[
+            "workers",
+            "queue_limit",
+            "drop_expired",
+            "processing_per_in_flight_ms",
+            "capacity",
+        ],
+    ),
+    ("network", &["outages"]),
+    ("arrivals", &["clients", "duration_s", "phases"]),
+    (
+        "client",
+        &[
+            "token_bucket",
+            "adaptive_bucket",
+            "breaker",
+            "retry_ratio",
+            "payment_deadline_ms",
+        ],
+    ),
+];
+
+/// Default arrival window without phases: 60 s.
+pub const DEFAULT_DURATION_S: f64 = 60.0;
+/// Default time-series bucket: 1 s.
+pub const DEFAULT_BUCKET_S: f64 = 1.0;
+/// The longest arrival window: 10^6 s (about 11.6 days, the longest duration of a timeline
+/// file).
+pub const MAX_DURATION_S: f64 = MAX_DURATION_MS / 1000.0;
+/// The most time-series buckets per event loop.
+pub const MAX_BUCKETS: f64 = 1e6;
+/// The most workers or clients.
+pub const MAX_POPULATION: i64 = 10_000_000;
+
+/// Everything a load run needs, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadConfig {
+    /// The experiment.
+    pub model: LoadModel,
+    /// Worker threads.
+    pub threads: usize,
+    /// Where the files go.
+    pub out_dir: PathBuf,
+    /// No table, no paths, no progress bar.
+    pub quiet: bool,
+    /// Print the JSON summary instead of the table.
+    pub json: bool,
+}
+
+/// The tables of a file (or of one `[[scenario]]` entry) that may hold load keys.
+fn sections(table: &toml::Table) -> impl Iterator<Item = (&str, &toml::Table)> {
+    LOAD_KEYS.iter().filter_map(|(section, _)| {
+        table
+            .get(*section)
+            .and_then(toml::Value::as_table)
+            .map(|t| (*section, t))
+    })
+}
+
+/// Whether a table has any load key in its sections.
+fn has_load_keys(table: &toml::Table) -> bool {
+    sections(table).any(|(section, t)| {
+        let keys = LOAD_KEYS
+            .iter()
+            .find(|(name, _)| *name == section)
+            .map_or(&[][..], |(_, keys)| *keys);
+        keys.iter().any(|key| t.contains_key(*key))
+    })
+}
+
+/// Whether a timeline file's text is a load file: an `[output]` table or a load key at the
+/// top level or in a `[[scenario]]` entry.
+pub fn is_load(text: &str) -> bool {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    let entries = table
+        .get("scenario")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_table);
+    table.contains_key("output") || has_load_keys(&table) || entries.into_iter().any(has_load_keys)
+}
+
+/// A plain timeline file may not ask for `lock_wait`: one line saying why.
+pub fn refuse_lock_wait(text: &str, path: &Path) -> Result<(), ConfigError> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(());
+    };
+    let asks = table
+        .get("strategies")
+        .and_then(toml::Value::as_array)
+        .is_some_and(|names| names.iter().any(|name| name.as_str() == Some("lock_wait")));
+    if asks {
+        return Err(invalid(
+            path,
+            "strategies",
+            "\"lock_wait\"",
+            "lock_wait needs a shared server: add [server] workers = N (the load model, see the \
+             README's section Load model)",
+        ));
+    }
+    Ok(())
+}
+
+/// The load keys of one scenario, base and override merged, with where each came from.
+#[derive(Debug, Default, Clone)]
+struct LoadTables {
+    /// `section → key → (value, written in the [[scenario]] entry)`.
+    keys: Vec<(String, String, toml::Value, bool)>,
+}
+
+impl LoadTables {
+    /// One section's keys as a table (the override's keys over the base's).
+    fn section(&self, name: &str) -> toml::Table {
+        self.keys
+            .iter()
+            .filter(|(section, ..)| section == name)
+            .map(|(_, key, value, _)| (key.clone(), value.clone()))
+            .collect()
+    }
+
+    /// Where a key of a section was written: `server.workers` or `scenario[1].server.workers`.
+    fn origin(&self, section: &str, key: &str, index: Option<usize>) -> String {
+        let overridden = self
+            .keys
+            .iter()
+            .any(|(s, k, _, over)| s == section && k == key && *over);
+        match index {
+            Some(index) if overridden => format!("scenario[{index}].{section}.{key}"),
+            _ => format!("{section}.{key}"),
+        }
+    }
+}
+
+/// Takes the load keys out of a table's sections.
+fn take_load_keys(
+    table: &mut toml::Table,
+    overridden: bool,
+) -> Vec<(String, String, toml::Value, bool)> {
+    let mut taken = Vec::new();
+    for (section, keys) in LOAD_KEYS {
+        let Some(toml::Value::Table(t)) = table.get_mut(section) else {
+            continue;
+        };
+        for key in keys {
+            if let Some(value) = t.remove(*key) {
+                taken.push((section.to_string(), key.to_string(), value, overridden));
+            }
+        }
+    }
+    taken
+}
+
+/// The merged load keys of the base and of each `[[scenario]]` entry.
+fn split(table: &mut toml::Table) -> (LoadTables, Vec<LoadTables>) {
+    let base = LoadTables {
+        keys: take_load_keys(table, false),
+    };
+    let mut scenarios = Vec::new();
+    if let Some(toml::Value::Array(entries)) = table.get_mut("scenario") {
+        for entry in entries.iter_mut() {
+            let Some(entry) = entry.as_table_mut() else {
+                continue;
+            };
+            let over = take_load_keys(entry, true);
+            let mut merged = base.clone();
+            for (section, key, value, _) in over {
+                merged
+                    .keys
+                    .retain(|(s, k, ..)| !(s == &section && k == &key));
+                merged.keys.push((section, key, value, true));
+            }
+            scenarios.push(merged);
+        }
+    }
+    (base, scenarios)
+}
+
+/// `[output]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutputTable {
+    bucket_s: Option<f64>,
+}
+
+/// `[server]`'s load keys.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerKeys {
+    workers: Option<i64>,
+    queue_limit: Option<i64>,
+    drop_expired: Option<bool>,
+    processing_per_in_flight_ms: Option<f64>,
+    capacity: Option<Vec<CapacityEntry>>,
+}
+
+/// `[server] capacity = [{ from_s, to_s, workers }]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapacityEntry {
+    from_s: f64,
+    to_s: f64,
+    workers: i64,
+}
+
+/// `[network]`'s load keys.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NetworkKeys {
+    outages: Option<Vec<WindowEntry>>,
+}
+
+/// `{ from_s, to_s }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WindowEntry {
+    from_s: f64,
+    to_s: f64,
+}
+
+/// `[arrivals]`'s load keys.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArrivalsKeys {
+    clients: Option<i64>,
+    duration_s: Option<f64>,
+    phases: Option<Vec<PhaseEntry>>,
+}
+
+/// `{ until_s, rate_per_s }` or `{ until_s, ramp_to_per_s }` (a ramp may start at its own
+/// `rate_per_s`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseEntry {
+    until_s: f64,
+    rate_per_s: Option<f64>,
+    ramp_to_per_s: Option<f64>,
+}
+
+/// `[client]`'s load keys.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClientKeys {
+    token_bucket: Option<TokenBucketEntry>,
+    adaptive_bucket: Option<AdaptiveEntry>,
+    breaker: Option<BreakerEntry>,
+    retry_ratio: Option<f64>,
+    payment_deadline_ms: Option<f64>,
+}
+
+/// `token_bucket = { capacity, retry_cost, timeout_cost, success_refund }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenBucketEntry {
+    capacity: Option<f64>,
+    retry_cost: Option<f64>,
+    timeout_cost: Option<f64>,
+    success_refund: Option<f64>,
+}
+
+/// `adaptive_bucket = { deposit, capacity }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdaptiveEntry {
+    deposit: Option<f64>,
+    capacity: Option<f64>,
+}
+
+/// `breaker = { threshold, window_s, cooldown_s }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BreakerEntry {
+    threshold: Option<f64>,
+    window_s: Option<f64>,
+    cooldown_s: Option<f64>,
+}
+
+/// Reads a table into `T`; an unknown key or a wrong type names the file and the table.
+fn read<T: DeserializeOwned + Default>(
+    table: toml::Table,
+    path: &Path,
+    name: &str,
+) -> Result<T, ConfigError> {
+    if table.is_empty() {
+        return Ok(T::default());
+    }
+    T::deserialize(toml::Value::Table(table)).map_err(|error| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: format!("[{name}]: {}", error.message().trim().replace('\n', " ")),
+    })
+}
+
+/// Checks one scenario's load keys (`index`: its `[[scenario]]` entry, if any).
+struct Checker<'a> {
+    path: &'a Path,
+    tables: &'a LoadTables,
+    index: Option<usize>,
+}
+
+impl Checker<'_> {
+    fn bad(
+        &self,
+        section: &str,
+        key: &str,
+        value: impl std::fmt::Display,
+        reason: &str,
+    ) -> ConfigError {
+        invalid(
+            self.path,
+            &self.tables.origin(section, key, self.index),
+            value,
+            reason,
+        )
+    }
+
+    /// A number in `[low, high]` (finite).
+    fn number(
+        &self,
+        section: &str,
+        key: &str,
+        value: f64,
+        low: f64,
+        high: f64,
+        what: &str,
+    ) -> Result<f64, ConfigError> {
+        if value.is_finite() && (low..=high).contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.bad(section, key, value, what))
+        }
+    }
+
+    /// A count from 1 to [`MAX_POPULATION`].
+    fn count(&self, section: &str, key: &str, value: i64, what: &str) -> Result<u32, ConfigError> {
+        if (1..=MAX_POPULATION).contains(&value) {
+            Ok(value as u32)
+        } else {
+            Err(self.bad(section, key, value, what))
+        }
+    }
+
+    /// A window `{ from_s, to_s }` in ms.
+    fn window(
+        &self,
+        section: &str,
+        key: &str,
+        from_s: f64,
+        to_s: f64,
+    ) -> Result<Window, ConfigError> {
+        let ok = from_s.is_finite()
+            && to_s.is_finite()
+            && 0.0 <= from_s
+            && from_s < to_s
+            && to_s <= MAX_DURATION_S;
+        if !ok {
+            return Err(self.bad(
+                section,
+                key,
+                format!("{{ from_s = {from_s}, to_s = {to_s} }}"),
+                "a window needs 0 <= from_s < to_s <= 1000000 (seconds)",
+            ));
+        }
+        Ok(Window {
+            from_ms: from_s * 1000.0,
+            to_ms: to_s * 1000.0,
+        })
+    }
+
+    fn server(&self, base: &Scenario) -> Result<LoadServer, ConfigError> {
+        let keys: ServerKeys = read(self.tables.section("server"), self.path, "server")?;
+        let workers = keys
+            .workers
+            .map(|w| {
+                self.count(
+                    "server",
+                    "workers",
+                    w,
+                    "workers must be a whole number from 1 to 10000000 (leave it out: unlimited)",
+                )
+            })
+            .transpose()?;
+        let queue_limit = keys
+            .queue_limit
+            .map(|q| self.count("server", "queue_limit", q, "the queue limit must be a whole number from 1 to 10000000 (leave it out: no limit)"))
+            .transpose()?;
+        let slope = self.number(
+            "server",
+            "processing_per_in_flight_ms",
+            keys.processing_per_in_flight_ms.unwrap_or(0.0),
+            0.0,
+            MAX_DURATION_MS,
+            "must be a number of ms per request from 0 to 1000000000",
+        )?;
+        let mut capacity = Vec::new();
+        for entry in keys.capacity.unwrap_or_default() {
+            let window = self.window("server", "capacity", entry.from_s, entry.to_s)?;
+            let workers = self.count(
+                "server",
+                "capacity",
+                entry.workers,
+                "a capacity window's workers must be a whole number from 1 to 10000000",
+            )?;
+            capacity.push(CapacityWindow { window, workers });
+        }
+        capacity.sort_by(|a, b| a.window.from_ms.total_cmp(&b.window.from_ms));
+        if capacity
+            .windows(2)
+            .any(|pair| pair[1].window.from_ms < pair[0].window.to_ms)
+        {
+            return Err(self.bad(
+                "server",
+                "capacity",
+                "[...]",
+                "capacity windows must not overlap",
+            ));
+        }
+        Ok(LoadServer {
+            workers,
+            queue_limit,
+            drop_expired: keys.drop_expired.unwrap_or(false),
+            processing: base.processing,
+            processing_per_in_flight_ms: slope,
+            error_rate: base.key.error_rate,
+            error_policy: base.key.error_policy,
+            capacity,
+        })
+    }
+
+    fn network(&self, base: &Scenario) -> Result<LoadNetwork, ConfigError> {
+        let keys: NetworkKeys = read(self.tables.section("network"), self.path, "network")?;
+        let outages = keys
+            .outages
+            .unwrap_or_default()
+            .iter()
+            .map(|entry| self.window("network", "outages", entry.from_s, entry.to_s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LoadNetwork {
+            request_latency: base.network.request_latency,
+            response_latency: base.network.response_latency,
+            request_loss: base.network.request_loss,
+            ack_loss: base.network.ack_loss,
+            outages,
+        })
+    }
+
+    fn rate(&self, value: f64) -> Result<f64, ConfigError> {
+        self.number(
+            "arrivals",
+            "phases",
+            value,
+            0.0,
+            1e9,
+            "a phase's rate must be a finite number of payments per second from 0 to 1000000000",
+        )
+    }
+
+    /// The phases, increasing in time; a ramp starts at its own `rate_per_s`, else where the
+    /// previous phase ended, else at `arrivals.rate_per_s`.
+    fn phases(&self, entries: &[PhaseEntry], start_rate: f64) -> Result<Vec<Phase>, ConfigError> {
+        let mut phases = Vec::with_capacity(entries.len());
+        let mut previous_end = 0.0;
+        let mut rate_before = start_rate;
+        for entry in entries {
+            let until = entry.until_s;
+            if !(until.is_finite() && until > previous_end && until <= MAX_DURATION_S) {
+                return Err(self.bad(
+                    "arrivals",
+                    "phases",
+                    format!("until_s = {until}"),
+                    "phases must end at increasing times after 0 s, at most 1000000 s (no overlap, never back in time)",
+                ));
+            }
+            let rate = match (entry.rate_per_s, entry.ramp_to_per_s) {
+                (Some(rate), None) => PhaseRate::Constant(self.rate(rate)?),
+                (from, Some(to)) => PhaseRate::Ramp {
+                    from: self.rate(from.unwrap_or(rate_before))?,
+                    to: self.rate(to)?,
+                },
+                (None, None) => {
+                    return Err(self.bad(
+                        "arrivals",
+                        "phases",
+                        format!("until_s = {until}"),
+                        "each phase needs rate_per_s or ramp_to_per_s",
+                    ));
+                }
+            };
+            let phase = Phase {
+                until_ms: until * 1000.0,
+                rate,
+            };
+            rate_before = phase.final_rate_per_s();
+            previous_end = until;
+            phases.push(phase);
+        }
+        Ok(phases)
+    }
+
+    fn arrivals(&self, base: &Scenario) -> Result<LoadArrivals, ConfigError> {
+        let keys: ArrivalsKeys = read(self.tables.section("arrivals"), self.path, "arrivals")?;
+        let ArrivalProcess::Poisson { rate_per_s } = base.arrivals.process else {
+            return Err(self.bad(
+                "arrivals",
+                "process",
+                "burst or sequential",
+                "the load model's arrivals are Poisson over phases; leave process out",
+            ));
+        };
+        let clients = keys
+            .clients
+            .map(|c| self.count("arrivals", "clients", c, "clients must be a whole number from 1 to 10000000 (leave it out: each payment its own client)"))
+            .transpose()?;
+        let phases = match &keys.phases {
+            Some(entries) if !entries.is_empty() => self.phases(entries, rate_per_s)?,
+            Some(_) => {
+                return Err(self.bad(
+                    "arrivals",
+                    "phases",
+                    "[]",
+                    "give at least one phase, or leave phases out",
+                ));
+            }
+            None => Vec::new(),
+        };
+        let default_duration = phases
+            .last()
+            .map_or(DEFAULT_DURATION_S, |p| p.until_ms / 1000.0);
+        let duration_s = self.number(
+            "arrivals",
+            "duration_s",
+            keys.duration_s.unwrap_or(default_duration),
+            f64::MIN_POSITIVE,
+            MAX_DURATION_S,
+            "must be a number of seconds more than 0 and at most 1000000",
+        )?;
+        let phases = if phases.is_empty() {
+            vec![Phase {
+                until_ms: duration_s * 1000.0,
+                rate: PhaseRate::Constant(rate_per_s),
+            }]
+        } else {
+            phases
+        };
+        Ok(LoadArrivals {
+            clients,
+            duration_ms: duration_s * 1000.0,
+            phases,
+        })
+    }
+
+    fn token_bucket(&self, entry: &TokenBucketEntry) -> Result<TokenBucket, ConfigError> {
+        let capacity = self.number(
+            "client",
+            "token_bucket",
+            entry.capacity.unwrap_or(500.0),
+            f64::MIN_POSITIVE,
+            1e12,
+            "the bucket's capacity must be a number of tokens more than 0",
+        )?;
+        let cost = |value: f64| {
+            self.number("client", "token_bucket", value, 0.0, capacity, "a retry's cost must be from 0 tokens to the bucket's capacity (a cost above the quota never lets a retry out)")
+        };
+        Ok(TokenBucket {
+            capacity,
+            retry_cost: cost(entry.retry_cost.unwrap_or(5.0))?,
+            timeout_cost: cost(entry.timeout_cost.unwrap_or(10.0))?,
+            success_refund: self.number(
+                "client",
+                "token_bucket",
+                entry.success_refund.unwrap_or(1.0),
+                0.0,
+                capacity,
+                "the success refund must be from 0 tokens to the bucket's capacity",
+            )?,
+        })
+    }
+
+    fn client(&self, base: &Scenario) -> Result<LoadClient, ConfigError> {
+        let keys: ClientKeys = read(self.tables.section("client"), self.path, "client")?;
+        if base.client.different_body_rate > 0.0 {
+            return Err(self.bad(
+                "client",
+                "different_body_rate",
+                base.client.different_body_rate,
+                "the load model does not model different bodies; leave it out",
+            ));
+        }
+        let token_bucket = keys
+            .token_bucket
+            .as_ref()
+            .map(|entry| self.token_bucket(entry))
+            .transpose()?;
+        let adaptive_bucket = match &keys.adaptive_bucket {
+            Some(entry) => Some(AdaptiveBucket {
+                deposit: self.number(
+                    "client",
+                    "adaptive_bucket",
+                    entry.deposit.unwrap_or(0.1),
+                    f64::MIN_POSITIVE,
+                    1e12,
+                    "the deposit must be a number of tokens more than 0",
+                )?,
+                capacity: self.number(
+                    "client",
+                    "adaptive_bucket",
+                    entry.capacity.unwrap_or(5.0),
+                    1.0,
+                    1e12,
+                    "the capacity must be a number of tokens, at least 1",
+                )?,
+            }),
+            None => None,
+        };
+        let seconds = |key: &str, value: Option<f64>| -> Result<Option<f64>, ConfigError> {
+            value
+                .map(|s| {
+                    self.number(
+                        "client",
+                        key,
+                        s,
+                        f64::MIN_POSITIVE,
+                        MAX_DURATION_S,
+                        "must be a number of seconds more than 0 and at most 1000000",
+                    )
+                    .map(|s| s * 1000.0)
+                })
+                .transpose()
+        };
+        let breaker = match &keys.breaker {
+            Some(entry) => Some(Breaker {
+                threshold: self.number(
+                    "client",
+                    "breaker",
+                    entry.threshold.unwrap_or(0.1),
+                    0.0,
+                    1.0,
+                    "the breaker's threshold is a failure rate from 0 to 1",
+                )?,
+                window_ms: seconds("breaker", entry.window_s)?,
+                cooldown_ms: seconds("breaker", entry.cooldown_s)?,
+            }),
+            None => None,
+        };
+        let retry_ratio = keys
+            .retry_ratio
+            .map(|r| {
+                self.number(
+                    "client",
+                    "retry_ratio",
+                    r,
+                    0.0,
+                    1e6,
+                    "must be a share of payments, at least 0",
+                )
+            })
+            .transpose()?;
+        let payment_deadline_ms = keys
+            .payment_deadline_ms
+            .map(|d| {
+                self.number(
+                    "client",
+                    "payment_deadline_ms",
+                    d,
+                    f64::MIN_POSITIVE,
+                    MAX_DURATION_MS,
+                    "must be a number of ms more than 0 and at most 1000000000",
+                )
+            })
+            .transpose()?;
+        Ok(LoadClient {
+            timeout_ms: base.client.timeout_ms,
+            max_retries: base.client.max_retries,
+            backoff: base.client.backoff,
+            token_bucket,
+            adaptive_bucket,
+            breaker,
+            retry_ratio,
+            payment_deadline_ms,
+        })
+    }
+
+    /// What the load model does not model: refused with the key.
+    fn unsupported(&self, base: &Scenario) -> Result<(), ConfigError> {
+        let key = base.key;
+        let plain = KeyLifecycle::default();
+        if base.arrivals.copies != 1 || base.arrivals.copy_mode != CopyMode::Concurrent {
+            return Err(self.bad(
+                "arrivals",
+                "copies",
+                base.arrivals.copies,
+                "the load model sends one copy per payment; leave copies and copy_mode out",
+            ));
+        }
+        if key.key_ttl_ms.is_some() {
+            return Err(self.bad(
+                "server",
+                "key_ttl_ms",
+                key.key_ttl_ms.unwrap_or(0.0),
+                "the load model keeps keys while their payment is in flight; leave key_ttl_ms out",
+            ));
+        }
+        if key.duplicate_answer != DuplicateAnswer::Replay || key.fingerprint != plain.fingerprint {
+            return Err(self.bad(
+                "server",
+                "duplicate_answer",
+                "(set)",
+                "the load model replays stored answers; leave duplicate_answer and fingerprint out",
+            ));
+        }
+        Ok(())
+    }
+
+    fn scenario(&self, base: &Scenario) -> Result<LoadScenario, ConfigError> {
+        self.unsupported(base)?;
+        Ok(LoadScenario {
+            name: base.name.clone(),
+            arrivals: self.arrivals(base)?,
+            network: self.network(base)?,
+            server: self.server(base)?,
+            client: self.client(base)?,
+        })
+    }
+}
+
+/// The flags that do not apply: `--payments` (payments arrive over `arrivals.duration_s`).
+fn refuse_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
+    super::refuse_flags(&[("--payments", cli.payments.is_some())], || {
+        format!(
+            "load scenario files such as {} (payments arrive over arrivals.duration_s)",
+            path.display()
+        )
+    })
+}
+
+/// The top-level keys the load model reads itself or refuses.
+fn take_top_level(
+    table: &mut toml::Table,
+    path: &Path,
+) -> Result<(Vec<LoadStrategy>, f64), ConfigError> {
+    for (key, reason) in [
+        (
+            "payments",
+            "the load model issues payments over arrivals.duration_s; leave payments out",
+        ),
+        (
+            "ttl_sweep_ms",
+            "the load model has no TTL sweep; leave ttl_sweep_ms out",
+        ),
+    ] {
+        if let Some(value) = table.get(key) {
+            return Err(invalid(path, key, value, reason));
+        }
+    }
+    let strategies = match table.remove("strategies") {
+        Some(value) => strategies(&value, path)?,
+        None => LoadStrategy::ALL.to_vec(),
+    };
+    let output: OutputTable = match table.remove("output") {
+        Some(toml::Value::Table(t)) => read(t, path, "output")?,
+        Some(other) => return Err(invalid(path, "output", other, "must be a table: [output]")),
+        None => OutputTable::default(),
+    };
+    let bucket_s = output.bucket_s.unwrap_or(DEFAULT_BUCKET_S);
+    if !((1e-3..=MAX_DURATION_S).contains(&bucket_s)) {
+        return Err(invalid(
+            path,
+            "output.bucket_s",
+            bucket_s,
+            "must be a number of seconds from 0.001 to 1000000",
+        ));
+    }
+    Ok((strategies, bucket_s))
+}
+
+/// `strategies`: names of [`LoadStrategy`], each at most once, at least one.
+fn strategies(value: &toml::Value, path: &Path) -> Result<Vec<LoadStrategy>, ConfigError> {
+    let names = value
+        .as_array()
+        .ok_or_else(|| invalid(path, "strategies", value, "must be a list of names"))?;
+    let mut strategies = Vec::with_capacity(names.len());
+    for name in names {
+        let strategy = name.as_str().and_then(LoadStrategy::from_name).ok_or_else(|| {
+            invalid(path, "strategies", name, "unknown strategy: the load model knows none, check_then_insert, unique_key, lock_wait")
+        })?;
+        strategies.push(strategy);
+    }
+    let distinct: HashSet<LoadStrategy> = strategies.iter().copied().collect();
+    if strategies.is_empty() || distinct.len() != strategies.len() {
+        return Err(invalid(
+            path,
+            "strategies",
+            value,
+            "list each of none, check_then_insert, unique_key, lock_wait at most once, at least one",
+        ));
+    }
+    Ok(strategies)
+}
+
+/// The timeline schema's error on the rest of the file, its line and column dropped (they
+/// count lines of the rest, not of the file).
+fn without_position(error: ConfigError) -> ConfigError {
+    match error {
+        ConfigError::Parse { path, message } => {
+            let message = match message.split_once(": ") {
+                Some((position, rest)) if position.starts_with("line ") => rest.to_string(),
+                _ => message,
+            };
+            let message = match message.rfind(" (in `") {
+                Some(cut) => message[..cut].to_string(),
+                None => message,
+            };
+            ConfigError::Parse { path, message }
+        }
+        other => other,
+    }
+}
+
+impl LoadConfig {
+    /// Parses a load scenario file's text, merges the flags over it and checks the result.
+    pub fn from_toml(
+        text: &str,
+        path: &Path,
+        cli: &Cli,
+        default_threads: usize,
+    ) -> Result<Self, ConfigError> {
+        refuse_flags(cli, path)?;
+        let mut table: toml::Table = parse_toml(text, path)?;
+        let (strategies, bucket_s) = take_top_level(&mut table, path)?;
+        let (base_tables, scenario_tables) = split(&mut table);
+        let rest = toml::to_string(&table).expect("a TOML table serialises");
+        let timeline = TimelineConfig::from_toml(&rest, path, cli, default_threads)
+            .map_err(without_position)?;
+        let scenarios = scenarios(&timeline.model, path, &base_tables, &scenario_tables)?;
+        let TimelineModel {
+            title, seed, runs, ..
+        } = timeline.model;
+        let model = LoadModel {
+            title,
+            seed,
+            runs,
+            strategies,
+            scenarios,
+            bucket_ms: bucket_s * 1000.0,
+        };
+        check_buckets(&model, path)?;
+        Ok(LoadConfig {
+            model,
+            threads: timeline.threads,
+            out_dir: timeline.out_dir,
+            quiet: timeline.quiet,
+            json: timeline.json,
+        })
+    }
+}
+
+/// Each timeline scenario with its load keys.
+fn scenarios(
+    timeline: &TimelineModel,
+    path: &Path,
+    base: &LoadTables,
+    entries: &[LoadTables],
+) -> Result<Vec<LoadScenario>, ConfigError> {
+    timeline
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(index, scenario)| {
+            let (tables, index) = match entries.get(index) {
+                Some(tables) => (tables, Some(index)),
+                None => (base, None),
+            };
+            Checker {
+                path,
+                tables,
+                index,
+            }
+            .scenario(scenario)
+        })
+        .collect()
+}
+
+/// The time series stays bounded: at most [`MAX_BUCKETS`] buckets over the arrival window.
+fn check_buckets(model: &LoadModel, path: &Path) -> Result<(), ConfigError> {
+    let longest = model
+        .scenarios
+        .iter()
+        .map(|scenario| scenario.arrivals.duration_ms)
+        .fold(0.0, f64::max);
+    if longest / model.bucket_ms > MAX_BUCKETS {
+        return Err(invalid(
+            path,
+            "output.bucket_s",
+            model.bucket_ms / 1000.0,
+            "more than 1000000 time-series buckets over arrivals.duration_s: use wider buckets",
+        ));
+    }
+    Ok(())
+}

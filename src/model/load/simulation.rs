@@ -1,0 +1,689 @@
+//! One event loop of the load model: the payments of one run and scenario under one strategy,
+//! all on one clock against one server.
+//!
+//! A payment starts at its arrival and sends its first attempt at once; an attempt reaches the
+//! server after the request latency (unless lost), waits in the FIFO queue for a worker (or is
+//! answered 503 when the queue is full), and a worker applies the strategy: processing takes
+//! `processing + slope × requests holding a worker`, then charges (or fails with a 500), and
+//! the answer goes back after the response latency (unless lost). The client retries after a
+//! timeout or an error answer (500, 409, 503) if its retry limit, its deadline and its retry
+//! control allow, after its backoff. An answer to an attempt the client no longer waits for is
+//! ignored (as real clients do); the work done for it is counted as wasted.
+//!
+//! 409s, replays and dropped requests take no worker time. Every message in an outage window
+//! is lost. The time series and histograms are integrated exactly between events.
+
+use std::collections::VecDeque;
+
+use rand_core::Rng;
+use rand_pcg::Pcg64;
+
+use super::arrivals::RateCurve;
+use super::client::{ClientState, Failure};
+use super::tally::{Bucket, LoadTally, recovery};
+use super::{LoadScenario, LoadStrategy};
+use crate::model::event_queue::EventQueue;
+use crate::model::timeline::ErrorPolicy;
+use crate::model::timeline::distribution::Sampler;
+use crate::model::{Interrupted, Progress};
+use crate::rng::unit_f64;
+
+/// An answer from the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// 200: charged now or replayed.
+    Ok,
+    /// 500: failed now or replayed.
+    Error500,
+    /// 409: the key is in flight.
+    Conflict409,
+    /// 503: the queue is full.
+    Shed503,
+}
+
+/// A delivery at the server.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    /// The payment's slot.
+    payment: u32,
+    /// Which attempt of the payment (0 for the first send).
+    attempt: u32,
+    /// When the client sent it (ms).
+    sent_ms: f64,
+    /// When it reached the server (ms).
+    reached_ms: f64,
+}
+
+/// What happens on the clock.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The next payment arrives.
+    Arrival,
+    /// A client sends a retry after its backoff.
+    Send { payment: u32 },
+    /// A request reaches the server.
+    Reach(Request),
+    /// A worker finishes processing.
+    Done(Request),
+    /// An answer reaches the client.
+    Reply {
+        payment: u32,
+        attempt: u32,
+        answer: Answer,
+    },
+    /// The client stops waiting for an attempt.
+    Timeout { payment: u32, attempt: u32 },
+    /// The server's capacity may have changed.
+    Capacity,
+}
+
+impl Event {
+    /// The payment the event refers to, if any.
+    fn payment(&self) -> Option<u32> {
+        match *self {
+            Event::Arrival | Event::Capacity => None,
+            Event::Send { payment }
+            | Event::Reply { payment, .. }
+            | Event::Timeout { payment, .. } => Some(payment),
+            Event::Reach(request) | Event::Done(request) => Some(request.payment),
+        }
+    }
+}
+
+/// A payment's key on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// Not stored.
+    Absent,
+    /// Inserted, its processing not finished.
+    InFlight,
+    /// Stored with its answer: success or a stored 500.
+    Completed { ok: bool },
+}
+
+/// A payment in flight: its client's view and its key on the server.
+#[derive(Debug, Clone)]
+struct Payment {
+    /// The client that issued it (index into the population).
+    client: u32,
+    /// Its own client state when there is no population.
+    own: ClientState,
+    /// When it arrived (ms).
+    started_ms: f64,
+    /// The attempt the client waits for or will send next.
+    attempt: u32,
+    /// Retries sent.
+    retries: u32,
+    /// The previous backoff (ms).
+    previous_sleep_ms: f64,
+    /// Whether an attempt is out and neither answered nor timed out.
+    waiting: bool,
+    /// Whether the client is finished with it.
+    done: bool,
+    /// Whether it got a success answer.
+    succeeded: bool,
+    /// Its key.
+    key: Key,
+    /// Charges made.
+    charges: u32,
+    /// Events, queued requests and lock waiters that refer to it; its slot is reused when this
+    /// is 0 and `done`.
+    refs: u32,
+    /// Deliveries waiting for its lock (`lock_wait`), holding workers.
+    waiters: Vec<Request>,
+}
+
+/// Events between two looks at [`Progress::should_stop`].
+const EVENTS_BETWEEN_STOP_CHECKS: u64 = 4_096;
+
+/// One event loop, ready to run.
+pub struct Simulation<'a> {
+    scenario: &'a LoadScenario,
+    strategy: LoadStrategy,
+    bucket_ms: f64,
+    arrivals_stream: Pcg64,
+    stream: Pcg64,
+    curve: RateCurve,
+    request_latency: Sampler,
+    response_latency: Sampler,
+    processing: Sampler,
+    queue: EventQueue<Event>,
+    fifo: VecDeque<Request>,
+    busy: u32,
+    payments: Vec<Payment>,
+    free: Vec<u32>,
+    clients: Vec<ClientState>,
+    tally: LoadTally,
+    bucket: Bucket,
+    bucket_end_ms: f64,
+    last_ms: f64,
+    queue_area: f64,
+    busy_area: f64,
+    /// Fixed arrival times replacing the Poisson process (hand-worked cases), if any.
+    script: Option<VecDeque<f64>>,
+}
+
+/// A uniform draw in `[0, 1)`.
+fn unit(stream: &mut Pcg64) -> f64 {
+    unit_f64(stream.next_u64())
+}
+
+impl<'a> Simulation<'a> {
+    /// A loop of `scenario` under `strategy`, drawing arrivals from `arrivals_stream` and
+    /// everything else from `stream`.
+    pub fn new(
+        scenario: &'a LoadScenario,
+        strategy: LoadStrategy,
+        bucket_ms: f64,
+        arrivals_stream: Pcg64,
+        stream: Pcg64,
+    ) -> Self {
+        let population = scenario.arrivals.clients.unwrap_or(0) as usize;
+        Self {
+            scenario,
+            strategy,
+            bucket_ms,
+            arrivals_stream,
+            stream,
+            curve: RateCurve::new(&scenario.arrivals.phases, scenario.arrivals.duration_ms),
+            request_latency: scenario.network.request_latency.sampler(),
+            response_latency: scenario.network.response_latency.sampler(),
+            processing: scenario.server.processing.sampler(),
+            queue: EventQueue::new(),
+            fifo: VecDeque::new(),
+            busy: 0,
+            payments: Vec::new(),
+            free: Vec::new(),
+            clients: vec![ClientState::new(&scenario.client); population],
+            tally: LoadTally::default(),
+            bucket: Bucket::default(),
+            bucket_end_ms: bucket_ms,
+            last_ms: 0.0,
+            queue_area: 0.0,
+            busy_area: 0.0,
+            script: None,
+        }
+    }
+
+    /// Payments arrive at exactly these times (ms, not decreasing) instead of the Poisson
+    /// process: for cases worked by hand.
+    pub fn with_arrival_times(mut self, times: &[f64]) -> Self {
+        self.script = Some(times.iter().copied().collect());
+        self
+    }
+
+    /// Runs until every payment is finished and the server is idle.
+    pub fn run(mut self, progress: &dyn Progress) -> Result<LoadTally, Interrupted> {
+        self.schedule_next_arrival(0.0);
+        for change in &self.scenario.server.capacity {
+            self.queue.schedule(change.window.from_ms, Event::Capacity);
+            self.queue.schedule(change.window.to_ms, Event::Capacity);
+        }
+        while let Some((now, event)) = self.queue.pop() {
+            self.tally.counts.events += 1;
+            if self
+                .tally
+                .counts
+                .events
+                .is_multiple_of(EVENTS_BETWEEN_STOP_CHECKS)
+                && progress.should_stop()
+            {
+                return Err(Interrupted);
+            }
+            // A timer or an answer the client no longer waits for changes nothing: it does
+            // not move the time series (a long timeout would stretch it to its end).
+            if !self.is_stale(&event) {
+                self.advance(now);
+                self.handle(now, event);
+            }
+            if let Some(payment) = event.payment() {
+                self.release(payment);
+            }
+        }
+        debug_assert!(self.fifo.is_empty() && self.busy == 0);
+        Ok(self.finish())
+    }
+
+    /// Closes the last bucket and computes the recovery.
+    fn finish(mut self) -> LoadTally {
+        let elapsed = self.last_ms - (self.bucket_end_ms - self.bucket_ms);
+        if elapsed > 0.0 || self.bucket != Bucket::default() {
+            self.close_bucket(elapsed.max(f64::MIN_POSITIVE));
+        }
+        let mut tally = self.tally;
+        tally.end_ms = self.last_ms;
+        let triggers = self.scenario.trigger_windows();
+        tally.has_trigger = !triggers.is_empty();
+        if let Some(trigger_end) = triggers.iter().map(|window| window.to_ms).reduce(f64::max) {
+            tally.recovered_at_ms = recovery(
+                &tally.buckets,
+                self.bucket_ms,
+                trigger_end,
+                self.scenario.arrivals.duration_ms,
+            );
+        }
+        tally
+    }
+
+    /// Integrates the queue and the workers from the last event to `now`, closing buckets.
+    fn advance(&mut self, now: f64) {
+        while now >= self.bucket_end_ms {
+            self.integrate(self.bucket_end_ms - self.last_ms);
+            self.last_ms = self.bucket_end_ms;
+            self.close_bucket(self.bucket_ms);
+        }
+        self.integrate(now - self.last_ms);
+        self.last_ms = now;
+    }
+
+    /// Adds `duration_ms` at the current queue length and workers busy.
+    fn integrate(&mut self, duration_ms: f64) {
+        if duration_ms <= 0.0 {
+            return;
+        }
+        let queued = self.fifo.len();
+        self.queue_area += queued as f64 * duration_ms;
+        self.busy_area += f64::from(self.busy) * duration_ms;
+        self.tally.queue.add(queued, duration_ms);
+        self.tally
+            .in_flight
+            .add(queued + self.busy as usize, duration_ms);
+    }
+
+    /// Ends the current bucket, which lasted `width_ms`.
+    fn close_bucket(&mut self, width_ms: f64) {
+        let mut bucket = std::mem::take(&mut self.bucket);
+        bucket.queue_length = self.queue_area / width_ms;
+        bucket.workers_busy = self.busy_area / width_ms;
+        bucket.double_charges = self.tally.counts.double_charges;
+        self.tally.buckets.push(bucket);
+        self.queue_area = 0.0;
+        self.busy_area = 0.0;
+        self.bucket_end_ms += self.bucket_ms;
+    }
+
+    /// Whether the event is a timer or an answer for an attempt its client no longer waits
+    /// for.
+    fn is_stale(&self, event: &Event) -> bool {
+        match *event {
+            Event::Timeout { payment, attempt } => {
+                let slot = &self.payments[payment as usize];
+                slot.done || slot.attempt != attempt || !slot.waiting
+            }
+            _ => false,
+        }
+    }
+
+    fn handle(&mut self, now: f64, event: Event) {
+        match event {
+            Event::Arrival => self.arrival(now),
+            Event::Send { payment } => self.send(now, payment),
+            Event::Reach(request) => self.reach(now, request),
+            Event::Done(request) => self.done(now, request),
+            Event::Reply {
+                payment,
+                attempt,
+                answer,
+            } => self.reply(now, payment, attempt, answer),
+            Event::Timeout { payment, attempt } => self.timeout(now, payment, attempt),
+            Event::Capacity => self.fill(now),
+        }
+    }
+
+    /// Schedules an event, holding its payment.
+    fn schedule(&mut self, at: f64, event: Event) {
+        if let Some(payment) = event.payment() {
+            self.payments[payment as usize].refs += 1;
+        }
+        self.queue.schedule(at, event);
+    }
+
+    /// Drops one hold on a payment; frees its slot when nothing refers to it any more.
+    fn release(&mut self, payment: u32) {
+        let slot = &mut self.payments[payment as usize];
+        slot.refs -= 1;
+        if slot.refs == 0 && slot.done {
+            if !slot.succeeded && slot.charges > 0 {
+                self.tally.counts.failed_charged += 1;
+            }
+            self.free.push(payment);
+        }
+    }
+
+    fn schedule_next_arrival(&mut self, now: f64) {
+        if let Some(script) = &mut self.script {
+            if let Some(at) = script.pop_front() {
+                self.queue.schedule(at.max(now), Event::Arrival);
+            }
+            return;
+        }
+        let mass = -(-unit(&mut self.arrivals_stream)).ln_1p();
+        if let Some(at) = self.curve.next(now, mass) {
+            self.queue.schedule(at, Event::Arrival);
+        }
+    }
+
+    /// The client state of a payment.
+    fn client(&mut self, payment: u32) -> &mut ClientState {
+        let slot = &mut self.payments[payment as usize];
+        if self.clients.is_empty() {
+            &mut slot.own
+        } else {
+            &mut self.clients[slot.client as usize]
+        }
+    }
+
+    /// A new payment: a slot, its client, its first send.
+    fn arrival(&mut self, now: f64) {
+        self.tally.counts.payments += 1;
+        self.bucket.arrivals += 1;
+        let client = match self.scenario.arrivals.clients {
+            Some(clients) => {
+                let draw = unit(&mut self.arrivals_stream) * f64::from(clients);
+                (draw as u32).min(clients - 1)
+            }
+            None => 0,
+        };
+        let fresh = Payment {
+            client,
+            own: ClientState::new(&self.scenario.client),
+            started_ms: now,
+            attempt: 0,
+            retries: 0,
+            previous_sleep_ms: self.scenario.client.backoff.initial_ms(),
+            waiting: false,
+            done: false,
+            succeeded: false,
+            key: Key::Absent,
+            charges: 0,
+            refs: 0,
+            waiters: Vec::new(),
+        };
+        let payment = match self.free.pop() {
+            Some(slot) => {
+                let waiters = std::mem::take(&mut self.payments[slot as usize].waiters);
+                self.payments[slot as usize] = Payment { waiters, ..fresh };
+                slot
+            }
+            None => {
+                self.payments.push(fresh);
+                (self.payments.len() - 1) as u32
+            }
+        };
+        let policy = &self.scenario.client;
+        self.client(payment).on_payment(policy, now);
+        self.send(now, payment);
+        self.schedule_next_arrival(now);
+    }
+
+    /// Whether a message sent at `now` is lost (an outage, or the loss rate `rate`).
+    fn lost(&mut self, now: f64, rate: f64) -> bool {
+        let outage = self
+            .scenario
+            .network
+            .outages
+            .iter()
+            .any(|window| window.contains(now));
+        outage || (rate > 0.0 && unit(&mut self.stream) < rate)
+    }
+
+    /// The client sends the payment's current attempt.
+    fn send(&mut self, now: f64, payment: u32) {
+        let client = &self.scenario.client;
+        let slot = &mut self.payments[payment as usize];
+        slot.waiting = true;
+        let attempt = slot.attempt;
+        let mut timeout_at = now + client.timeout_ms;
+        if let Some(deadline) = client.payment_deadline_ms {
+            timeout_at = timeout_at.min(slot.started_ms + deadline).max(now);
+        }
+        self.tally.counts.attempts += 1;
+        self.schedule(timeout_at, Event::Timeout { payment, attempt });
+        if self.lost(now, self.scenario.network.request_loss) {
+            self.tally.counts.lost_requests += 1;
+            return;
+        }
+        let latency = self.request_latency.quantile(unit(&mut self.stream));
+        let request = Request {
+            payment,
+            attempt,
+            sent_ms: now,
+            reached_ms: now + latency,
+        };
+        self.schedule(now + latency, Event::Reach(request));
+    }
+
+    /// A request reaches the server: a worker, the queue, or a 503.
+    fn reach(&mut self, now: f64, request: Request) {
+        self.tally.counts.calls += 1;
+        self.bucket.calls += 1;
+        if self.fifo.is_empty() && self.busy < self.scenario.server.workers_at(now) {
+            self.start(now, request);
+        } else if self
+            .scenario
+            .server
+            .queue_limit
+            .is_some_and(|limit| self.fifo.len() >= limit as usize)
+        {
+            self.tally.counts.shed += 1;
+            self.bucket.shed += 1;
+            self.answer(now, request, Answer::Shed503);
+        } else {
+            self.payments[request.payment as usize].refs += 1;
+            self.fifo.push_back(request);
+        }
+    }
+
+    /// Workers take queued requests while some are free.
+    fn fill(&mut self, now: f64) {
+        while self.busy < self.scenario.server.workers_at(now) {
+            let Some(request) = self.fifo.pop_front() else {
+                break;
+            };
+            self.start(now, request);
+            self.release(request.payment);
+        }
+    }
+
+    /// A worker takes a request: drop it if expired, else apply the strategy.
+    fn start(&mut self, now: f64, request: Request) {
+        self.tally.dequeued += 1;
+        self.tally.queue_wait_ms += now - request.reached_ms;
+        let server = &self.scenario.server;
+        if server.drop_expired && now - request.sent_ms > self.scenario.client.timeout_ms {
+            self.tally.counts.dropped_expired += 1;
+            return;
+        }
+        let key = self.payments[request.payment as usize].key;
+        match (self.strategy, key) {
+            (LoadStrategy::None, _)
+            | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
+                self.busy += 1;
+                self.process(now, request);
+            }
+            (_, Key::Completed { ok }) => self.replay(now, request, ok),
+            (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
+                self.payments[request.payment as usize].key = Key::InFlight;
+                self.busy += 1;
+                self.process(now, request);
+            }
+            (LoadStrategy::UniqueKey, Key::InFlight) => {
+                self.tally.counts.conflicts += 1;
+                self.bucket.conflicts += 1;
+                self.answer(now, request, Answer::Conflict409);
+            }
+            (LoadStrategy::LockWait, Key::InFlight) => {
+                self.busy += 1;
+                self.tally.counts.lock_waits += 1;
+                let slot = &mut self.payments[request.payment as usize];
+                slot.refs += 1;
+                slot.waiters.push(request);
+            }
+        }
+    }
+
+    /// Processing on a worker already counted busy: `processing + slope × busy`.
+    fn process(&mut self, now: f64, request: Request) {
+        let base = self.processing.quantile(unit(&mut self.stream));
+        let slope = self.scenario.server.processing_per_in_flight_ms;
+        let duration = base + slope * f64::from(self.busy);
+        self.schedule(now + duration, Event::Done(request));
+    }
+
+    /// Answers with the stored response.
+    fn replay(&mut self, now: f64, request: Request, ok: bool) {
+        self.tally.counts.replays += 1;
+        let answer = if ok { Answer::Ok } else { Answer::Error500 };
+        self.answer(now, request, answer);
+    }
+
+    /// Sends an answer back, unless it is lost.
+    fn answer(&mut self, now: f64, request: Request, answer: Answer) {
+        self.tally.counts.answers += 1;
+        if self.lost(now, self.scenario.network.ack_loss) {
+            self.tally.counts.lost_answers += 1;
+            return;
+        }
+        let latency = self.response_latency.quantile(unit(&mut self.stream));
+        let event = Event::Reply {
+            payment: request.payment,
+            attempt: request.attempt,
+            answer,
+        };
+        self.schedule(now + latency, event);
+    }
+
+    /// A worker finishes: charge or fail, store the key, answer, wake lock waiters.
+    fn done(&mut self, now: f64, request: Request) {
+        self.busy -= 1;
+        self.tally.counts.processings += 1;
+        let server = &self.scenario.server;
+        let failed = server.error_rate > 0.0 && unit(&mut self.stream) < server.error_rate;
+        let keyed = self.strategy != LoadStrategy::None;
+        let error_policy = server.error_policy;
+        let slot = &mut self.payments[request.payment as usize];
+        let answer = if failed {
+            self.tally.counts.server_errors += 1;
+            if keyed {
+                slot.key = match error_policy {
+                    ErrorPolicy::Store => Key::Completed { ok: false },
+                    ErrorPolicy::Retry => Key::Absent,
+                };
+            }
+            Answer::Error500
+        } else {
+            self.tally.counts.charges += 1;
+            slot.charges += 1;
+            if slot.charges == 2 {
+                self.tally.counts.double_charges += 1;
+            }
+            if keyed {
+                slot.key = Key::Completed { ok: true };
+            }
+            Answer::Ok
+        };
+        if slot.done || slot.attempt != request.attempt || !slot.waiting {
+            self.tally.counts.wasted_work += 1;
+        }
+        self.answer(now, request, answer);
+        if !self.payments[request.payment as usize].waiters.is_empty() {
+            self.wake(now, request.payment);
+        }
+        self.fill(now);
+    }
+
+    /// The lock of `payment` was released: waiters get the stored answer, or (a 500 not
+    /// stored) the first waiter takes the lock and processes.
+    fn wake(&mut self, now: f64, payment: u32) {
+        let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
+        match self.payments[payment as usize].key {
+            Key::Completed { ok } => {
+                for waiter in waiters.drain(..) {
+                    self.busy -= 1;
+                    self.replay(now, waiter, ok);
+                    self.payments[payment as usize].refs -= 1;
+                }
+            }
+            Key::Absent | Key::InFlight => {
+                let first = waiters.remove(0);
+                self.payments[payment as usize].key = Key::InFlight;
+                self.process(now, first);
+                self.payments[payment as usize].refs -= 1;
+            }
+        }
+        let slot = &mut self.payments[payment as usize];
+        waiters.append(&mut slot.waiters);
+        slot.waiters = waiters;
+    }
+
+    /// An answer reaches the client.
+    fn reply(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
+        let slot = &mut self.payments[payment as usize];
+        if slot.done || slot.attempt != attempt || !slot.waiting {
+            return;
+        }
+        slot.waiting = false;
+        if answer == Answer::Ok {
+            slot.done = true;
+            slot.succeeded = true;
+            self.tally.counts.succeeded += 1;
+            self.bucket.successes += 1;
+            let policy = &self.scenario.client;
+            self.client(payment).on_success(policy, now);
+        } else {
+            self.fail(now, payment, Failure::Error);
+        }
+    }
+
+    /// The client stops waiting for an attempt.
+    fn timeout(&mut self, now: f64, payment: u32, attempt: u32) {
+        let slot = &mut self.payments[payment as usize];
+        if slot.done || slot.attempt != attempt || !slot.waiting {
+            return;
+        }
+        slot.waiting = false;
+        self.tally.counts.timeouts += 1;
+        self.bucket.timeouts += 1;
+        self.fail(now, payment, Failure::Timeout);
+    }
+
+    /// An attempt failed: retry after the backoff if everything allows, else give up.
+    fn fail(&mut self, now: f64, payment: u32, failure: Failure) {
+        let policy = &self.scenario.client;
+        self.client(payment).on_failure(policy, now);
+        let slot = &self.payments[payment as usize];
+        let deadline = policy
+            .payment_deadline_ms
+            .map_or(f64::INFINITY, |deadline| slot.started_ms + deadline);
+        if slot.retries >= policy.max_retries || now >= deadline {
+            return self.give_up(payment);
+        }
+        let (retries, previous) = (slot.retries, slot.previous_sleep_ms);
+        let delay = policy
+            .backoff
+            .delay_ms(retries, previous, unit(&mut self.stream));
+        if now + delay >= deadline {
+            return self.give_up(payment);
+        }
+        if !self.client(payment).allow_retry(policy, failure, now) {
+            self.tally.counts.throttled += 1;
+            return self.give_up(payment);
+        }
+        let slot = &mut self.payments[payment as usize];
+        slot.previous_sleep_ms = delay;
+        slot.retries += 1;
+        slot.attempt += 1;
+        self.tally.counts.retries += 1;
+        self.bucket.retries += 1;
+        if delay > 0.0 {
+            self.schedule(now + delay, Event::Send { payment });
+        } else {
+            self.send(now, payment);
+        }
+    }
+
+    fn give_up(&mut self, payment: u32) {
+        self.payments[payment as usize].done = true;
+        self.tally.counts.failed += 1;
+    }
+}

@@ -1,0 +1,242 @@
+//! What one event loop counts: totals, time-weighted queue and in-flight histograms, and the
+//! time series by bucket.
+
+/// Totals of one event loop (counts over the whole run, drain included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadCounts {
+    /// Payments issued (payments).
+    pub payments: u64,
+    /// Payments that got a success answer (payments).
+    pub succeeded: u64,
+    /// Payments given up without a success answer (payments).
+    pub failed: u64,
+    /// Attempts the clients sent: first sends and retries (attempts).
+    pub attempts: u64,
+    /// Retries sent (attempts).
+    pub retries: u64,
+    /// Retries refused by a bucket, the breaker or the retry budget (retries).
+    pub throttled: u64,
+    /// Deliveries that reached the server: server work (deliveries).
+    pub calls: u64,
+    /// Deliveries a worker processed, charging or failing with a 500 (processings).
+    pub processings: u64,
+    /// Deliveries answered 503 at once because the queue was full (deliveries).
+    pub shed: u64,
+    /// Deliveries dropped unprocessed because they waited longer than their client's
+    /// timeout (deliveries).
+    pub dropped_expired: u64,
+    /// Attempts whose client stopped waiting for an answer (attempts).
+    pub timeouts: u64,
+    /// Processings that failed with a 500 (processings).
+    pub server_errors: u64,
+    /// Deliveries answered 409 because their key was in flight (deliveries).
+    pub conflicts: u64,
+    /// Deliveries answered with a stored response (deliveries).
+    pub replays: u64,
+    /// Deliveries that waited for a key's lock (`lock_wait`; deliveries).
+    pub lock_waits: u64,
+    /// Charges made (charges).
+    pub charges: u64,
+    /// Payments charged two or more times (payments).
+    pub double_charges: u64,
+    /// Payments given up although charged: told failed, money taken (payments).
+    pub failed_charged: u64,
+    /// Processings finished for an attempt its client had already stopped waiting for
+    /// (processings).
+    pub wasted_work: u64,
+    /// Answers the server sent: every delivery but the dropped ones gets exactly one
+    /// (answers).
+    pub answers: u64,
+    /// Requests lost on the way to the server (loss rate or outage; attempts).
+    pub lost_requests: u64,
+    /// Answers lost on the way back (loss rate or outage; answers).
+    pub lost_answers: u64,
+    /// Events handled (events).
+    pub events: u64,
+}
+
+/// One time-series bucket: what happened during `[start, start + width)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Bucket {
+    /// New payments (payments).
+    pub arrivals: u64,
+    /// Retries sent (attempts).
+    pub retries: u64,
+    /// Payments that got their success answer (payments).
+    pub successes: u64,
+    /// Attempts timed out at their client (attempts).
+    pub timeouts: u64,
+    /// 409 answers (deliveries).
+    pub conflicts: u64,
+    /// 503 answers (deliveries).
+    pub shed: u64,
+    /// Deliveries reaching the server (deliveries).
+    pub calls: u64,
+    /// Time-averaged requests waiting for a worker (requests).
+    pub queue_length: f64,
+    /// Time-averaged workers busy (workers).
+    pub workers_busy: f64,
+    /// Payments charged twice or more so far, cumulative (payments).
+    pub double_charges: u64,
+}
+
+/// A histogram of time spent at each integer level (queue length, requests in the server).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimeHistogram {
+    /// Time (ms) spent at each level.
+    time_at: Vec<f64>,
+}
+
+impl TimeHistogram {
+    /// `duration_ms` spent at `level`.
+    pub fn add(&mut self, level: usize, duration_ms: f64) {
+        if level >= self.time_at.len() {
+            self.time_at.resize(level + 1, 0.0);
+        }
+        self.time_at[level] += duration_ms;
+    }
+
+    /// The smallest level at or below which a share `q` of the time was spent.
+    pub fn quantile(&self, q: f64) -> u64 {
+        let total: f64 = self.time_at.iter().sum();
+        let mut seen = 0.0;
+        for (level, &time) in self.time_at.iter().enumerate() {
+            seen += time;
+            if seen >= q * total && time > 0.0 {
+                return level as u64;
+            }
+        }
+        self.max()
+    }
+
+    /// The highest level reached for some time.
+    pub fn max(&self) -> u64 {
+        self.time_at
+            .iter()
+            .rposition(|&time| time > 0.0)
+            .unwrap_or(0) as u64
+    }
+
+    /// The time-weighted mean level.
+    pub fn mean(&self) -> f64 {
+        let total: f64 = self.time_at.iter().sum();
+        if total == 0.0 {
+            return 0.0;
+        }
+        let weighted: f64 = self
+            .time_at
+            .iter()
+            .enumerate()
+            .map(|(level, &time)| level as f64 * time)
+            .sum();
+        weighted / total
+    }
+}
+
+/// Everything one event loop reports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadTally {
+    /// The totals.
+    pub counts: LoadCounts,
+    /// Time spent at each queue length.
+    pub queue: TimeHistogram,
+    /// Time spent at each number of requests inside the server (queued or holding a worker).
+    pub in_flight: TimeHistogram,
+    /// Requests that left the queue for a worker, at once or after waiting (requests).
+    pub dequeued: u64,
+    /// Their total wait in the queue (ms).
+    pub queue_wait_ms: f64,
+    /// The time series, bucket 0 from 0 ms.
+    pub buckets: Vec<Bucket>,
+    /// When the last event happened (ms).
+    pub end_ms: f64,
+    /// When the run recovered from its trigger (ms): the start of the first bucket after the
+    /// trigger from which every bucket until the arrivals end has successes at least 90% of
+    /// its arrivals. `None`: no trigger, or it never recovered.
+    pub recovered_at_ms: Option<f64>,
+    /// Whether the scenario has a trigger (capacity change, outage or spike).
+    pub has_trigger: bool,
+}
+
+impl LoadTally {
+    /// The mean wait in the queue of the requests that left it (ms).
+    pub fn mean_queue_wait_ms(&self) -> f64 {
+        if self.dequeued == 0 {
+            0.0
+        } else {
+            self.queue_wait_ms / self.dequeued as f64
+        }
+    }
+
+    /// Whether the run recovered after its trigger.
+    pub fn recovered(&self) -> bool {
+        self.recovered_at_ms.is_some()
+    }
+}
+
+/// The recovery time: the start of the first bucket at or after `trigger_end_ms` from which
+/// every bucket starting before `arrivals_end_ms` has `successes ≥ 0.9 × arrivals`.
+pub fn recovery(
+    buckets: &[Bucket],
+    bucket_ms: f64,
+    trigger_end_ms: f64,
+    arrivals_end_ms: f64,
+) -> Option<f64> {
+    let first = (trigger_end_ms / bucket_ms).ceil() as usize;
+    let last = ((arrivals_end_ms / bucket_ms).ceil() as usize).min(buckets.len());
+    if first >= last {
+        return None;
+    }
+    let healthy = |bucket: &Bucket| bucket.successes as f64 >= 0.9 * bucket.arrivals as f64;
+    let mut since = None;
+    for (index, bucket) in buckets.iter().enumerate().take(last).skip(first) {
+        match (healthy(bucket), since) {
+            (true, None) => since = Some(index),
+            (false, _) => since = None,
+            (true, Some(_)) => {}
+        }
+    }
+    since.map(|index| index as f64 * bucket_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_weighted_quantiles() {
+        let mut histogram = TimeHistogram::default();
+        histogram.add(0, 90.0);
+        histogram.add(5, 9.0);
+        histogram.add(40, 1.0);
+        assert_eq!(histogram.quantile(0.5), 0);
+        assert_eq!(histogram.quantile(0.95), 5);
+        assert_eq!(histogram.quantile(0.995), 40);
+        assert_eq!(histogram.max(), 40);
+        assert!((histogram.mean() - (45.0 + 40.0) / 100.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn recovery_is_the_start_of_the_last_healthy_stretch() {
+        let bucket = |arrivals, successes| Bucket {
+            arrivals,
+            successes,
+            ..Bucket::default()
+        };
+        let buckets = [
+            bucket(10, 10),
+            bucket(10, 2),
+            bucket(10, 9),
+            bucket(10, 3),
+            bucket(10, 12),
+            bucket(10, 9),
+            bucket(0, 0),
+        ];
+        // Trigger ends at 1 s; buckets 4 and 5 are healthy until the arrivals end at 6 s.
+        assert_eq!(recovery(&buckets, 1_000.0, 1_000.0, 6_000.0), Some(4_000.0));
+        // A bad last bucket: never recovered.
+        let mut worse = buckets;
+        worse[5] = bucket(10, 8);
+        assert_eq!(recovery(&worse, 1_000.0, 1_000.0, 6_000.0), None);
+    }
+}

@@ -1,0 +1,178 @@
+//! Cases worked by hand on the load model's event loop.
+
+use super::simulation::Simulation;
+use super::*;
+use crate::model::Silent;
+use crate::model::timeline::{Backoff, Distribution, ErrorPolicy};
+use crate::rng::SeedSequence;
+
+/// One worker, fixed 10 ms each way, 100 ms processing, 1 s timeout, no retry control.
+pub(super) fn scenario() -> LoadScenario {
+    LoadScenario {
+        name: "hand".into(),
+        arrivals: LoadArrivals {
+            clients: None,
+            duration_ms: 10_000.0,
+            phases: vec![Phase {
+                until_ms: 10_000.0,
+                rate: PhaseRate::Constant(1.0),
+            }],
+        },
+        network: LoadNetwork {
+            request_latency: Distribution::Fixed { ms: 10.0 },
+            response_latency: Distribution::Fixed { ms: 10.0 },
+            request_loss: 0.0,
+            ack_loss: 0.0,
+            outages: Vec::new(),
+        },
+        server: LoadServer {
+            workers: Some(1),
+            queue_limit: None,
+            drop_expired: false,
+            processing: Distribution::Fixed { ms: 100.0 },
+            processing_per_in_flight_ms: 0.0,
+            error_rate: 0.0,
+            error_policy: ErrorPolicy::Store,
+            capacity: Vec::new(),
+        },
+        client: LoadClient {
+            timeout_ms: 1_000.0,
+            max_retries: 3,
+            backoff: Backoff::None,
+            token_bucket: None,
+            adaptive_bucket: None,
+            breaker: None,
+            retry_ratio: None,
+            payment_deadline_ms: None,
+        },
+    }
+}
+
+pub(super) fn run(scenario: &LoadScenario, strategy: LoadStrategy, arrivals: &[f64]) -> LoadTally {
+    let stream = || SeedSequence::new(1).pcg64();
+    Simulation::new(scenario, strategy, 100.0, stream(), stream())
+        .with_arrival_times(arrivals)
+        .run(&Silent)
+        .unwrap()
+}
+
+/// A at 0 ms: reaches at 10, processed 10-110, answered at 120. B at 10 ms: reaches at 20,
+/// waits for the worker until 110, processed 110-210, answered at 220.
+#[test]
+fn two_payments_and_one_worker() {
+    let tally = run(&scenario(), LoadStrategy::None, &[0.0, 10.0]);
+    let counts = tally.counts;
+    assert_eq!(
+        (counts.payments, counts.succeeded, counts.failed),
+        (2, 2, 0)
+    );
+    assert_eq!(
+        (counts.calls, counts.processings, counts.charges),
+        (2, 2, 2)
+    );
+    assert_eq!(
+        (counts.timeouts, counts.retries, counts.wasted_work),
+        (0, 0, 0)
+    );
+    // Waits 0 and 90 ms.
+    assert_eq!(tally.dequeued, 2);
+    assert_eq!(tally.queue_wait_ms, 90.0);
+    // Queue length 1 from 20 to 110 ms: bucket 0 (0-100 ms) holds 80 ms, bucket 1 10 ms.
+    assert_eq!(tally.buckets[0].queue_length, 0.8);
+    assert!((tally.buckets[1].queue_length - 0.1).abs() < 1e-12);
+    // The worker is busy 10-210 ms: 0.9 of bucket 0, all of bucket 1, 0.1 of bucket 2.
+    assert!((tally.buckets[0].workers_busy - 0.9).abs() < 1e-12);
+    assert_eq!(tally.buckets[1].workers_busy, 1.0);
+    assert_eq!(tally.buckets[1].successes, 1);
+    assert_eq!(tally.buckets[2].successes, 1);
+    assert_eq!(tally.queue.max(), 1);
+    assert_eq!(tally.in_flight.max(), 2);
+    // The last event is B's timer at 1,010 ms (ignored: B was answered).
+    assert_eq!(tally.end_ms, 1_010.0);
+}
+
+/// Two workers, 300 ms processing, 150 ms timeout, two retries, no backoff.
+fn conflict_scenario() -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.server.workers = Some(2);
+    scenario.server.processing = Distribution::Fixed { ms: 300.0 };
+    scenario.client.timeout_ms = 150.0;
+    scenario.client.max_retries = 2;
+    scenario
+}
+
+/// A at 0: processed 10-310; times out at 150 and 300, retries reach at 160 (queued) and
+/// 310. B at 100: processed 110-410; times out at 250, its retry reaches at 260 and waits
+/// behind A's. At 310 A's first processing ends: A's retry gets the replay, B's retry leaves
+/// the queue after 50 ms and gets a 409 (B's key is still in flight); A's second retry gets
+/// the replay at 310 and A succeeds at 320. B retries at 320, gets a 409 at once and gives up
+/// at 340; its first processing charges at 410 for nobody.
+#[test]
+fn a_409_that_waited_in_the_queue() {
+    let tally = run(&conflict_scenario(), LoadStrategy::UniqueKey, &[0.0, 100.0]);
+    let counts = tally.counts;
+    assert_eq!((counts.succeeded, counts.failed), (1, 1));
+    assert_eq!((counts.attempts, counts.retries, counts.calls), (6, 4, 6));
+    assert_eq!(
+        (counts.processings, counts.conflicts, counts.replays),
+        (2, 2, 2)
+    );
+    assert_eq!((counts.charges, counts.double_charges), (2, 0));
+    assert_eq!((counts.failed_charged, counts.wasted_work), (1, 2));
+    assert_eq!(counts.timeouts, 3);
+    // A's first retry waited 160-310, B's 260-310.
+    assert_eq!((tally.dequeued, tally.queue_wait_ms), (6, 200.0));
+    assert_eq!(tally.buckets[3].conflicts, 2);
+}
+
+/// The same script with check-then-insert: B's retry leaves the queue at 310 while B's key
+/// is not yet stored, is processed 310-610 and charges B a second time.
+#[test]
+fn check_then_insert_charges_the_queued_retry_again() {
+    let tally = run(
+        &conflict_scenario(),
+        LoadStrategy::CheckThenInsert,
+        &[0.0, 100.0],
+    );
+    let counts = tally.counts;
+    assert_eq!((counts.charges, counts.double_charges), (3, 1));
+    assert_eq!((counts.succeeded, counts.conflicts), (2, 0));
+    assert_eq!(tally.buckets.last().unwrap().double_charges, 1);
+}
+
+/// The same script with the lock: B's retry holds the second worker from 310 until B's first
+/// processing ends at 410, then gets the stored success; no double charge, no 409.
+#[test]
+fn lock_wait_holds_a_worker_until_the_key_completes() {
+    let tally = run(&conflict_scenario(), LoadStrategy::LockWait, &[0.0, 100.0]);
+    let counts = tally.counts;
+    assert_eq!(
+        (counts.charges, counts.double_charges, counts.conflicts),
+        (2, 0, 0)
+    );
+    assert_eq!(counts.lock_waits, 1);
+    // Both workers busy 310-410: one processing B, one waiting for B's lock.
+    assert_eq!(tally.buckets[3].workers_busy, 2.0);
+}
+
+/// Memory is bounded by what is in flight: a long run reuses payment slots.
+#[test]
+fn the_same_inputs_give_the_same_tally() {
+    let mut scenario = scenario();
+    scenario.server.workers = Some(4);
+    scenario.server.processing = Distribution::Exponential { mean_ms: 30.0 };
+    scenario.arrivals.phases[0].rate = PhaseRate::Constant(100.0);
+    let model = LoadModel {
+        title: "t".into(),
+        seed: 3,
+        runs: 2,
+        strategies: LoadStrategy::ALL.to_vec(),
+        scenarios: vec![scenario],
+        bucket_ms: 1_000.0,
+    };
+    let one = simulate(&model, 1, &Silent).unwrap();
+    let two = simulate(&model, 2, &Silent).unwrap();
+    assert_eq!(one, two);
+    assert_eq!(one.rows.len(), 8);
+    assert!(one.rows[0].tally.counts.payments > 900);
+}

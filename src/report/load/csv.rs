@@ -1,0 +1,244 @@
+//! `load.csv` (one row per run, scenario and strategy) and `load_timeseries.csv` (one row per
+//! run, scenario, strategy and time bucket).
+
+use serde::Serialize;
+
+use crate::model::load::{LoadResults, LoadRow};
+use crate::report::format::{decimal, serialize_decimal, to_csv};
+
+/// One row of `load.csv`: one event loop (run, scenario, strategy), drain included.
+#[derive(Debug, Serialize)]
+pub struct LoadCsvRow {
+    /// The replication; its streams are `SeedSequence(seed, spawn_key=(run, 10))` (arrivals)
+    /// and `(run, 11)` (everything else).
+    pub run: u32,
+    /// The scenario's name.
+    pub scenario: String,
+    /// `none`, `check_then_insert`, `unique_key` or `lock_wait`.
+    pub strategy: &'static str,
+    /// The seed of the run streams.
+    pub seed: u64,
+    /// Payments issued during the arrival window (payments).
+    pub payments: u64,
+    /// Payments that got a success answer (payments).
+    pub succeeded: u64,
+    /// Payments given up without a success answer: retries exhausted, deadline passed or a
+    /// retry refused (payments).
+    pub failed: u64,
+    /// Deliveries that reached the server, answered or not: server work (deliveries).
+    pub calls: u64,
+    /// Attempts the clients sent: first sends plus retries (attempts).
+    pub attempts: u64,
+    /// Retries sent (attempts).
+    pub retries: u64,
+    /// Retries refused by the token bucket, the adaptive bucket, the breaker or the retry
+    /// budget (retries).
+    pub throttled: u64,
+    /// Deliveries answered 503 at once because the queue was full (deliveries).
+    pub shed: u64,
+    /// Deliveries a worker dropped unprocessed because they had waited longer than their
+    /// client's timeout (`drop_expired`; deliveries).
+    pub dropped_expired: u64,
+    /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
+    pub timeouts: u64,
+    /// Deliveries answered 409 because their key was in flight (deliveries).
+    pub conflicts: u64,
+    /// Deliveries answered with a stored response (deliveries).
+    pub replays: u64,
+    /// Deliveries that waited for their key's lock holding a worker (`lock_wait`;
+    /// deliveries).
+    pub lock_waits: u64,
+    /// Deliveries a worker processed: each charges or fails with a 500 (processings).
+    pub processings: u64,
+    /// Processings that failed with a 500 (processings).
+    pub server_errors: u64,
+    /// Charges made (charges).
+    pub charges: u64,
+    /// Payments charged two or more times: customers charged twice (payments).
+    pub double_charges: u64,
+    /// Payments given up although charged: told it failed, money taken (payments).
+    pub failed_charged: u64,
+    /// Processings finished for an attempt its client had already stopped waiting for (timed
+    /// out, answered by another attempt, or given up): wasted work (processings).
+    pub wasted_work: u64,
+    /// Answers the server sent: one per call not dropped (answers).
+    pub answers: u64,
+    /// Requests lost on the way to the server, to `request_loss` or an outage (attempts).
+    pub lost_requests: u64,
+    /// Answers lost on the way back, to `ack_loss` or an outage (answers).
+    pub lost_answers: u64,
+    /// Payments per second of the arrival window (payments/s).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub offered_load_per_s: f64,
+    /// Processings per second of the arrival window, drain included (processings/s).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub throughput_per_s: f64,
+    /// Successful payments per second of the arrival window, drain included (payments/s).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub goodput_per_s: f64,
+    /// Calls per payment: server work per payment (deliveries per payment).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub amplification: f64,
+    /// Mean wait in the queue of the requests a worker took, dropped or answered at once
+    /// included (ms, 3 decimals).
+    pub mean_queue_wait_ms: String,
+    /// Time-averaged queue length over the run (requests, 3 decimals).
+    pub mean_queue_length: String,
+    /// Median of the queue length over time (requests).
+    pub queue_length_p50: u64,
+    /// 99th percentile of the queue length over time (requests).
+    pub queue_length_p99: u64,
+    /// Longest queue (requests).
+    pub queue_length_max: u64,
+    /// Median over time of the requests inside the server, queued or holding a worker
+    /// (requests).
+    pub in_flight_p50: u64,
+    /// 99th percentile of the same (requests).
+    pub in_flight_p99: u64,
+    /// Most requests inside the server at once (requests).
+    pub in_flight_max: u64,
+    /// Whether the run recovered after its trigger (capacity change, outage or spike): every
+    /// bucket from some point after the trigger to the end of the arrivals has successes at
+    /// least 90% of its arrivals (`true`/`false`; empty without a trigger).
+    pub recovered: String,
+    /// The start of the first bucket of that healthy stretch (s; empty if it never
+    /// recovered or without a trigger).
+    pub recovered_at_s: String,
+    /// When the last event happened: the arrival window plus the drain (s, 3 decimals).
+    pub end_s: String,
+    /// Events the loop handled (events).
+    pub events: u64,
+}
+
+/// One row of `load_timeseries.csv`: one time bucket of one event loop.
+#[derive(Debug, Serialize)]
+pub struct TimeseriesCsvRow {
+    /// The replication.
+    pub run: u32,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The strategy.
+    pub strategy: &'static str,
+    /// The bucket's start (s); it lasts `[output] bucket_s`.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub bucket_start_s: f64,
+    /// New payments (payments).
+    pub arrivals: u64,
+    /// Retries sent (attempts).
+    pub retries: u64,
+    /// Payments that got their success answer (payments).
+    pub successes: u64,
+    /// Attempts timed out at their client (attempts).
+    pub timeouts: u64,
+    /// 409 answers (deliveries).
+    pub conflicts: u64,
+    /// 503 answers (deliveries).
+    pub shed: u64,
+    /// Deliveries that reached the server (deliveries).
+    pub calls: u64,
+    /// Time-averaged requests waiting for a worker (requests, 3 decimals).
+    pub queue_length: String,
+    /// Time-averaged workers busy (workers, 3 decimals).
+    pub workers_busy: String,
+    /// Payments charged two or more times so far, cumulative (payments).
+    pub double_charges: u64,
+}
+
+/// Three decimals.
+fn three(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+/// A rate over the arrival window (per second).
+fn per_second(count: u64, window_ms: f64) -> f64 {
+    count as f64 / (window_ms / 1000.0)
+}
+
+fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
+    let scenario = &results.model.scenarios[row.scenario];
+    let window = scenario.arrivals.duration_ms;
+    let tally = &row.tally;
+    let counts = tally.counts;
+    let (recovered, recovered_at_s) = match (tally.has_trigger, tally.recovered_at_ms) {
+        (false, _) => (String::new(), String::new()),
+        (true, None) => ("false".into(), String::new()),
+        (true, Some(at)) => ("true".into(), decimal(at / 1000.0)),
+    };
+    LoadCsvRow {
+        run: row.run,
+        scenario: scenario.name.clone(),
+        strategy: row.strategy.name(),
+        seed: results.model.seed,
+        payments: counts.payments,
+        succeeded: counts.succeeded,
+        failed: counts.failed,
+        calls: counts.calls,
+        attempts: counts.attempts,
+        retries: counts.retries,
+        throttled: counts.throttled,
+        shed: counts.shed,
+        dropped_expired: counts.dropped_expired,
+        timeouts: counts.timeouts,
+        conflicts: counts.conflicts,
+        replays: counts.replays,
+        lock_waits: counts.lock_waits,
+        processings: counts.processings,
+        server_errors: counts.server_errors,
+        charges: counts.charges,
+        double_charges: counts.double_charges,
+        failed_charged: counts.failed_charged,
+        wasted_work: counts.wasted_work,
+        answers: counts.answers,
+        lost_requests: counts.lost_requests,
+        lost_answers: counts.lost_answers,
+        offered_load_per_s: per_second(counts.payments, window),
+        throughput_per_s: per_second(counts.processings, window),
+        goodput_per_s: per_second(counts.succeeded, window),
+        amplification: counts.calls as f64 / counts.payments.max(1) as f64,
+        mean_queue_wait_ms: three(tally.mean_queue_wait_ms()),
+        mean_queue_length: three(tally.queue.mean()),
+        queue_length_p50: tally.queue.quantile(0.5),
+        queue_length_p99: tally.queue.quantile(0.99),
+        queue_length_max: tally.queue.max(),
+        in_flight_p50: tally.in_flight.quantile(0.5),
+        in_flight_p99: tally.in_flight.quantile(0.99),
+        in_flight_max: tally.in_flight.max(),
+        recovered,
+        recovered_at_s,
+        end_s: three(tally.end_ms / 1000.0),
+        events: counts.events,
+    }
+}
+
+/// The bytes of `load.csv`: by run, then scenario, then strategy.
+pub fn load_csv(results: &LoadResults) -> Vec<u8> {
+    to_csv(results.rows.iter().map(|row| load_row(results, row)))
+}
+
+/// The bytes of `load_timeseries.csv`: by run, scenario, strategy, then time.
+pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
+    let bucket_s = results.model.bucket_ms / 1000.0;
+    to_csv(results.rows.iter().flat_map(|row| {
+        let scenario = &results.model.scenarios[row.scenario].name;
+        row.tally
+            .buckets
+            .iter()
+            .enumerate()
+            .map(move |(index, bucket)| TimeseriesCsvRow {
+                run: row.run,
+                scenario: scenario.clone(),
+                strategy: row.strategy.name(),
+                bucket_start_s: index as f64 * bucket_s,
+                arrivals: bucket.arrivals,
+                retries: bucket.retries,
+                successes: bucket.successes,
+                timeouts: bucket.timeouts,
+                conflicts: bucket.conflicts,
+                shed: bucket.shed,
+                calls: bucket.calls,
+                queue_length: three(bucket.queue_length),
+                workers_busy: three(bucket.workers_busy),
+                double_charges: bucket.double_charges,
+            })
+    }))
+}

@@ -1,0 +1,30 @@
+//! The load model's outputs: `load.csv`, `load_timeseries.csv`, the charts, `report.md`, the
+//! stdout table and the `--json` summary.
+
+pub mod charts;
+pub mod csv;
+pub mod json;
+pub mod table;
+
+use crate::model::load::LoadResults;
+use crate::report::OutputFile;
+
+/// Every file a load run writes, in a fixed order.
+pub fn files(results: &LoadResults) -> Vec<OutputFile> {
+    let mut files = vec![
+        OutputFile {
+            name: "load.csv",
+            bytes: csv::load_csv(results),
+        },
+        OutputFile {
+            name: "load_timeseries.csv",
+            bytes: csv::timeseries_csv(results),
+        },
+    ];
+    files.extend(charts::all(results));
+    files.push(OutputFile {
+        name: "report.md",
+        bytes: table::report(results).into_bytes(),
+    });
+    files
+}
