@@ -4,12 +4,13 @@ Runs the original modules, imported from MODEL_DIR (temporary copies made by
 benches/brooker_compare.sh; nothing of them lives in this project), many times with one seed
 per run, and writes means and standard errors:
 
-    python3 brooker_reference.py retry MODEL_DIR RUNS JOBS > retry.csv
+    python3 brooker_reference.py retry MODEL_DIR RUNS JOBS [RATES] > retry.csv
     python3 brooker_reference.py collapse MODEL_DIR RUNS JOBS SERIES.csv > summary.csv
 
 retry: the cells of retry_sim.py's run_sims(10.0) (17 failure rates x 4 policies), built with
 the module's own Stats, Server, Client, sim_loop and retry factories exactly as run_sims builds
-them, RUNS seeded runs per cell. collapse: sim.py's run_sim_spike for its two clients, RUNS
+them, RUNS seeded runs per cell (RATES, a comma-separated subset of the failure rates, runs
+only those: the same numbers as in a full run). collapse: sim.py's run_sim_spike for its two clients, RUNS
 seeded runs each, with the requests in progress recorded at every bucket's end (the script's
 own concurrency column is not per bucket; see docs/brooker-semantics.md).
 
@@ -79,8 +80,10 @@ def retry_run(task):
     return rate_index, policy_index, stats.successes, stats.total_calls, stats.unique_calls
 
 
-def retry_main(model_dir, runs, jobs):
-    tasks = [(model_dir, i, j, r) for i in range(len(FAILURE_RATES))
+def retry_main(model_dir, runs, jobs, rates=None):
+    wanted = [FAILURE_RATES.index(float(rate)) for rate in rates.split(",")] if rates else \
+        range(len(FAILURE_RATES))
+    tasks = [(model_dir, i, j, r) for i in wanted
              for j in range(len(RETRY_POLICIES)) for r in range(runs)]
     with Pool(jobs) as pool:
         results = pool.map(retry_run, tasks, chunksize=1)
@@ -162,27 +165,34 @@ def collapse_main(model_dir, runs, jobs, series_path):
     out.writerow(["policy", "metric", "runs", "mean", "standard_error"])
     for policy_index, run_rows in sorted(by_policy.items()):
         policy = list(COLLAPSE_POLICIES)[policy_index]
-        summaries = {}
-        for low, high in WINDOWS:
-            for m, metric in ((1, "arrivals"), (2, "goodput"), (3, "retries"), (4, "timeouts")):
-                summaries[f"{metric}_per_s_{low}_{high}s"] = [
-                    sum(r[m] for r in rows if low <= r[0] < high) / (high - low)
-                    for rows in run_rows]
-        summaries["in_flight_at_80s"] = [rows[-1][5] for rows in run_rows]
-        recoveries = [recovered_at({int(r[0]): r[2] for r in rows}) for rows in run_rows]
-        summaries["recovered_share"] = [1.0 if k is not None else 0.0 for k in recoveries]
-        recovered = [float(k) for k in recoveries if k is not None]
-        if recovered:
-            summaries["recovered_at_s"] = recovered
-        for metric, values in summaries.items():
+        for metric, values in summarise_runs(run_rows).items():
             mean, se = mean_and_standard_error(values)
             out.writerow([policy, metric, len(values), repr(mean), repr(se)])
+
+
+def summarise_runs(run_rows):
+    """Per-run summaries of one policy's runs, each run a list of per-second rows
+    (second, arrivals, successes, retries, timeouts, in flight): the mean per second of each
+    count in each window, the requests in progress at 80 s, whether and when it recovered."""
+    summaries = {}
+    for low, high in WINDOWS:
+        for m, metric in ((1, "arrivals"), (2, "goodput"), (3, "retries"), (4, "timeouts")):
+            summaries[f"{metric}_per_s_{low}_{high}s"] = [
+                sum(r[m] for r in rows if low <= r[0] < high) / (high - low)
+                for rows in run_rows]
+    summaries["in_flight_at_80s"] = [rows[-1][5] for rows in run_rows]
+    recoveries = [recovered_at({int(r[0]): r[2] for r in rows}) for rows in run_rows]
+    summaries["recovered_share"] = [1.0 if k is not None else 0.0 for k in recoveries]
+    recovered = [float(k) for k in recoveries if k is not None]
+    if recovered:
+        summaries["recovered_at_s"] = recovered
+    return summaries
 
 
 if __name__ == "__main__":
     command, model_dir, runs, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     if command == "retry":
-        retry_main(model_dir, runs, jobs)
+        retry_main(model_dir, runs, jobs, sys.argv[5] if len(sys.argv) > 5 else None)
     elif command == "collapse":
         collapse_main(model_dir, runs, jobs, sys.argv[5])
     else:
