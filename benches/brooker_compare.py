@@ -193,8 +193,8 @@ def collapse(reference_path, series_path):
         for metric, values in summaries.items():
             if metric == "in_flight_at_80s" or (policy, metric) not in reference:
                 continue
-            if len(values) < 2:
-                continue
+            if len(values) < 2 or reference[(policy, metric)][2] < 2:
+                continue  # a mean of one run has no standard error
             rows.append(([policy, metric], reference[(policy, metric)], mean_se_runs(values), 2))
     return bonferroni_table(rows, "simple_collapse_sim")
 
@@ -241,7 +241,8 @@ def readme(retry_reference_path, ours_retry_path, collapse_reference_path, ours_
         summaries = reference_windows.summarise_runs(ours_runs[policy])
         for metric in [f"goodput_per_s_{low}_{high}s" for low, high in reference_windows.WINDOWS] + [
                 "retries_per_s_60_80s", "recovered_share", "recovered_at_s"]:
-            if (policy, metric) not in collapse_reference or len(summaries.get(metric, [])) < 2:
+            if (policy, metric) not in collapse_reference or len(summaries.get(metric, [])) < 2 \
+                    or collapse_reference[(policy, metric)][2] < 2:
                 continue
             original = collapse_reference[(policy, metric)]
             ours = mean_se_runs(summaries[metric])
