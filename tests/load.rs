@@ -66,6 +66,7 @@ fn model(scenarios: Vec<LoadScenario>, runs: u32, strategies: &[LoadStrategy]) -
         strategies: strategies.to_vec(),
         scenarios,
         bucket_ms: 1_000.0,
+        error_rate_sweep: Vec::new(),
     }
 }
 
@@ -351,8 +352,17 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 14] = [
+    let cases: [(&str, &[&str]); 17] = [
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
+        ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
+        (
+            "[output]\nerror_rate_sweep = [0.1, 1.5]",
+            &["`output.error_rate_sweep`", "1.5"],
+        ),
+        (
+            "[server]\nworkers = 2\nwrokers = 3",
+            &["wrokers", "or a load key of that table"],
+        ),
         (
             "[server]\nqueue_limit = 0",
             &["`server.queue_limit`", "value 0"],
@@ -436,4 +446,100 @@ fn lock_wait_is_refused_without_a_shared_server() {
         ],
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+/// The README's table of `configs/capacity-drop.toml` is the committed `load.csv`: every row
+/// recomputed from it (means over runs) appears in the README as written.
+#[test]
+fn the_readme_table_matches_the_committed_capacity_drop_outputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let rows = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for row in &rows {
+        let key = (row["scenario"].clone(), row["strategy"].clone());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    assert_eq!(keys.len(), 16);
+    let mean = |scenario: &str, strategy: &str, column: &str| {
+        let runs: Vec<f64> = rows
+            .iter()
+            .filter(|row| row["scenario"] == scenario && row["strategy"] == strategy)
+            .map(|row| row[column].parse::<f64>().unwrap())
+            .collect();
+        runs.iter().sum::<f64>() / runs.len() as f64
+    };
+    for (scenario, strategy) in &keys {
+        let runs: Vec<_> = rows
+            .iter()
+            .filter(|row| &row["scenario"] == scenario && &row["strategy"] == strategy)
+            .collect();
+        let recovered = runs.iter().filter(|row| row["recovered"] == "true").count();
+        let m = |column: &str| mean(scenario, strategy, column);
+        let line = format!(
+            "| {scenario} | {strategy} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {recovered}/{} |",
+            100.0 * m("succeeded") / m("payments"),
+            m("double_charges"),
+            m("failed_charged"),
+            m("amplification"),
+            m("throttled"),
+            runs.len()
+        );
+        assert!(readme.contains(&line), "README lacks {line}");
+    }
+    // The sentences of the worked example.
+    let storm = |column: &str| mean("no_budget", "none", column);
+    let grouped = |value: f64| {
+        let digits = format!("{:.0}", value);
+        let mut out = String::new();
+        for (index, digit) in digits.chars().enumerate() {
+            if index > 0 && (digits.len() - index) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    };
+    let phrases = [
+        format!(
+            "{:.2} calls of work per payment, {:.1}% of the payments succeed, {} of {}",
+            storm("amplification"),
+            100.0 * storm("succeeded") / storm("payments"),
+            grouped(storm("double_charges")),
+            grouped(storm("payments")),
+        ),
+        format!("({} payments each;", grouped(storm("payments"))),
+        format!(
+            "strategies ({:.1}%)",
+            100.0 * mean("no_budget", "lock_wait", "succeeded") / storm("payments")
+        ),
+    ];
+    for phrase in phrases {
+        assert!(readme.contains(&phrase), "README lacks {phrase}");
+    }
+}
+
+/// A point of the error-rate sweep is the same loop as the scenario with that error rate.
+#[test]
+fn a_sweep_point_is_the_scenario_at_that_error_rate() {
+    let mut swept = stormy(6);
+    swept.error_rate_sweep = vec![0.3];
+    let mut direct = stormy(6);
+    direct.scenarios[0].server.error_rate = 0.3;
+    let swept = load::simulate(&swept, 2, &Silent).unwrap();
+    let direct = load::simulate(&direct, 2, &Silent).unwrap();
+    assert_eq!(swept.sweep.len(), direct.rows.len());
+    for (point, row) in swept.sweep.iter().zip(&direct.rows) {
+        assert_eq!(point.error_rate, 0.3);
+        assert_eq!((point.row.run, point.row.strategy), (row.run, row.strategy));
+        assert_eq!(point.row.tally.counts, row.tally.counts);
+        assert!(point.row.tally.buckets.is_empty());
+    }
+    // The scenario's own rows are untouched by the sweep.
+    assert_eq!(
+        swept.rows,
+        load::simulate(&stormy(6), 2, &Silent).unwrap().rows
+    );
 }

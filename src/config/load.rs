@@ -213,6 +213,7 @@ fn split(table: &mut toml::Table) -> (LoadTables, Vec<LoadTables>) {
 #[serde(deny_unknown_fields)]
 struct OutputTable {
     bucket_s: Option<f64>,
+    error_rate_sweep: Option<Vec<f64>>,
 }
 
 /// `[server]`'s load keys.
@@ -307,7 +308,7 @@ struct BreakerEntry {
     cooldown_s: Option<f64>,
 }
 
-/// Reads a table into `T`; an unknown key or a wrong type names the file and the table.
+/// Reads a table into `T`; a value of the wrong type names the file and the key.
 fn read<T: DeserializeOwned + Default>(
     table: toml::Table,
     path: &Path,
@@ -316,9 +317,23 @@ fn read<T: DeserializeOwned + Default>(
     if table.is_empty() {
         return Ok(T::default());
     }
-    T::deserialize(toml::Value::Table(table)).map_err(|error| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message: format!("[{name}]: {}", error.message().trim().replace('\n', " ")),
+    T::deserialize(toml::Value::Table(table.clone())).map_err(|error| {
+        // The first key that fails on its own is the one to name.
+        let key = table.iter().find_map(|(key, value)| {
+            let alone: toml::Table = [(key.clone(), value.clone())].into_iter().collect();
+            T::deserialize(toml::Value::Table(alone))
+                .err()
+                .map(|_| key.clone())
+        });
+        let place = match key {
+            Some(key) if name == "output" => format!("key `output.{key}`"),
+            Some(key) => format!("key `{name}.{key}`"),
+            None => format!("[{name}]"),
+        };
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!("{place}: {}", error.message().trim().replace('\n', " ")),
+        }
     })
 }
 
@@ -607,6 +622,58 @@ impl Checker<'_> {
         })
     }
 
+    fn adaptive_bucket(&self, entry: &AdaptiveEntry) -> Result<AdaptiveBucket, ConfigError> {
+        Ok(AdaptiveBucket {
+            deposit: self.number(
+                "client",
+                "adaptive_bucket",
+                entry.deposit.unwrap_or(0.1),
+                f64::MIN_POSITIVE,
+                1e12,
+                "the deposit must be a number of tokens more than 0",
+            )?,
+            capacity: self.number(
+                "client",
+                "adaptive_bucket",
+                entry.capacity.unwrap_or(5.0),
+                1.0,
+                1e12,
+                "the capacity must be a number of tokens, at least 1",
+            )?,
+        })
+    }
+
+    fn breaker(&self, entry: &BreakerEntry) -> Result<Breaker, ConfigError> {
+        let seconds = |value: Option<f64>| -> Result<Option<f64>, ConfigError> {
+            value
+                .map(|s| {
+                    self.number(
+                        "client",
+                        "breaker",
+                        s,
+                        f64::MIN_POSITIVE,
+                        MAX_DURATION_S,
+                        "window_s and cooldown_s must be numbers of seconds more than 0 and at \
+                         most 1000000",
+                    )
+                    .map(|s| s * 1000.0)
+                })
+                .transpose()
+        };
+        Ok(Breaker {
+            threshold: self.number(
+                "client",
+                "breaker",
+                entry.threshold.unwrap_or(0.1),
+                0.0,
+                1.0,
+                "the breaker's threshold is a failure rate from 0 to 1",
+            )?,
+            window_ms: seconds(entry.window_s)?,
+            cooldown_ms: seconds(entry.cooldown_s)?,
+        })
+    }
+
     fn client(&self, base: &Scenario) -> Result<LoadClient, ConfigError> {
         let keys: ClientKeys = read(self.tables.section("client"), self.path, "client")?;
         if base.client.different_body_rate > 0.0 {
@@ -622,57 +689,16 @@ impl Checker<'_> {
             .as_ref()
             .map(|entry| self.token_bucket(entry))
             .transpose()?;
-        let adaptive_bucket = match &keys.adaptive_bucket {
-            Some(entry) => Some(AdaptiveBucket {
-                deposit: self.number(
-                    "client",
-                    "adaptive_bucket",
-                    entry.deposit.unwrap_or(0.1),
-                    f64::MIN_POSITIVE,
-                    1e12,
-                    "the deposit must be a number of tokens more than 0",
-                )?,
-                capacity: self.number(
-                    "client",
-                    "adaptive_bucket",
-                    entry.capacity.unwrap_or(5.0),
-                    1.0,
-                    1e12,
-                    "the capacity must be a number of tokens, at least 1",
-                )?,
-            }),
-            None => None,
-        };
-        let seconds = |key: &str, value: Option<f64>| -> Result<Option<f64>, ConfigError> {
-            value
-                .map(|s| {
-                    self.number(
-                        "client",
-                        key,
-                        s,
-                        f64::MIN_POSITIVE,
-                        MAX_DURATION_S,
-                        "must be a number of seconds more than 0 and at most 1000000",
-                    )
-                    .map(|s| s * 1000.0)
-                })
-                .transpose()
-        };
-        let breaker = match &keys.breaker {
-            Some(entry) => Some(Breaker {
-                threshold: self.number(
-                    "client",
-                    "breaker",
-                    entry.threshold.unwrap_or(0.1),
-                    0.0,
-                    1.0,
-                    "the breaker's threshold is a failure rate from 0 to 1",
-                )?,
-                window_ms: seconds("breaker", entry.window_s)?,
-                cooldown_ms: seconds("breaker", entry.cooldown_s)?,
-            }),
-            None => None,
-        };
+        let adaptive_bucket = keys
+            .adaptive_bucket
+            .as_ref()
+            .map(|entry| self.adaptive_bucket(entry))
+            .transpose()?;
+        let breaker = keys
+            .breaker
+            .as_ref()
+            .map(|entry| self.breaker(entry))
+            .transpose()?;
         let retry_ratio = keys
             .retry_ratio
             .map(|r| {
@@ -764,11 +790,36 @@ fn refuse_flags(cli: &Cli, path: &Path) -> Result<(), ConfigError> {
     })
 }
 
+/// The most points of the error-rate sweep.
+pub const MAX_SWEEP_POINTS: usize = 1_000;
+
+/// What the load model reads at the top level: strategies, bucket width (s), error-rate sweep.
+type TopLevel = (Vec<LoadStrategy>, f64, Vec<f64>);
+
+/// `[output] error_rate_sweep`: probabilities, at most [`MAX_SWEEP_POINTS`].
+fn sweep(values: Option<Vec<f64>>, path: &Path) -> Result<Vec<f64>, ConfigError> {
+    let values = values.unwrap_or_default();
+    if values.len() > MAX_SWEEP_POINTS {
+        return Err(invalid(
+            path,
+            "output.error_rate_sweep",
+            format!("[{} values]", values.len()),
+            "at most 1000 error rates",
+        ));
+    }
+    if let Some(bad) = values.iter().find(|rate| !(0.0..=1.0).contains(*rate)) {
+        return Err(invalid(
+            path,
+            "output.error_rate_sweep",
+            bad,
+            "every error rate of the sweep must be a probability from 0 to 1",
+        ));
+    }
+    Ok(values)
+}
+
 /// The top-level keys the load model reads itself or refuses.
-fn take_top_level(
-    table: &mut toml::Table,
-    path: &Path,
-) -> Result<(Vec<LoadStrategy>, f64), ConfigError> {
+fn take_top_level(table: &mut toml::Table, path: &Path) -> Result<TopLevel, ConfigError> {
     for (key, reason) in [
         (
             "payments",
@@ -801,7 +852,7 @@ fn take_top_level(
             "must be a number of seconds from 0.001 to 1000000",
         ));
     }
-    Ok((strategies, bucket_s))
+    Ok((strategies, bucket_s, sweep(output.error_rate_sweep, path)?))
 }
 
 /// `strategies`: names of [`LoadStrategy`], each at most once, at least one.
@@ -841,6 +892,11 @@ fn without_position(error: ConfigError) -> ConfigError {
                 Some(cut) => message[..cut].to_string(),
                 None => message,
             };
+            let message = if message.starts_with("unknown field") {
+                format!("{message}, or a load key of that table (README, section Load keys)")
+            } else {
+                message
+            };
             ConfigError::Parse { path, message }
         }
         other => other,
@@ -857,7 +913,7 @@ impl LoadConfig {
     ) -> Result<Self, ConfigError> {
         refuse_flags(cli, path)?;
         let mut table: toml::Table = parse_toml(text, path)?;
-        let (strategies, bucket_s) = take_top_level(&mut table, path)?;
+        let (strategies, bucket_s, error_rate_sweep) = take_top_level(&mut table, path)?;
         let (base_tables, scenario_tables) = split(&mut table);
         let rest = toml::to_string(&table).expect("a TOML table serialises");
         let timeline = TimelineConfig::from_toml(&rest, path, cli, default_threads)
@@ -873,6 +929,7 @@ impl LoadConfig {
             strategies,
             scenarios,
             bucket_ms: bucket_s * 1000.0,
+            error_rate_sweep,
         };
         check_buckets(&model, path)?;
         Ok(LoadConfig {

@@ -260,6 +260,9 @@ pub struct LoadModel {
     pub scenarios: Vec<LoadScenario>,
     /// Width of a time-series bucket (ms, more than 0).
     pub bucket_ms: f64,
+    /// Server error rates at which every run, scenario and strategy is simulated again (no
+    /// time series kept); empty: no sweep.
+    pub error_rate_sweep: Vec<f64>,
 }
 
 impl LoadModel {
@@ -273,9 +276,13 @@ impl LoadModel {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 11])
     }
 
-    /// Event loops to run: runs × scenarios × strategies (the progress bar's units).
+    /// Event loops to run: runs × scenarios × strategies × (1 + sweep points) (the progress
+    /// bar's units).
     pub fn simulations(&self) -> u64 {
-        u64::from(self.runs) * self.scenarios.len() as u64 * self.strategies.len() as u64
+        u64::from(self.runs)
+            * self.scenarios.len() as u64
+            * self.strategies.len() as u64
+            * (1 + self.error_rate_sweep.len() as u64)
     }
 }
 
@@ -292,6 +299,15 @@ pub struct LoadRow {
     pub tally: LoadTally,
 }
 
+/// One event loop of the error-rate sweep: its totals, no time series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRow {
+    /// The server's error rate of this point.
+    pub error_rate: f64,
+    /// The loop, its time series dropped.
+    pub row: LoadRow,
+}
+
 /// Every event loop of an experiment: by run, then scenario, then strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadResults {
@@ -299,21 +315,31 @@ pub struct LoadResults {
     pub model: LoadModel,
     /// One row per (run, scenario, strategy).
     pub rows: Vec<LoadRow>,
+    /// The error-rate sweep: by error rate, then run, scenario, strategy; empty without one.
+    pub sweep: Vec<SweepRow>,
 }
 
-/// Runs every (run, scenario, strategy) of `model` on `threads` threads.
+/// One event loop to run: the run, the scenario, the strategy and the sweep point (`None`:
+/// the scenario's own error rate).
+type Task = (Option<usize>, u32, usize, LoadStrategy);
+
+/// Runs every (run, scenario, strategy) of `model`, then every sweep point, on `threads`
+/// threads.
 pub fn simulate(
     model: &LoadModel,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<LoadResults, Interrupted> {
-    let tasks: Vec<(u32, usize, LoadStrategy)> = (0..model.runs)
-        .flat_map(|run| {
-            (0..model.scenarios.len()).flat_map(move |scenario| {
-                model
-                    .strategies
-                    .iter()
-                    .map(move |&strategy| (run, scenario, strategy))
+    let points = std::iter::once(None).chain((0..model.error_rate_sweep.len()).map(Some));
+    let tasks: Vec<Task> = points
+        .flat_map(|point| {
+            (0..model.runs).flat_map(move |run| {
+                (0..model.scenarios.len()).flat_map(move |scenario| {
+                    model
+                        .strategies
+                        .iter()
+                        .map(move |&strategy| (point, run, scenario, strategy))
+                })
             })
         })
         .collect();
@@ -322,34 +348,65 @@ pub fn simulate(
         .build()
         .expect("a thread pool can be built");
     let stopped = AtomicBool::new(false);
-    let rows: Vec<Option<LoadRow>> = pool.install(|| {
+    let done: Vec<Option<(Option<usize>, LoadRow)>> = pool.install(|| {
         tasks
             .par_iter()
-            .map(|&(run, scenario, strategy)| {
+            .map(|&task| {
                 if stopped.load(Ordering::Relaxed) {
                     return None;
                 }
-                let tally = simulate_one(model, run, scenario, strategy, progress);
-                let Ok(tally) = tally else {
+                let Ok(row) = run_task(model, task, progress) else {
                     stopped.store(true, Ordering::Relaxed);
                     return None;
                 };
                 progress.advance(1);
-                Some(LoadRow {
-                    run,
-                    scenario,
-                    strategy,
-                    tally,
-                })
+                Some((task.0, row))
             })
             .collect()
     });
     if stopped.load(Ordering::Relaxed) {
         return Err(Interrupted);
     }
+    let mut rows = Vec::new();
+    let mut sweep = Vec::new();
+    for (point, row) in done.into_iter().flatten() {
+        match point {
+            None => rows.push(row),
+            Some(index) => sweep.push(SweepRow {
+                error_rate: model.error_rate_sweep[index],
+                row,
+            }),
+        }
+    }
     Ok(LoadResults {
         model: model.clone(),
-        rows: rows.into_iter().flatten().collect(),
+        rows,
+        sweep,
+    })
+}
+
+/// One task's loop; a sweep point overrides the error rate and drops the time series.
+fn run_task(
+    model: &LoadModel,
+    task: Task,
+    progress: &dyn Progress,
+) -> Result<LoadRow, Interrupted> {
+    let (point, run, scenario, strategy) = task;
+    let tally = match point {
+        None => simulate_one(model, run, scenario, strategy, progress)?,
+        Some(index) => {
+            let mut swept = model.clone();
+            swept.scenarios[scenario].server.error_rate = model.error_rate_sweep[index];
+            let mut tally = simulate_one(&swept, run, scenario, strategy, progress)?;
+            tally.buckets = Vec::new();
+            tally
+        }
+    };
+    Ok(LoadRow {
+        run,
+        scenario,
+        strategy,
+        tally,
     })
 }
 

@@ -87,8 +87,10 @@ fn two_payments_and_one_worker() {
     assert_eq!(tally.buckets[2].successes, 1);
     assert_eq!(tally.queue.max(), 1);
     assert_eq!(tally.in_flight.max(), 2);
-    // The last event is B's timer at 1,010 ms (ignored: B was answered).
-    assert_eq!(tally.end_ms, 1_010.0);
+    // The last event that changes anything is B's answer at 220 ms (the timers at 1,000 and
+    // 1,010 ms find their payments answered and do not stretch the series).
+    assert_eq!(tally.end_ms, 220.0);
+    assert_eq!(tally.buckets.len(), 3);
 }
 
 /// Two workers, 300 ms processing, 150 ms timeout, two retries, no backoff.
@@ -169,6 +171,7 @@ fn the_same_inputs_give_the_same_tally() {
         strategies: LoadStrategy::ALL.to_vec(),
         scenarios: vec![scenario],
         bucket_ms: 1_000.0,
+        error_rate_sweep: Vec::new(),
     };
     let one = simulate(&model, 1, &Silent).unwrap();
     let two = simulate(&model, 2, &Silent).unwrap();

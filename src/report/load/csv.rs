@@ -242,3 +242,62 @@ pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
             })
     }))
 }
+
+/// One row of `load_sweep.csv`: one event loop at one error rate of `[output]
+/// error_rate_sweep` (written only with a sweep).
+#[derive(Debug, Serialize)]
+pub struct SweepCsvRow {
+    /// The server's error rate of this point: the share of processings answered 500.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub error_rate: f64,
+    /// The replication (same streams as in `load.csv`).
+    pub run: u32,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The strategy.
+    pub strategy: &'static str,
+    /// Payments issued (payments).
+    pub payments: u64,
+    /// Payments that got a success answer (payments).
+    pub succeeded: u64,
+    /// Attempts the clients sent: first sends plus retries (attempts).
+    pub attempts: u64,
+    /// Deliveries that reached the server (deliveries).
+    pub calls: u64,
+    /// Retries sent (attempts).
+    pub retries: u64,
+    /// Retries refused by a bucket, the breaker or the budget (retries).
+    pub throttled: u64,
+    /// Payments charged two or more times (payments).
+    pub double_charges: u64,
+    /// `succeeded / payments` (share).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub success_rate: f64,
+    /// Calls per payment (deliveries per payment).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub amplification: f64,
+}
+
+/// The bytes of `load_sweep.csv`: by error rate, then run, scenario, strategy.
+pub fn sweep_csv(results: &LoadResults) -> Vec<u8> {
+    to_csv(results.sweep.iter().map(|point| {
+        let row = &point.row;
+        let counts = row.tally.counts;
+        let payments = counts.payments.max(1) as f64;
+        SweepCsvRow {
+            error_rate: point.error_rate,
+            run: row.run,
+            scenario: results.model.scenarios[row.scenario].name.clone(),
+            strategy: row.strategy.name(),
+            payments: counts.payments,
+            succeeded: counts.succeeded,
+            attempts: counts.attempts,
+            calls: counts.calls,
+            retries: counts.retries,
+            throttled: counts.throttled,
+            double_charges: counts.double_charges,
+            success_rate: counts.succeeded as f64 / payments,
+            amplification: counts.calls as f64 / payments,
+        }
+    }))
+}

@@ -1,5 +1,5 @@
-//! The load model's outputs: `load.csv`, `load_timeseries.csv`, the charts, `report.md`, the
-//! stdout table and the `--json` summary.
+//! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_sweep.csv` (with an
+//! error-rate sweep), the charts, `report.md`, the stdout table and the `--json` summary.
 
 pub mod charts;
 pub mod csv;
@@ -21,6 +21,12 @@ pub fn files(results: &LoadResults) -> Vec<OutputFile> {
             bytes: csv::timeseries_csv(results),
         },
     ];
+    if !results.sweep.is_empty() {
+        files.push(OutputFile {
+            name: "load_sweep.csv",
+            bytes: csv::sweep_csv(results),
+        });
+    }
     files.extend(charts::all(results));
     files.push(OutputFile {
         name: "report.md",

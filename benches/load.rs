@@ -1,0 +1,61 @@
+//! The load model's speed, in events per second on one thread (the target: at least
+//! 10^7): a steady payment API at 80% load (2,000 payments/s for 300 s on 125 workers, 50 ms
+//! exponential processing, 20 ms latencies, retries after 1 s) and the shipped
+//! `configs/capacity-drop.toml` (every run, scenario and strategy, one thread). Std-only timer,
+//! `benches/support/timing.rs`.
+
+#[path = "support/timing.rs"]
+mod timing;
+
+use std::path::Path;
+
+use clap::Parser;
+use simulate::cli::Cli;
+use simulate::config::{Job, LoadConfig};
+use simulate::model::load::{self, LoadModel, LoadStrategy, PhaseRate};
+use simulate::model::timeline::Distribution;
+use simulate::model::{Silent, load::simulate};
+
+fn shipped() -> LoadModel {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/capacity-drop.toml");
+    let cli = Cli::parse_from(["simulate", "--config", path.to_str().unwrap()]);
+    match Job::from_cli(&cli).expect("the shipped scenario is valid") {
+        Job::Load(LoadConfig { model, .. }) => model,
+        _ => panic!("capacity-drop.toml is a load file"),
+    }
+}
+
+/// The steady case: the shipped file's first scenario without its capacity drop, scaled up.
+fn steady() -> LoadModel {
+    let mut model = shipped();
+    let mut scenario = model.scenarios[0].clone();
+    scenario.server.capacity.clear();
+    scenario.server.workers = Some(125);
+    scenario.server.processing = Distribution::Exponential { mean_ms: 50.0 };
+    scenario.arrivals.clients = Some(1_000);
+    scenario.arrivals.duration_ms = 300_000.0;
+    scenario.arrivals.phases[0].until_ms = 300_000.0;
+    scenario.arrivals.phases[0].rate = PhaseRate::Constant(2_000.0);
+    model.scenarios = vec![scenario];
+    model.runs = 1;
+    model.strategies = vec![LoadStrategy::UniqueKey];
+    model
+}
+
+fn events(model: &LoadModel) -> u64 {
+    let results = simulate(model, 1, &Silent).expect("not interrupted");
+    results.rows.iter().map(|row| row.tally.counts.events).sum()
+}
+
+fn main() {
+    let timer = timing::Timer::from_args(5);
+    for (name, model) in [
+        ("load/steady_2000_per_s_300_s_1_thread", steady()),
+        ("load/capacity_drop_toml_1_thread", shipped()),
+    ] {
+        let count = events(&model);
+        timer.run(name, (count, "events"), || {
+            load::simulate(&model, 1, &Silent).expect("not interrupted")
+        });
+    }
+}
