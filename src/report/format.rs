@@ -91,6 +91,18 @@ pub fn grouped(value: u64) -> String {
     out
 }
 
+/// An axis tick at or above 0: a whole number grouped by thousands (`12,345`), else with up
+/// to three decimals and no trailing zeros (`0.5`, `1.25`), so that ticks closer than 1 apart
+/// do not print the same label.
+pub fn tick(value: f64) -> String {
+    let whole = value.round();
+    if (value - whole).abs() <= 1e-9 * whole.abs().max(1.0) {
+        return grouped(whole.max(0.0) as u64);
+    }
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// `part / whole` as a percentage with two decimals (`1.01%`).
 pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -110,6 +122,18 @@ mod tests {
         assert_eq!(grouped(1_000), "1,000");
         assert_eq!(grouped(10_000), "10,000");
         assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn ticks_closer_than_one_apart_keep_their_fractions() {
+        let labels: Vec<String> = [0.0, 0.5, 1.0, 1.5, 2.0, 2_000.0, 0.25, 0.125]
+            .into_iter()
+            .map(tick)
+            .collect();
+        assert_eq!(
+            labels,
+            ["0", "0.5", "1", "1.5", "2", "2,000", "0.25", "0.125"]
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{FONT, draw_legend, svg};
-use crate::report::format::grouped;
+use crate::report::format::tick;
 
 /// Offered load: grey.
 const OFFERED: RGBColor = RGBColor(0x7f, 0x7f, 0x7f);
@@ -318,7 +318,7 @@ fn goodput_panel(
         .x_labels(8)
         .x_label_formatter(&|value| format!("{}", value.round() as i64))
         .y_labels(5)
-        .y_label_formatter(&|value| grouped(value.round() as u64))
+        .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
         .label_style((FONT, 11))
         .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
@@ -328,7 +328,7 @@ fn goodput_panel(
         .configure_secondary_axes()
         .y_desc("queue length")
         .y_labels(5)
-        .y_label_formatter(&|value| grouped(value.round() as u64))
+        .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
         .label_style((FONT, 11))
         .draw()
@@ -406,7 +406,7 @@ fn double_charges_panel(
         .x_labels(8)
         .x_label_formatter(&|value| format!("{}", value.round() as i64))
         .y_labels(5)
-        .y_label_formatter(&|value| grouped(value.round() as u64))
+        .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
         .label_style((FONT, 11))
         .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
