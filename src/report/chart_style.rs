@@ -2,6 +2,7 @@
 //! subtitle, legends, bars and value labels (plotters' SVG backend, no fonts needed).
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -75,6 +76,35 @@ where
         .label_font((FONT, font_size))
         .draw()
         .map_err(|e| e.to_string())
+}
+
+/// Draws `points` as a line of `colour` with a dot at each point, labelled `label` in the
+/// legend by a stroke `legend_width` pixels long.
+pub fn draw_marked_line<'a, DB>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    points: &[(f64, f64)],
+    colour: RGBColor,
+    label: &str,
+    legend_width: i32,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+{
+    chart
+        .draw_series(LineSeries::new(points.to_vec(), colour.stroke_width(2)))
+        .map_err(|e| e.to_string())?
+        .label(label)
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + legend_width, y)], colour.stroke_width(2))
+        });
+    chart
+        .draw_series(
+            points
+                .iter()
+                .map(|&point| Circle::new(point, 3, colour.filled())),
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// A filled bar from `(x0, y0)` to `(x1, y1)` in chart coordinates.

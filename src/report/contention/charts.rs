@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use crate::model::contention::summary::{Metric, MetricSummary};
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, svg};
 use crate::report::format::grouped;
 
 /// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
@@ -151,20 +151,7 @@ fn sweep(
                 .iter()
                 .map(|row| (f64::from(row.clients), row.mean))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
-                .map_err(|e| e.to_string())?
-                .label(policy.name())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .map(|&point| Circle::new(point, 3, colour.filled())),
-                )
-                .map_err(|e| e.to_string())?;
+            draw_marked_line(&mut chart, &points, colour, policy.name(), 18)?;
         }
         draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
     })

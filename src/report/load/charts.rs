@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, svg};
 use crate::report::format::tick;
 
 /// Offered load: grey.
@@ -170,21 +170,8 @@ fn sweep_panel(
         .draw()
         .map_err(|e| e.to_string())?;
     for (index, points) in lines.into_iter().enumerate() {
-        let colour = scenario_colour(index);
-        chart
-            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
-            .map_err(|e| e.to_string())?
-            .label(model.scenarios[index].name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-            });
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|&point| Circle::new(point, 3, colour.filled())),
-            )
-            .map_err(|e| e.to_string())?;
+        let name = model.scenarios[index].name.as_str();
+        draw_marked_line(&mut chart, &points, scenario_colour(index), name, 14)?;
     }
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 11)
 }
