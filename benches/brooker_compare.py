@@ -1,7 +1,7 @@
 """Tables for benches/brooker_compare.sh: Brooker's numbers against closed forms and ours.
 
     python3 brooker_compare.py closed-forms RETRY_REFERENCE.csv
-    python3 brooker_compare.py retry RETRY_REFERENCE.csv OUR_LOAD.csv
+    python3 brooker_compare.py retry RETRY_REFERENCE.csv OUR_LOAD_SWEEP.csv
     python3 brooker_compare.py collapse COLLAPSE_REFERENCE.csv OUR_LOAD_TIMESERIES.csv
 
 closed-forms checks the harness: retry_sim's `no_retries` and `three_retries` cells have
@@ -203,9 +203,11 @@ README_RATES = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5]
 
 
 def retry_runs_by_cell(ours_path):
+    """Our runs per (failure rate, policy) from load_sweep.csv: one row per error rate of the
+    file's `[output] error_rate_sweep`, run and scenario (the scenarios are the policies)."""
     runs = {}
     for row in csv.DictReader(open(ours_path)):
-        policy, rate = row["scenario"].rsplit(" ", 1)
+        policy, rate = row["scenario"], row["error_rate"]
         payments = int(row["payments"])
         runs.setdefault((float(rate), policy), []).append({
             "successes": int(row["succeeded"]), "total_calls": int(row["attempts"]),

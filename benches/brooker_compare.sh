@@ -104,11 +104,11 @@ echo "== the harness against closed forms (no_retries, three_retries)"
 "$python" benches/brooker_compare.py closed-forms "$work/retry.csv" | tail -n 1 || status=1
 echo
 echo "== retry_sim: original | simulate (mean ± standard error over the runs) | Welch t"
-"$python" benches/brooker_compare.py retry "$work/retry.csv" "$work/ours-retry/load.csv" || status=1
+"$python" benches/brooker_compare.py retry "$work/retry.csv" "$work/ours-retry/load_sweep.csv" || status=1
 echo
 echo "== simple_collapse_sim, per second over windows [from, to) s: original | simulate | Welch t"
 "$python" benches/brooker_compare.py collapse "$work/collapse.csv" "$work/ours-collapse/load_timeseries.csv" || status=1
 echo
 echo "CPU time: original (Python $("$python" -c 'import platform; print(platform.python_version())'), ${retry_runs:-saved} runs per retry_sim cell at ${rates:-all} failure rates, ${collapse_runs:-saved} collapse runs per client) $original_cpu;" \
-  "simulate (1 thread; the two files: 68 cells x 10 runs, 2 clients x 100 runs) $ours_cpu"
+  "simulate (1 thread; the two files: 4 policies x (17 swept failure rates + the file's own) x 10 runs, 2 clients x 100 runs) $ours_cpu"
 exit $status

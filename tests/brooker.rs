@@ -81,25 +81,30 @@ fn plus_minus((mean, se): (f64, f64), scale: f64, digits: usize) -> String {
 }
 
 /// The retry table: per failure rate and policy, the success rate (%) and the attempts per
-/// payment of the original (harness CSV) and of the committed 10 runs, and Welch's t.
+/// payment of the original (harness CSV) and of the committed 10 runs (`load_sweep.csv`: the
+/// policies are the scenarios, the failure rates the error-rate sweep), and Welch's t.
 #[test]
 fn readme_retry_table_is_the_committed_numbers() {
     let original = reference(
         &root().join("benches/brooker_retry_reference.csv"),
         &["failure_rate", "policy", "metric"],
     );
-    let runs = csv_rows(&root().join("output/brooker-retry/load.csv"));
+    let runs = csv_rows(&root().join("output/brooker-retry/load_sweep.csv"));
     let rows = readme_rows("<!-- brooker-retry -->");
     assert_eq!(rows.len(), 8 * 4, "eight failure rates, four policies");
     for cells in rows {
         let (rate, policy) = (&cells[0], &cells[1]);
-        let scenario = format!("{policy} {rate}");
+        let rate_value: f64 = rate.parse().unwrap();
+        let scenario = format!("{policy} at {rate}");
         let ours: Vec<&HashMap<String, String>> = runs
             .iter()
-            .filter(|row| row["scenario"] == scenario)
+            .filter(|row| {
+                row["scenario"] == *policy
+                    && row["error_rate"].parse::<f64>().unwrap() == rate_value
+            })
             .collect();
         assert_eq!(ours.len(), 10, "{scenario}: 10 runs");
-        let rate_key = format!("{:?}", rate.parse::<f64>().unwrap());
+        let rate_key = format!("{rate_value:?}");
         for (column, metric, numerator, scale, digits) in [
             (2, "success_rate", "succeeded", 100.0, 2),
             (5, "calls_per_payment", "attempts", 1.0, 4),
