@@ -124,28 +124,51 @@ fn failure_sweep(results: &LoadResults) -> String {
             let amplification = |row: &LoadRow| {
                 row.tally.counts.calls as f64 / row.tally.counts.payments.max(1) as f64
             };
-            sweep_panel(results, &halves[0], "success rate", &success)?;
-            sweep_panel(results, &halves[1], "calls per payment", &amplification)
+            // A share: the axis ends just above 1, the legend sits below the lines.
+            let share = SweepAxis {
+                description: "success rate",
+                top: Some(1.05),
+                legend: SeriesLabelPosition::LowerLeft,
+            };
+            let calls = SweepAxis {
+                description: "calls per payment",
+                top: None,
+                legend: SeriesLabelPosition::UpperRight,
+            };
+            sweep_panel(results, &halves[0], &share, &success)?;
+            sweep_panel(results, &halves[1], &calls, &amplification)
         },
     )
+}
+
+/// The y axis of a sweep panel.
+struct SweepAxis {
+    /// What the axis shows.
+    description: &'static str,
+    /// Where it ends; `None`: the largest value with room for the legend above it.
+    top: Option<f64>,
+    /// Where the legend goes.
+    legend: SeriesLabelPosition,
 }
 
 fn sweep_panel(
     results: &LoadResults,
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
-    y_description: &str,
+    axis: &SweepAxis,
     value: &dyn Fn(&LoadRow) -> f64,
 ) -> Result<(), String> {
     let model = &results.model;
     let lines: Vec<Vec<(f64, f64)>> = (0..model.scenarios.len())
         .map(|scenario| sweep_line(results, scenario, value))
         .collect();
-    let top = lines
-        .iter()
-        .flatten()
-        .map(|point| point.1)
-        .fold(1.0, f64::max)
-        * HEADROOM;
+    let top = axis.top.unwrap_or_else(|| {
+        lines
+            .iter()
+            .flatten()
+            .map(|point| point.1)
+            .fold(1.0, f64::max)
+            * HEADROOM
+    });
     let right = model
         .error_rate_sweep
         .iter()
@@ -161,7 +184,7 @@ fn sweep_panel(
     chart
         .configure_mesh()
         .x_desc("server error rate (share of processings answered 500)")
-        .y_desc(y_description)
+        .y_desc(axis.description)
         .x_labels(6)
         .y_labels(6)
         .axis_desc_style((FONT, 13))
@@ -173,7 +196,7 @@ fn sweep_panel(
         let name = model.scenarios[index].name.as_str();
         draw_marked_line(&mut chart, &points, scenario_colour(index), name, 14)?;
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 11)
+    draw_legend(&mut chart, axis.legend.clone(), 11)
 }
 
 /// Under each title: the file, the seed, the bucket.
