@@ -186,6 +186,14 @@ fn in_background<T: Send + 'static>(
         .context("starting the simulation thread")?;
     let outcome = loop {
         match receiver.recv_timeout(STOP_POLL) {
+            // A model that saw the stop request first says so in its own words: the user is
+            // told the same either way, naming the folder left unchanged.
+            Ok(Err(error)) if error.is::<Interrupted>() => {
+                break Err(OutputError::Interrupted {
+                    path: out_dir.to_path_buf(),
+                }
+                .into());
+            }
             Ok(result) => break result,
             Err(RecvTimeoutError::Timeout) if signals::interrupted() => {
                 break Err(OutputError::Interrupted {
