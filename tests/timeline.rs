@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{rejected_in, run, scenario_file, simulate};
+use common::{SCENARIOS, rejected_in, run, scenario_file, simulate};
 use tempfile::TempDir;
 
 /// The charges table's row for `scenario`: the cells after the name.
@@ -86,18 +86,7 @@ fn the_naive_count_follows_the_gap_between_copies() {
 
 #[test]
 fn every_shipped_scenario_runs_and_unique_key_never_double_charges() {
-    for name in [
-        "same-key-burst.toml",
-        "mobile-network.toml",
-        "retry-storm.toml",
-        "key-ttl.toml",
-        "same-key-different-body.toml",
-        "error-replay.toml",
-        "webhook-receiver.toml",
-        "redis-vs-transaction.toml",
-        "receipts-outbox.toml",
-        "provider-without-key.toml",
-    ] {
+    for name in SCENARIOS {
         let (_, out) = run(&scenario_file(name), &["--payments", "2000", "--quiet"]);
         let mut reader = csv::Reader::from_path(out.path().join("timeline.csv")).unwrap();
         let headers = reader.headers().unwrap().clone();
