@@ -11,13 +11,13 @@ use anyhow::Context;
 
 use crate::cli::{self, Cli, Command};
 use crate::config::{
-    ArticleConfig, ConfigError, ContentionConfig, Job, LoadConfig, TimelineConfig,
+    ArticleConfig, ConfigError, ContentionConfig, Job, LoadConfig, OutputSettings, TimelineConfig,
 };
 use crate::model::{self, Interrupted};
 use crate::output::OutputError;
 use crate::progress::Reporter;
-use crate::report::OutputFile;
-use crate::{limits, output, report, signals};
+use crate::report::{OutputFile, Report};
+use crate::{limits, output, signals};
 
 /// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
 /// machine.
@@ -54,114 +54,109 @@ struct Rendered {
     stdout: Vec<u8>,
 }
 
-/// The article's model: the table, or the JSON summary with `--json`.
-fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
-    let warning = limits::check(&config, limits::available_memory())?;
-    if let Some(warning) = warning.filter(|_| !config.quiet) {
+/// How much work a run is, for its progress bar: a total and the unit counted.
+struct Work {
+    /// The units the run does in all.
+    total: u64,
+    /// What one unit is ("requests", "payments", "runs").
+    unit: &'static str,
+}
+
+/// The steps every model's run shares: the long-run warning, the progress bar, the model and
+/// its report on a thread of their own while this one watches the stop flag, then the files
+/// (`kind` names the run in the folder's marker file) and stdout.
+fn run_model<R: Report + Send + 'static>(
+    output: &OutputSettings,
+    kind: &'static str,
+    (work, warning): (Work, Option<String>),
+    simulate: impl FnOnce(&Reporter) -> anyhow::Result<R> + Send + 'static,
+) -> anyhow::Result<()> {
+    if let Some(warning) = warning.filter(|_| !output.quiet) {
         eprintln!("{warning}");
     }
-    let progress = Reporter::new(
-        model::article::work_units(&config.model, config.engine),
-        "requests",
-        config.quiet,
-    );
-    let worker = (config.clone(), progress.clone());
-    let rendered = in_background(&config.out_dir, &progress, move || {
-        let (config, progress) = worker;
-        let results = model::article::simulate(&config.model, config.engine, &progress)?;
-        let files = report::article::files(&results);
-        let written = paths(&config.out_dir, &files);
-        let stdout = if config.json {
-            report::article::json::summary(&results, &written)
+    let progress = Reporter::new(work.total, work.unit, output.quiet);
+    let worker = (output.clone(), progress.clone());
+    let rendered = in_background(&output.out_dir, &progress, move || {
+        let (output, progress) = worker;
+        let results = simulate(&progress)?;
+        let files = results.files();
+        let written = paths(&output.out_dir, &files);
+        let stdout = if output.json {
+            results.json(&written)
         } else {
-            told(
-                &report::article::table::render(&results),
-                &written,
-                config.quiet,
-            )
+            told(&results.table(), &written, output.quiet)
         };
         Ok(Rendered { files, stdout })
     })?;
-    write_and_tell(&config.out_dir, "article", &rendered, config.quiet)
+    write_and_tell(&output.out_dir, kind, &rendered, output.quiet)
+}
+
+/// The article's model: the table, or the JSON summary with `--json`.
+fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
+    let warning = limits::check(&config, limits::available_memory())?;
+    let work = Work {
+        total: model::article::work_units(&config.model, config.engine),
+        unit: "requests",
+    };
+    let ArticleConfig {
+        model,
+        engine,
+        output,
+    } = config;
+    run_model(&output, "article", (work, warning), move |progress| {
+        Ok(model::article::simulate(&model, engine, progress)?)
+    })
 }
 
 /// A timeline scenario file: the companion piece's tables, or the JSON summary.
 fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
-    if let Some(warning) = limits::check_timeline(&config).filter(|_| !config.quiet) {
-        eprintln!("{warning}");
-    }
-    let progress = Reporter::new(config.model.work_units(), "payments", config.quiet);
-    let worker = (config.clone(), progress.clone());
-    let rendered = in_background(&config.out_dir, &progress, move || {
-        let (config, progress) = worker;
-        let results = model::timeline::simulate(&config.model, config.threads, &progress)?;
-        let files = report::timeline::files(&results);
-        let written = paths(&config.out_dir, &files);
-        let stdout = if config.json {
-            report::timeline::json::summary(&results, &written)
-        } else {
-            told(
-                &report::timeline::table::render(&results),
-                &written,
-                config.quiet,
-            )
-        };
-        Ok(Rendered { files, stdout })
-    })?;
-    write_and_tell(&config.out_dir, "timeline", &rendered, config.quiet)
+    let warning = limits::check_timeline(&config);
+    let work = Work {
+        total: config.model.work_units(),
+        unit: "payments",
+    };
+    let TimelineConfig {
+        model,
+        threads,
+        output,
+    } = config;
+    run_model(&output, "timeline", (work, warning), move |progress| {
+        Ok(model::timeline::simulate(&model, threads, progress)?)
+    })
 }
 
 /// A contention file: the table of means over runs, or the JSON summary.
 fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
-    if let Some(warning) = limits::check_contention(&config).filter(|_| !config.quiet) {
-        eprintln!("{warning}");
-    }
-    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
-    let worker = (config.clone(), progress.clone());
-    let rendered = in_background(&config.out_dir, &progress, move || {
-        let (config, progress) = worker;
-        let results = model::contention::simulate(&config.model, config.threads, &progress)?;
-        let files = report::contention::files(&results);
-        let written = paths(&config.out_dir, &files);
-        let summary = model::contention::summary::summarise(&results);
-        let stdout = if config.json {
-            report::contention::json::summary(&results, &summary, &written)
-        } else {
-            told(
-                &report::contention::table::render(&results, &summary),
-                &written,
-                config.quiet,
-            )
-        };
-        Ok(Rendered { files, stdout })
-    })?;
-    write_and_tell(&config.out_dir, "contention", &rendered, config.quiet)
+    let warning = limits::check_contention(&config);
+    let work = Work {
+        total: config.model.simulations(),
+        unit: "runs",
+    };
+    let ContentionConfig {
+        model,
+        threads,
+        output,
+    } = config;
+    run_model(&output, "contention", (work, warning), move |progress| {
+        Ok(model::contention::simulate(&model, threads, progress)?)
+    })
 }
 
 /// A load scenario file: the table of means over runs, or the JSON summary.
 fn run_load(config: LoadConfig) -> anyhow::Result<()> {
-    if let Some(warning) = limits::check_load(&config).filter(|_| !config.quiet) {
-        eprintln!("{warning}");
-    }
-    let progress = Reporter::new(config.model.simulations(), "runs", config.quiet);
-    let worker = (config.clone(), progress.clone());
-    let rendered = in_background(&config.out_dir, &progress, move || {
-        let (config, progress) = worker;
-        let results = model::load::simulate(&config.model, config.threads, &progress)?;
-        let files = report::load::files(&results);
-        let written = paths(&config.out_dir, &files);
-        let stdout = if config.json {
-            report::load::json::summary(&results, &written)
-        } else {
-            told(
-                &report::load::table::render(&results),
-                &written,
-                config.quiet,
-            )
-        };
-        Ok(Rendered { files, stdout })
-    })?;
-    write_and_tell(&config.out_dir, "load", &rendered, config.quiet)
+    let warning = limits::check_load(&config);
+    let work = Work {
+        total: config.model.simulations(),
+        unit: "runs",
+    };
+    let LoadConfig {
+        model,
+        threads,
+        output,
+    } = config;
+    run_model(&output, "load", (work, warning), move |progress| {
+        Ok(model::load::simulate(&model, threads, progress)?)
+    })
 }
 
 /// How often the driver looks at the stop flag while the model or the report runs.

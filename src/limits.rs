@@ -167,7 +167,7 @@ fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ArticleConfig;
+    use crate::config::{ArticleConfig, OutputSettings};
     use crate::model::article::ArticleModel;
     use std::path::PathBuf;
 
@@ -181,9 +181,11 @@ mod tests {
                 runs,
             },
             engine,
-            out_dir: PathBuf::from("out"),
-            quiet: false,
-            json: false,
+            output: OutputSettings {
+                out_dir: PathBuf::from("out"),
+                quiet: false,
+                json: false,
+            },
         }
     }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{ConfigError, ModelName, Origin, parse_toml, pick};
+use super::{ConfigError, ModelName, Origin, OutputSettings, parse_toml, pick};
 use crate::cli::{Cli, EngineChoice};
 use crate::model::article::{ArticleModel, Engine};
 use crate::parse::{self, AckLossList};
@@ -24,12 +24,8 @@ pub struct ArticleConfig {
     pub model: ArticleModel,
     /// How it is computed.
     pub engine: Engine,
-    /// Where the files go.
-    pub out_dir: PathBuf,
-    /// No table, no paths, no progress bar.
-    pub quiet: bool,
-    /// The summary as JSON on stdout instead of the table.
-    pub json: bool,
+    /// Where the files go and what is printed.
+    pub output: OutputSettings,
 }
 
 /// The settings a config file may hold; every key is optional, unknown keys are rejected.
@@ -126,9 +122,7 @@ impl ArticleConfig {
                 runs,
             },
             engine,
-            out_dir,
-            quiet: cli.quiet,
-            json: cli.json,
+            output: OutputSettings::new(out_dir, cli),
         })
     }
 }
@@ -204,7 +198,7 @@ mod tests {
             }
         );
         assert_eq!(config.engine, Engine::Fast { threads: 2 });
-        assert_eq!(config.out_dir, PathBuf::from("output"));
+        assert_eq!(config.output.out_dir, PathBuf::from("output"));
     }
 
     #[test]

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::ConfigError;
 use super::timeline::schema::{DistributionTable, FieldProblem};
 use super::timeline::{check_duration, check_positive_duration};
+use super::{ConfigError, OutputSettings};
 use crate::cli::Cli;
 use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
 use crate::parse;
@@ -43,12 +43,8 @@ pub struct ContentionConfig {
     pub model: ContentionModel,
     /// Worker threads.
     pub threads: usize,
-    /// Where the files go.
-    pub out_dir: PathBuf,
-    /// No table, no paths, no progress bar.
-    pub quiet: bool,
-    /// The JSON summary on stdout instead of the table.
-    pub json: bool,
+    /// Where the files go and what is printed.
+    pub output: OutputSettings,
 }
 
 /// Whether a config file's text declares `model = "contention"`.
@@ -159,9 +155,7 @@ impl ContentionConfig {
                 setup: ContentionSetup { delay, max_retries },
             },
             threads,
-            out_dir: super::scenario_out_dir(cli, file.out, &stem),
-            quiet: cli.quiet,
-            json: cli.json,
+            output: OutputSettings::new(super::scenario_out_dir(cli, file.out, &stem), cli),
         })
     }
 }
@@ -355,7 +349,7 @@ mod tests {
         assert_eq!(model.setup.delay, DEFAULT_DELAY);
         assert_eq!(model.setup.max_retries, None);
         assert_eq!(model.policies, Policy::ALL.to_vec());
-        assert_eq!(config.out_dir, PathBuf::from("output/race"));
+        assert_eq!(config.output.out_dir, PathBuf::from("output/race"));
         assert_eq!(config.threads, 2);
     }
 
@@ -380,7 +374,7 @@ mod tests {
         );
         assert_eq!(model.setup.max_retries, Some(4));
         assert_eq!(
-            (config.out_dir.as_path(), config.threads),
+            (config.output.out_dir.as_path(), config.threads),
             (Path::new("x"), 1)
         );
         let config = load(&[], "model = \"contention\"\nclients = 3").unwrap();

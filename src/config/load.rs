@@ -7,13 +7,13 @@
 //! value.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::timeline::{MAX_DURATION_MS, TimelineConfig};
-use super::{ConfigError, invalid, parse_toml};
+use super::{ConfigError, OutputSettings, invalid, parse_toml};
 use crate::cli::Cli;
 use crate::model::load::{
     AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadModel, LoadNetwork,
@@ -69,12 +69,8 @@ pub struct LoadConfig {
     pub model: LoadModel,
     /// Worker threads.
     pub threads: usize,
-    /// Where the files go.
-    pub out_dir: PathBuf,
-    /// No table, no paths, no progress bar.
-    pub quiet: bool,
-    /// Print the JSON summary instead of the table.
-    pub json: bool,
+    /// Where the files go and what is printed.
+    pub output: OutputSettings,
 }
 
 /// The tables of a file (or of one `[[scenario]]` entry) that may hold load keys.
@@ -944,9 +940,7 @@ impl LoadConfig {
         Ok(LoadConfig {
             model,
             threads: timeline.threads,
-            out_dir: timeline.out_dir,
-            quiet: timeline.quiet,
-            json: timeline.json,
+            output: timeline.output,
         })
     }
 }

@@ -55,7 +55,7 @@ impl Job {
             None => {
                 reject_timeline_flags(cli)?;
                 let config = ArticleConfig::merge(cli, None, default_threads())?;
-                check_out(&config.out_dir, cli, None)?;
+                check_out(&config.output.out_dir, cli, None)?;
                 Ok(Job::Article(config))
             }
         }
@@ -86,18 +86,49 @@ impl Job {
                 Job::Article(config)
             }
         };
-        let (out_dir, derived) = match &job {
-            Job::Article(config) => (&config.out_dir, false),
-            Job::Timeline(config) => (&config.out_dir, true),
-            Job::Contention(config) => (&config.out_dir, true),
-            Job::Load(config) => (&config.out_dir, true),
-        };
+        // Every model but the article's writes into a folder named after the file.
+        let derived = !matches!(job, Job::Article(_));
+        let out_dir = &job.output().out_dir;
         let from_file = head.out.as_deref().map(|out| (path, out));
         if derived && cli.out.is_none() && from_file.is_none() {
             check_scenario_stem(path)?;
         }
         check_out(out_dir, cli, from_file)?;
         Ok(job)
+    }
+}
+
+impl Job {
+    /// Where the job's files go and what it prints.
+    pub fn output(&self) -> &OutputSettings {
+        match self {
+            Job::Article(config) => &config.output,
+            Job::Timeline(config) => &config.output,
+            Job::Contention(config) => &config.output,
+            Job::Load(config) => &config.output,
+        }
+    }
+}
+
+/// What every model's run shares: where its files go and what it prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputSettings {
+    /// The output folder (relative to the current directory unless absolute).
+    pub out_dir: PathBuf,
+    /// No table, no paths, no progress bar (`--quiet`).
+    pub quiet: bool,
+    /// The summary as JSON on stdout instead of the table (`--json`).
+    pub json: bool,
+}
+
+impl OutputSettings {
+    /// The folder `out_dir` with the flags' `--quiet` and `--json`.
+    pub(crate) fn new(out_dir: PathBuf, cli: &Cli) -> Self {
+        OutputSettings {
+            out_dir,
+            quiet: cli.quiet,
+            json: cli.json,
+        }
     }
 }
 
@@ -509,7 +540,7 @@ mod tests {
             assert!(job(&[], name, "model = \"timeline\"\nout = \"o\"\n").is_ok());
         }
         let config = timeline("model = \"timeline\"\n");
-        assert_eq!(config.out_dir, Path::new("output/scenario"));
+        assert_eq!(config.output.out_dir, Path::new("output/scenario"));
     }
 
     #[test]

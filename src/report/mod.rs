@@ -16,3 +16,16 @@ pub struct OutputFile {
     /// The complete contents.
     pub bytes: Vec<u8>,
 }
+
+/// A model's results turned into bytes: its files, its stdout table and its `--json`
+/// summary. Each model's report module implements it for that model's results, so the driver
+/// runs every model through the same steps.
+pub trait Report {
+    /// Every file the run writes, in a fixed order.
+    fn files(&self) -> Vec<OutputFile>;
+    /// The table printed on stdout.
+    fn table(&self) -> String;
+    /// The JSON summary printed with `--json` instead of the table, naming the files
+    /// `written`.
+    fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8>;
+}

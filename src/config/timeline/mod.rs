@@ -9,9 +9,9 @@
 pub(crate) mod schema;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{ConfigError, DEFAULT_SEED, Origin, invalid, parse_toml, pick};
+use super::{ConfigError, DEFAULT_SEED, Origin, OutputSettings, invalid, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
     ArrivalProcess, Arrivals, Backend, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
@@ -51,12 +51,8 @@ pub struct TimelineConfig {
     pub model: TimelineModel,
     /// Worker threads.
     pub threads: usize,
-    /// Where the files go.
-    pub out_dir: PathBuf,
-    /// No table, no paths, no progress bar.
-    pub quiet: bool,
-    /// Print the JSON summary instead of the table.
-    pub json: bool,
+    /// Where the files go and what is printed.
+    pub output: OutputSettings,
 }
 
 /// Whether a config file's text declares `model = "timeline"`.
@@ -561,9 +557,7 @@ impl TimelineConfig {
                 ttl_sweep_ms,
             },
             threads,
-            out_dir: super::scenario_out_dir(cli, file.out, &stem),
-            quiet: cli.quiet,
-            json: cli.json,
+            output: OutputSettings::new(super::scenario_out_dir(cli, file.out, &stem), cli),
         })
     }
 }
@@ -666,6 +660,7 @@ mod tests {
     use super::*;
     use crate::model::timeline::{DuplicateAnswer, ErrorPolicy, KeyStore};
     use clap::Parser;
+    use std::path::PathBuf;
 
     fn load(args: &[&str], text: &str) -> Result<TimelineConfig, ConfigError> {
         let cli =
@@ -678,7 +673,7 @@ mod tests {
         let config = load(&[], "model = \"timeline\"").unwrap();
         assert_eq!(config.model.payments, DEFAULT_PAYMENTS);
         assert_eq!(config.model.strategies, Strategy::ALL.to_vec());
-        assert_eq!(config.out_dir, PathBuf::from("output/scenario"));
+        assert_eq!(config.output.out_dir, PathBuf::from("output/scenario"));
         let scenario = &config.model.scenarios[0];
         assert_eq!(scenario.name, "scenario");
         assert_eq!(scenario.client.backoff, DEFAULT_BACKOFF);

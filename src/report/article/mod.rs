@@ -11,7 +11,7 @@ pub mod table;
 
 use crate::model::article::ArticleResults;
 use crate::model::article::summary::summarise;
-use crate::report::OutputFile;
+use crate::report::{OutputFile, Report};
 
 /// Every file a run writes, in a fixed order.
 pub fn files(results: &ArticleResults) -> Vec<OutputFile> {
@@ -37,4 +37,18 @@ pub fn files(results: &ArticleResults) -> Vec<OutputFile> {
         bytes: markdown::report_md(results, &summary),
     });
     files
+}
+
+impl Report for ArticleResults {
+    fn files(&self) -> Vec<OutputFile> {
+        files(self)
+    }
+
+    fn table(&self) -> String {
+        table::render(self)
+    }
+
+    fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
+        json::summary(self, written)
+    }
 }

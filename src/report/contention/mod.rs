@@ -9,7 +9,7 @@ pub mod table;
 
 use crate::model::contention::ContentionResults;
 use crate::model::contention::summary::summarise;
-use crate::report::OutputFile;
+use crate::report::{OutputFile, Report};
 
 /// Every file a contention run writes, in a fixed order.
 pub fn files(results: &ContentionResults) -> Vec<OutputFile> {
@@ -30,4 +30,20 @@ pub fn files(results: &ContentionResults) -> Vec<OutputFile> {
         bytes: markdown::report(results, &summary).into_bytes(),
     });
     files
+}
+
+impl Report for ContentionResults {
+    fn files(&self) -> Vec<OutputFile> {
+        files(self)
+    }
+
+    fn table(&self) -> String {
+        let summary = summarise(self);
+        table::render(self, &summary)
+    }
+
+    fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
+        let summary = summarise(self);
+        json::summary(self, &summary, written)
+    }
 }

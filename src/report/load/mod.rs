@@ -7,7 +7,7 @@ pub mod json;
 pub mod table;
 
 use crate::model::load::LoadResults;
-use crate::report::OutputFile;
+use crate::report::{OutputFile, Report};
 
 /// Every file a load run writes, in a fixed order.
 pub fn files(results: &LoadResults) -> Vec<OutputFile> {
@@ -33,4 +33,18 @@ pub fn files(results: &LoadResults) -> Vec<OutputFile> {
         bytes: table::report(results).into_bytes(),
     });
     files
+}
+
+impl Report for LoadResults {
+    fn files(&self) -> Vec<OutputFile> {
+        files(self)
+    }
+
+    fn table(&self) -> String {
+        table::render(self)
+    }
+
+    fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
+        json::summary(self, written)
+    }
 }

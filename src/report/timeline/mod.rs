@@ -11,7 +11,7 @@ pub mod table;
 pub mod ttl_sweep_chart;
 
 use crate::model::timeline::TimelineResults;
-use crate::report::OutputFile;
+use crate::report::{OutputFile, Report};
 
 /// Every file a timeline run writes, in a fixed order.
 pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
@@ -35,4 +35,18 @@ pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
         bytes: markdown::report_md(results),
     });
     files
+}
+
+impl Report for TimelineResults {
+    fn files(&self) -> Vec<OutputFile> {
+        files(self)
+    }
+
+    fn table(&self) -> String {
+        table::render(self)
+    }
+
+    fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
+        json::summary(self, written)
+    }
 }
