@@ -1,10 +1,11 @@
-//! Fuzz target: a config file's text, of either model, through `Job::from_text` exactly as
-//! `--config` reads it (the `model` key first, then the article's or the timeline's schema,
-//! merged with the empty flags). It must never panic, and every configuration it accepts must
-//! be within the documented limits: for the article, with the whole run's delivery count
+//! Fuzz target: a config file's text, of any model, through `Job::from_text` exactly as
+//! `--config` reads it (the `model` key first, then that model's schema, merged with the empty
+//! flags). It must never panic, and every configuration it accepts must be within the
+//! documented limits: for the article, with the whole run's delivery count
 //! (`requests * (max_retries + 1) * runs`) fitting in 64 bits; for a timeline scenario, with
-//! payments, runs, copies and retries bounded and an output folder that stays inside the
-//! folder it names.
+//! payments, runs, copies and retries bounded; for a contention or load file, with its
+//! counts, times and rates in range; for every model but the article's, with an output
+//! folder that stays inside the folder it names.
 
 #![no_main]
 
@@ -38,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
                 .checked_mul(u64::from(model.max_retries) + 1)
                 .and_then(|total| total.checked_mul(u64::from(model.runs)));
             assert!(deliveries.is_some(), "{model:?} overflows");
-            assert!(config.out_dir.to_str().is_some_and(|out| !out.is_empty()));
+            assert!(config.output.out_dir.to_str().is_some_and(|out| !out.is_empty()));
         }
         Job::Timeline(config) => {
             let model = &config.model;
@@ -50,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!(scenario.client.max_retries <= parse::MAX_RETRIES);
             }
             assert!(model.ttl_sweep_ms.iter().all(|ttl| ttl.is_finite() && *ttl > 0.0));
-            let out = config.out_dir.to_str().expect("a UTF-8 output folder");
+            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
@@ -61,7 +62,23 @@ fuzz_target!(|data: &[u8]| {
             assert!(!model.policies.is_empty());
             assert!(model.base_ms.is_finite() && model.base_ms >= 0.0);
             assert!(model.cap_ms.is_finite() && model.cap_ms >= model.base_ms);
-            let out = config.out_dir.to_str().expect("a UTF-8 output folder");
+            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
+            assert!(!out.is_empty());
+            assert!(out != "output/." && out != "output/..", "{out}");
+        }
+        Job::Load(config) => {
+            let model = &config.model;
+            assert!((1..=parse::MAX_RUNS).contains(&model.runs));
+            assert!(!model.strategies.is_empty() && !model.scenarios.is_empty());
+            assert!(model.bucket_ms.is_finite() && model.bucket_ms > 0.0);
+            for scenario in &model.scenarios {
+                let duration = scenario.arrivals.duration_ms;
+                assert!(duration.is_finite() && duration > 0.0, "{duration}");
+                assert!(scenario.server.workers.is_none_or(|workers| workers > 0));
+                assert!(scenario.server.queue_limit.is_none_or(|limit| limit > 0));
+            }
+            assert!(model.error_rate_sweep.iter().all(|rate| (0.0..=1.0).contains(rate)));
+            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
