@@ -89,6 +89,7 @@ impl<E> EventQueue<E> {
     ///
     /// # Panics
     /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
+    #[inline]
     pub fn schedule(&mut self, time_ms: f64, event: E) {
         assert!(
             time_ms >= self.now_ms,
@@ -101,6 +102,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event and its time, the clock moved to that time; `None` when empty.
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(f64, E)> {
         let earliest = self.heap.pop()?;
         self.now_ms = earliest.time_ms();
@@ -108,6 +110,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event and its time, left in the queue (the clock does not move).
+    #[inline(always)]
     pub fn peek(&self) -> Option<(f64, &E)> {
         self.heap
             .peek()
@@ -121,6 +124,7 @@ impl<E> EventQueue<E> {
     ///
     /// # Panics
     /// If the queue is empty, or `time_ms` is before the earliest event's time.
+    #[inline(always)]
     pub fn replace_earliest(&mut self, time_ms: f64, event: E) -> (f64, E) {
         let mut earliest = self
             .heap
@@ -234,6 +238,53 @@ mod tests {
         }
         assert_eq!(order_popping, order_replacing);
         assert_eq!(popping.len(), replacing.len());
+    }
+
+    /// Thousands of random operations with many equal times against a plain list: the
+    /// earliest time, and the first scheduled among equal times, comes out each time.
+    #[test]
+    fn agrees_with_a_sorted_list_on_random_operations() {
+        use rand_core::Rng;
+        let mut stream = crate::rng::SeedSequence::new(3).pcg64();
+        let mut queue = EventQueue::new();
+        // (time, sequence, event) of every waiting event.
+        let mut reference: Vec<(f64, u64, u32)> = Vec::new();
+        let mut sequence = 0;
+        for step in 0..20_000u32 {
+            let draw = stream.next_u64();
+            // Times on a 0.5 ms grid, so that many are equal.
+            let time = queue.now_ms() + (draw % 8) as f64 / 2.0;
+            let earliest = reference
+                .iter()
+                .enumerate()
+                .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                .map(|(index, &(time, _, event))| (index, time, event));
+            match (draw >> 8) % 3 {
+                0 => {
+                    queue.schedule(time, step);
+                    reference.push((time, sequence, step));
+                    sequence += 1;
+                }
+                1 => {
+                    let expected = earliest.map(|(index, time, event)| {
+                        reference.swap_remove(index);
+                        (time, event)
+                    });
+                    assert_eq!(queue.pop(), expected);
+                }
+                _ => {
+                    let Some((index, earliest_time, event)) = earliest else {
+                        continue;
+                    };
+                    reference.swap_remove(index);
+                    let time = earliest_time + (draw % 8) as f64 / 2.0;
+                    assert_eq!(queue.replace_earliest(time, step), (earliest_time, event));
+                    reference.push((time, sequence, step));
+                    sequence += 1;
+                }
+            }
+            assert_eq!(queue.len(), reference.len());
+        }
     }
 
     #[test]
