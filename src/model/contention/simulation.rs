@@ -1,5 +1,5 @@
 //! One run of the contention model: clients racing to update one row under optimistic
-//! concurrency control on the shared clock of an [`EventQueue`].
+//! concurrency control on the shared clock of an [`IdQueue`](crate::model::event_queue::IdQueue).
 //!
 //! Each client reads the row's version, then writes with it; the server accepts a write whose
 //! version is the current one (and increments the version) and rejects a stale one. After a
@@ -26,7 +26,7 @@ use rand_pcg::Pcg64;
 
 use super::delay::{folded_normal_sample, timeline_sample};
 use super::{ContentionSetup, Delay};
-use crate::model::event_queue::EventQueue;
+use crate::model::event_queue::IdQueue;
 use crate::model::timeline::{Backoff, Distribution};
 use crate::rng::unit_f64;
 
@@ -110,7 +110,7 @@ struct Client {
 #[derive(Debug, Default)]
 pub struct Simulator {
     /// Requests reaching the server: the client's number, at the arrival time.
-    queue: EventQueue<u32>,
+    queue: IdQueue,
     clients: Vec<Client>,
 }
 
@@ -169,7 +169,7 @@ impl Simulator {
         let mut tally = RunTally::default();
         let mut version = 0u64;
         let mut completion_sum_ms = 0.0;
-        while let Some((now, &client)) = self.queue.peek() {
+        while let Some((now, client)) = self.queue.peek() {
             let state = &mut self.clients[client as usize];
             // When the client's next request reaches the server; `None` after its final reply.
             let next_arrival_ms = match state.request {
