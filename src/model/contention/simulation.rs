@@ -39,7 +39,9 @@ trait DrawDelay {
 
 /// [`Delay::FoldedNormal`].
 struct FoldedNormal {
+    /// The mean of the normal before folding (ms).
     mean_ms: f64,
+    /// Its standard deviation (ms).
     sd_ms: f64,
 }
 
@@ -140,7 +142,7 @@ impl Simulator {
         }
     }
 
-    /// [`Simulator::run`] with `delay` drawing one message's delay. A function of its own per
+    /// [`Simulator::run`] with `draw` drawing one message's delay. A function of its own per
     /// kind of delay (never inlined into `run`), so that the compiler inlines the draw and the
     /// queue's steps into it.
     #[inline(never)]
