@@ -13,7 +13,10 @@
 #
 # Environment: ORIGINAL_CSV=FILE takes the original's means from FILE (an earlier run of
 # benches/aws_backoff_original.py with the same RUNS) instead of running it again;
-# SKIP_SPEED=1 skips the timing; OURS_BASE_MS=X runs ours with base_ms = X instead of 5 (2.5
+# SKIP_SPEED=1 skips the timing; CALLGRIND=1 also counts the instructions `simulate` executes
+# on a reduced run (the same five policies and 19 client counts, 3 runs each, one thread, the
+# whole process) with valgrind's callgrind, a count that does not depend on the machine's load,
+# and CALLGRIND=only stops after that count; OURS_BASE_MS=X runs ours with base_ms = X instead of 5 (2.5
 # is the exponent off by one, the first retry waiting base_ms: a mistake the comparison must
 # catch).
 #
@@ -51,6 +54,16 @@ ours_config() {
       -e 's/^policies = .*/policies = ["exponential", "decorrelated_jitter", "equal_jitter", "full_jitter", "none"]/' \
       configs/aws-backoff.toml > "$work/aws-backoff.toml"
 }
+
+if [[ -n ${CALLGRIND:-} ]]; then
+  echo "== instructions: simulate on 19 client counts x 5 policies x 3 runs, one thread (callgrind)"
+  ours_config 3
+  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+    "$simulate" --quiet --config "$work/aws-backoff.toml" --out "$work/ours-callgrind" --threads 1 2>&1 |
+    sed -n 's/^==[0-9]*== Collected : /instructions: /p'
+  [[ $CALLGRIND == only ]] && exit 0
+  echo
+fi
 
 if [[ -z ${SKIP_SPEED:-} ]]; then
   echo "== speed: the original script as published (10..190 clients, 5 policies, 100 runs)"

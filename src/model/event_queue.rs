@@ -1,7 +1,9 @@
 //! A discrete-event queue on one simulated clock, shared by the models that need one (the
-//! contention model now; a load model of many clients and one shared server can reuse it):
-//! events come out in order of their time, and events at the same time in the order they were
-//! scheduled, so a run is deterministic whatever the events are.
+//! contention and load models): events come out in order of their time, and events at the
+//! same time in the order they were scheduled, so a run is deterministic whatever the events
+//! are. [`EventQueue`] holds any event; [`IdQueue`] is the same queue for events that are a
+//! number (the contention model's client), packed into the key: half the bytes to move per
+//! step of the heap.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -89,6 +91,7 @@ impl<E> EventQueue<E> {
     ///
     /// # Panics
     /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
+    #[inline]
     pub fn schedule(&mut self, time_ms: f64, event: E) {
         assert!(
             time_ms >= self.now_ms,
@@ -101,6 +104,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event and its time, the clock moved to that time; `None` when empty.
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(f64, E)> {
         let earliest = self.heap.pop()?;
         self.now_ms = earliest.time_ms();
@@ -108,6 +112,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event and its time, left in the queue (the clock does not move).
+    #[inline(always)]
     pub fn peek(&self) -> Option<(f64, &E)> {
         self.heap
             .peek()
@@ -121,6 +126,7 @@ impl<E> EventQueue<E> {
     ///
     /// # Panics
     /// If the queue is empty, or `time_ms` is before the earliest event's time.
+    #[inline(always)]
     pub fn replace_earliest(&mut self, time_ms: f64, event: E) -> (f64, E) {
         let mut earliest = self
             .heap
@@ -139,6 +145,124 @@ impl<E> EventQueue<E> {
         drop(earliest);
         self.next_sequence += 1;
         (now_ms, replaced.event)
+    }
+
+    /// The clock: the time of the last event popped (ms; 0 before the first).
+    pub fn now_ms(&self) -> f64 {
+        self.now_ms
+    }
+
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether no event is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// [`EventQueue`] for events that are a number (`u32`, e.g. a client's): the same order and
+/// the same steps, with the event packed into the low bits of the key
+/// (`time bits << 64 | sequence << 32 | event`), so that the heap holds 16-byte integers.
+///
+/// At most `2^32` events can be scheduled between two [`IdQueue::clear`]s (a sequence number
+/// has 32 bits here).
+#[derive(Debug, Default)]
+pub struct IdQueue {
+    /// Min-heap of keys (reversed for `std`'s max-heap).
+    heap: BinaryHeap<std::cmp::Reverse<u128>>,
+    next_sequence: u32,
+    now_ms: f64,
+}
+
+impl IdQueue {
+    /// An empty queue with the clock at 0 ms.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties the queue and sets the clock back to 0 ms, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.heap.clear();
+        self.next_sequence = 0;
+        self.now_ms = 0.0;
+    }
+
+    /// The key of `event` at `time_ms` with the next sequence number.
+    ///
+    /// # Panics
+    /// After `2^32` events scheduled since the last [`IdQueue::clear`].
+    #[inline(always)]
+    fn next_key(&mut self, time_ms: f64, event: u32) -> u128 {
+        // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+        let bits = (time_ms + 0.0).to_bits();
+        let key =
+            (u128::from(bits) << 64) | (u128::from(self.next_sequence) << 32) | u128::from(event);
+        self.next_sequence = self
+            .next_sequence
+            .checked_add(1)
+            .expect("an IdQueue schedules at most 2^32 events between clears");
+        key
+    }
+
+    /// The time and the event of `key`.
+    #[inline(always)]
+    fn unpack(key: u128) -> (f64, u32) {
+        (f64::from_bits((key >> 64) as u64), key as u32)
+    }
+
+    /// Schedules `event` at `time_ms` (ms of simulated time).
+    ///
+    /// # Panics
+    /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
+    #[inline(always)]
+    pub fn schedule(&mut self, time_ms: f64, event: u32) {
+        assert!(
+            time_ms >= self.now_ms,
+            "an event at {time_ms} ms is before the clock ({} ms)",
+            self.now_ms
+        );
+        let key = self.next_key(time_ms, event);
+        self.heap.push(std::cmp::Reverse(key));
+    }
+
+    /// The earliest event and its time, the clock moved to that time; `None` when empty.
+    #[inline(always)]
+    pub fn pop(&mut self) -> Option<(f64, u32)> {
+        let (now_ms, event) = Self::unpack(self.heap.pop()?.0);
+        self.now_ms = now_ms;
+        Some((now_ms, event))
+    }
+
+    /// The earliest event and its time, left in the queue (the clock does not move).
+    #[inline(always)]
+    pub fn peek(&self) -> Option<(f64, u32)> {
+        self.heap.peek().map(|key| Self::unpack(key.0))
+    }
+
+    /// Pops the earliest event and schedules `event` at `time_ms` in one step: the same as
+    /// [`IdQueue::pop`] then [`IdQueue::schedule`]. Returns the earliest event and its time,
+    /// the clock moved to that time.
+    ///
+    /// # Panics
+    /// If the queue is empty, or `time_ms` is before the earliest event's time.
+    #[inline(always)]
+    pub fn replace_earliest(&mut self, time_ms: f64, event: u32) -> (f64, u32) {
+        let key = self.next_key(time_ms, event);
+        let mut earliest = self
+            .heap
+            .peek_mut()
+            .expect("replace_earliest needs an event in the queue");
+        let (now_ms, replaced) = Self::unpack(earliest.0);
+        assert!(
+            time_ms >= now_ms,
+            "an event at {time_ms} ms is before the clock ({now_ms} ms)"
+        );
+        self.now_ms = now_ms;
+        earliest.0 = key;
+        (now_ms, replaced)
     }
 
     /// The clock: the time of the last event popped (ms; 0 before the first).
@@ -234,6 +358,135 @@ mod tests {
         }
         assert_eq!(order_popping, order_replacing);
         assert_eq!(popping.len(), replacing.len());
+    }
+
+    /// The steps both queues share, for the randomized test.
+    trait Queue {
+        fn schedule(&mut self, time_ms: f64, event: u32);
+        fn pop(&mut self) -> Option<(f64, u32)>;
+        fn replace_earliest(&mut self, time_ms: f64, event: u32) -> (f64, u32);
+        fn now_ms(&self) -> f64;
+        fn len(&self) -> usize;
+    }
+
+    impl Queue for EventQueue<u32> {
+        fn schedule(&mut self, time_ms: f64, event: u32) {
+            EventQueue::schedule(self, time_ms, event)
+        }
+        fn pop(&mut self) -> Option<(f64, u32)> {
+            EventQueue::pop(self)
+        }
+        fn replace_earliest(&mut self, time_ms: f64, event: u32) -> (f64, u32) {
+            EventQueue::replace_earliest(self, time_ms, event)
+        }
+        fn now_ms(&self) -> f64 {
+            EventQueue::now_ms(self)
+        }
+        fn len(&self) -> usize {
+            EventQueue::len(self)
+        }
+    }
+
+    impl Queue for IdQueue {
+        fn schedule(&mut self, time_ms: f64, event: u32) {
+            IdQueue::schedule(self, time_ms, event)
+        }
+        fn pop(&mut self) -> Option<(f64, u32)> {
+            IdQueue::pop(self)
+        }
+        fn replace_earliest(&mut self, time_ms: f64, event: u32) -> (f64, u32) {
+            IdQueue::replace_earliest(self, time_ms, event)
+        }
+        fn now_ms(&self) -> f64 {
+            IdQueue::now_ms(self)
+        }
+        fn len(&self) -> usize {
+            IdQueue::len(self)
+        }
+    }
+
+    /// Thousands of random operations with many equal times against a plain list: the
+    /// earliest time, and the first scheduled among equal times, comes out each time.
+    fn agrees_with_a_sorted_list_on_random_operations(mut queue: impl Queue) {
+        use rand_core::Rng;
+        let mut stream = crate::rng::SeedSequence::new(3).pcg64();
+        // (time, sequence, event) of every waiting event.
+        let mut reference: Vec<(f64, u64, u32)> = Vec::new();
+        let mut sequence = 0;
+        for step in 0..20_000u32 {
+            let draw = stream.next_u64();
+            // Events not in scheduling order (an id queue must not order by them).
+            let event = step.reverse_bits();
+            // Times on a 0.5 ms grid, so that many are equal.
+            let time = queue.now_ms() + (draw % 8) as f64 / 2.0;
+            let earliest = reference
+                .iter()
+                .enumerate()
+                .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                .map(|(index, &(time, _, event))| (index, time, event));
+            match (draw >> 8) % 3 {
+                0 => {
+                    queue.schedule(time, event);
+                    reference.push((time, sequence, event));
+                    sequence += 1;
+                }
+                1 => {
+                    let expected = earliest.map(|(index, time, event)| {
+                        reference.swap_remove(index);
+                        (time, event)
+                    });
+                    assert_eq!(queue.pop(), expected);
+                }
+                _ => {
+                    let Some((index, earliest_time, earliest_event)) = earliest else {
+                        continue;
+                    };
+                    reference.swap_remove(index);
+                    let time = earliest_time + (draw % 8) as f64 / 2.0;
+                    assert_eq!(
+                        queue.replace_earliest(time, event),
+                        (earliest_time, earliest_event)
+                    );
+                    reference.push((time, sequence, event));
+                    sequence += 1;
+                }
+            }
+            assert_eq!(queue.len(), reference.len());
+        }
+    }
+
+    #[test]
+    fn the_event_queue_agrees_with_a_sorted_list() {
+        agrees_with_a_sorted_list_on_random_operations(EventQueue::new());
+    }
+
+    #[test]
+    fn the_id_queue_agrees_with_a_sorted_list() {
+        agrees_with_a_sorted_list_on_random_operations(IdQueue::new());
+    }
+
+    #[test]
+    fn the_id_queue_peeks_and_clears_like_the_event_queue() {
+        let mut queue = IdQueue::new();
+        assert_eq!(queue.peek(), None);
+        queue.schedule(2.0, 7);
+        queue.schedule(1.0, 8);
+        assert_eq!(queue.peek(), Some((1.0, 8)));
+        assert_eq!(queue.now_ms(), 0.0);
+        assert_eq!(queue.pop(), Some((1.0, 8)));
+        assert!(!queue.is_empty());
+        queue.clear();
+        assert!(queue.is_empty());
+        queue.schedule(0.0, 9);
+        assert_eq!(queue.pop(), Some((0.0, 9)));
+    }
+
+    #[test]
+    #[should_panic(expected = "before the clock")]
+    fn the_id_queue_never_runs_backwards() {
+        let mut queue = IdQueue::new();
+        queue.schedule(3.0, 1);
+        queue.replace_earliest(2.0, 2);
     }
 
     #[test]

@@ -33,13 +33,8 @@ impl Delay {
     /// normal, `|mean_ms + sd_ms · z|` with `z` from the ziggurat (usually one draw).
     pub fn sample(&self, stream: &mut impl Rng) -> f64 {
         match *self {
-            Delay::Timeline(distribution) => {
-                distribution.quantile(crate::rng::unit_f64(stream.next_u64()))
-            }
-            Delay::FoldedNormal { mean_ms, sd_ms } => {
-                let z: f64 = rand_distr::StandardNormal.sample(stream);
-                (mean_ms + sd_ms * z).abs()
-            }
+            Delay::Timeline(distribution) => timeline_sample(distribution, stream),
+            Delay::FoldedNormal { mean_ms, sd_ms } => folded_normal_sample(mean_ms, sd_ms, stream),
         }
     }
 
@@ -51,6 +46,22 @@ impl Delay {
             Delay::FoldedNormal { mean_ms, sd_ms } => format!("|N({mean_ms}, {sd_ms})| ms"),
         }
     }
+}
+
+/// [`Delay::Timeline`]'s draw, inlined where a simulation loop has one copy per kind of
+/// delay (the same draws and the same values as [`Delay::sample`]).
+#[inline(always)]
+pub fn timeline_sample(distribution: Distribution, stream: &mut impl Rng) -> f64 {
+    distribution.quantile(crate::rng::unit_f64(stream.next_u64()))
+}
+
+/// [`Delay::FoldedNormal`]'s draw, `|mean_ms + sd_ms · z|` with `z` from the ziggurat, inlined
+/// where a simulation loop has one copy per kind of delay (the same draws and the same values
+/// as [`Delay::sample`]).
+#[inline(always)]
+pub fn folded_normal_sample(mean_ms: f64, sd_ms: f64, stream: &mut impl Rng) -> f64 {
+    let z: f64 = rand_distr::StandardNormal.sample(stream);
+    (mean_ms + sd_ms * z).abs()
 }
 
 #[cfg(test)]

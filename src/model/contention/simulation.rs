@@ -1,5 +1,5 @@
 //! One run of the contention model: clients racing to update one row under optimistic
-//! concurrency control on the shared clock of an [`EventQueue`].
+//! concurrency control on the shared clock of an [`IdQueue`](crate::model::event_queue::IdQueue).
 //!
 //! Each client reads the row's version, then writes with it; the server accepts a write whose
 //! version is the current one (and increments the version) and rejects a stale one. After a
@@ -24,10 +24,43 @@
 use rand_core::Rng;
 use rand_pcg::Pcg64;
 
-use super::ContentionSetup;
-use crate::model::event_queue::EventQueue;
-use crate::model::timeline::Backoff;
+use super::delay::{folded_normal_sample, timeline_sample};
+use super::{ContentionSetup, Delay};
+use crate::model::event_queue::IdQueue;
+use crate::model::timeline::{Backoff, Distribution};
 use crate::rng::unit_f64;
+
+/// One message's delay, drawn from a run's stream: [`Delay::sample`] for one kind of delay,
+/// always inlined into the simulation loop.
+trait DrawDelay {
+    /// The delay (ms).
+    fn draw(&self, stream: &mut Pcg64) -> f64;
+}
+
+/// [`Delay::FoldedNormal`].
+struct FoldedNormal {
+    /// The mean of the normal before folding (ms).
+    mean_ms: f64,
+    /// Its standard deviation (ms).
+    sd_ms: f64,
+}
+
+impl DrawDelay for FoldedNormal {
+    #[inline(always)]
+    fn draw(&self, stream: &mut Pcg64) -> f64 {
+        folded_normal_sample(self.mean_ms, self.sd_ms, stream)
+    }
+}
+
+/// [`Delay::Timeline`].
+struct TimelineDelay(Distribution);
+
+impl DrawDelay for TimelineDelay {
+    #[inline(always)]
+    fn draw(&self, stream: &mut Pcg64) -> f64 {
+        timeline_sample(self.0, stream)
+    }
+}
 
 /// The request a client has in flight to the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +112,7 @@ struct Client {
 #[derive(Debug, Default)]
 pub struct Simulator {
     /// Requests reaching the server: the client's number, at the arrival time.
-    queue: EventQueue<u32>,
+    queue: IdQueue,
     clients: Vec<Client>,
 }
 
@@ -93,7 +126,35 @@ impl Simulator {
         clients: u32,
         stream: &mut Pcg64,
     ) -> RunTally {
-        let delay = |stream: &mut Pcg64| setup.delay.sample(stream);
+        // One copy of the loop per kind of delay, each with its draw inlined: the same draws
+        // in the same order as `setup.delay.sample`.
+        match setup.delay {
+            Delay::FoldedNormal { mean_ms, sd_ms } => self.run_with(
+                setup,
+                backoff,
+                clients,
+                stream,
+                FoldedNormal { mean_ms, sd_ms },
+            ),
+            Delay::Timeline(distribution) => {
+                self.run_with(setup, backoff, clients, stream, TimelineDelay(distribution))
+            }
+        }
+    }
+
+    /// [`Simulator::run`] with `draw` drawing one message's delay. A function of its own per
+    /// kind of delay (never inlined into `run`), so that the compiler inlines the draw and the
+    /// queue's steps into it.
+    #[inline(never)]
+    fn run_with(
+        &mut self,
+        setup: &ContentionSetup,
+        backoff: Backoff,
+        clients: u32,
+        stream: &mut Pcg64,
+        draw: impl DrawDelay,
+    ) -> RunTally {
+        let delay = |stream: &mut Pcg64| draw.draw(stream);
         self.queue.clear();
         self.clients.clear();
         self.clients.resize(
@@ -110,45 +171,57 @@ impl Simulator {
         let mut tally = RunTally::default();
         let mut version = 0u64;
         let mut completion_sum_ms = 0.0;
-        while let Some((now, &client)) = self.queue.peek() {
+        while let Some((now, client)) = self.queue.peek() {
             let state = &mut self.clients[client as usize];
-            let Request::Write { version: read } = state.request else {
-                tally.reads += 1;
-                state.request = Request::Write { version };
-                let reply_at = now + delay(stream);
-                self.queue
-                    .replace_earliest(reply_at + delay(stream), client);
-                continue;
+            // When the client's next request reaches the server; `None` after its final reply.
+            let next_arrival_ms = match state.request {
+                Request::Read => {
+                    tally.reads += 1;
+                    state.request = Request::Write { version };
+                    let reply_at = now + delay(stream);
+                    Some(reply_at + delay(stream))
+                }
+                Request::Write { version: read } => {
+                    tally.writes += 1;
+                    let reply_at = now + delay(stream);
+                    let accepted = read == version;
+                    let retry = if accepted {
+                        version += 1;
+                        tally.succeeded += 1;
+                        false
+                    } else {
+                        tally.failed_writes += 1;
+                        state.failures += 1;
+                        setup.max_retries.is_none_or(|max| state.failures <= max)
+                    };
+                    if retry {
+                        let network_ms = delay(stream);
+                        let sleep_ms = backoff.delay_ms(
+                            state.failures,
+                            state.previous_sleep_ms,
+                            unit_f64(stream.next_u64()),
+                        );
+                        state.previous_sleep_ms = sleep_ms;
+                        state.request = Request::Read;
+                        Some(reply_at + network_ms + sleep_ms)
+                    } else {
+                        // The client's final reply: accepted, or rejected once too often.
+                        tally.gave_up += u32::from(!accepted);
+                        completion_sum_ms += reply_at;
+                        tally.completion_ms = tally.completion_ms.max(reply_at);
+                        None
+                    }
+                }
             };
-            tally.writes += 1;
-            let reply_at = now + delay(stream);
-            let accepted = read == version;
-            if accepted {
-                version += 1;
-                tally.succeeded += 1;
-            } else {
-                tally.failed_writes += 1;
-                state.failures += 1;
-                if setup.max_retries.is_some_and(|max| state.failures > max) {
-                    tally.gave_up += 1;
-                } else {
-                    let network_ms = delay(stream);
-                    let sleep_ms = backoff.delay_ms(
-                        state.failures,
-                        state.previous_sleep_ms,
-                        unit_f64(stream.next_u64()),
-                    );
-                    state.previous_sleep_ms = sleep_ms;
-                    state.request = Request::Read;
-                    self.queue
-                        .replace_earliest(reply_at + network_ms + sleep_ms, client);
-                    continue;
+            // One place that moves the queue on, so that its code is inlined once.
+            match next_arrival_ms {
+                Some(arrival_ms) => {
+                    self.queue.replace_earliest(arrival_ms, client);
+                }
+                None => {
+                    self.queue.pop();
                 }
             }
-            // The client's final reply: accepted, or rejected once too often.
-            self.queue.pop();
-            completion_sum_ms += reply_at;
-            tally.completion_ms = tally.completion_ms.max(reply_at);
         }
         tally.mean_client_completion_ms = if clients == 0 {
             0.0
