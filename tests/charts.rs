@@ -464,9 +464,10 @@ fn contention_charts_draw_their_data() {
     }
 }
 
-/// A small load experiment through the binary, seed 42: two scenarios (one losing half its
-/// workers between 2 s and 4 s, one with plenty of workers), two strategies and a sweep of
-/// three error rates. Returns the output folder.
+/// A small load experiment through the binary, seed 42: three scenarios (an odd count: the
+/// last row of panels is half empty), two workers losing one between 2 s and 4 s when
+/// `trigger`, plenty of workers, three workers), two strategies and a sweep of three error
+/// rates. Returns the temporary folder; the outputs are in its `out`.
 fn load_run(trigger: bool) -> tempfile::TempDir {
     let folder = tempfile::TempDir::new().unwrap();
     let capacity = if trigger {
@@ -482,7 +483,8 @@ fn load_run(trigger: bool) -> tempfile::TempDir {
          [client]\ntimeout_ms = 300.0\nmax_retries = 3\n\
          [output]\nbucket_s = 0.5\nerror_rate_sweep = [0.0, 0.2, 0.5]\n\
          [[scenario]]\nname = \"two_workers\"\n\
-         [[scenario]]\nname = \"many_workers\"\nserver = {{ workers = 64 }}\n"
+         [[scenario]]\nname = \"many_workers\"\nserver = {{ workers = 64 }}\n\
+         [[scenario]]\nname = \"three_workers\"\nserver = {{ workers = 3 }}\n"
     );
     let path = folder.path().join("load.toml");
     std::fs::write(&path, config).unwrap();
@@ -587,8 +589,8 @@ fn lines_of(name: &str, svg: &[u8], colour: &str) -> usize {
 fn the_failure_sweep_draws_every_strategy() {
     let run = load_run(true);
     let svg = std::fs::read(run.path().join("out/load_failure_sweep.svg")).unwrap();
-    // The scenarios' colours, in order: blue, red (tab10).
-    for colour in ["#1F77B4", "#D62728"] {
+    // The scenarios' colours, in order: blue, red, green (tab10).
+    for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
         assert_eq!(lines_of("sweep", &svg, colour), 2 * 2, "{colour}");
     }
     let text = std::str::from_utf8(&svg).unwrap();

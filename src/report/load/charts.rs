@@ -154,11 +154,23 @@ fn failure_sweep(results: &LoadResults) -> String {
             // A share: the axis ends just above 1.
             let share = SweepAxis {
                 description: "success rate",
-                top: Some(1.05),
+                top: 1.05,
             };
+            // One scale for every strategy's row, so that the rows compare at a glance.
+            let highest = model
+                .strategies
+                .iter()
+                .flat_map(|&strategy| {
+                    (0..model.scenarios.len())
+                        .flat_map(move |scenario| {
+                            sweep_line(results, scenario, strategy, &amplification)
+                        })
+                        .map(|point| point.1)
+                })
+                .fold(1.0, f64::max);
             let calls = SweepAxis {
                 description: "calls per payment",
-                top: None,
+                top: highest * HEADROOM,
             };
             for (index, &strategy) in model.strategies.iter().enumerate() {
                 sweep_panel(results, strategy, &panels[2 * index], &share, &success)?;
@@ -179,8 +191,8 @@ fn failure_sweep(results: &LoadResults) -> String {
 struct SweepAxis {
     /// What the axis shows.
     description: &'static str,
-    /// Where it ends; `None`: a little above the largest value (at least 1).
-    top: Option<f64>,
+    /// Where it ends, the same for every strategy's panel.
+    top: f64,
 }
 
 /// One panel of the sweep chart: `axis` against the error rate for `strategy`, a line per
@@ -196,14 +208,7 @@ fn sweep_panel(
     let lines: Vec<Vec<(f64, f64)>> = (0..model.scenarios.len())
         .map(|scenario| sweep_line(results, scenario, strategy, value))
         .collect();
-    let top = axis.top.unwrap_or_else(|| {
-        lines
-            .iter()
-            .flatten()
-            .map(|point| point.1)
-            .fold(1.0, f64::max)
-            * HEADROOM
-    });
+    let top = axis.top;
     let right = model
         .error_rate_sweep
         .iter()
@@ -271,14 +276,17 @@ fn row_of(results: &LoadResults, scenario: usize, strategy: LoadStrategy) -> Opt
         .find(|row| row.run == 0 && row.scenario == scenario && row.strategy == strategy)
 }
 
-/// The panels of the scenarios: two columns when there is more than one.
+/// The panels of the scenarios, one each: two columns when there is more than one (with an
+/// odd count, the last cell stays empty).
 fn panels<'a>(
     area: &DrawingArea<SVGBackend<'a>, Shift>,
     count: usize,
 ) -> Vec<DrawingArea<SVGBackend<'a>, Shift>> {
     let columns = if count > 1 { 2 } else { 1 };
     let rows = count.div_ceil(columns).max(1);
-    area.split_evenly((rows, columns))
+    let mut cells = area.split_evenly((rows, columns));
+    cells.truncate(count);
+    cells
 }
 
 /// A point per bucket at its middle (s).
