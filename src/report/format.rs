@@ -121,6 +121,12 @@ pub fn tick(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// An axis tick of a whole quantity (seconds, clients): [`tick`] of the nearest whole
+/// number (`20`, `1,000`).
+pub fn whole_tick(value: f64) -> String {
+    tick(value.round())
+}
+
 /// `part / whole` as a percentage with two decimals (`1.01%`).
 pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -152,6 +158,8 @@ mod tests {
             labels,
             ["0", "0.5", "1", "1.5", "2", "2,000", "0.25", "0.125"]
         );
+        assert_eq!(whole_tick(19.6), "20");
+        assert_eq!(whole_tick(1_000.2), "1,000");
     }
 
     #[test]

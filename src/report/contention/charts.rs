@@ -8,7 +8,7 @@ use crate::model::contention::summary::{Metric, MetricSummary};
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, layered_stroke, svg};
-use crate::report::format::{grouped, tick};
+use crate::report::format::{grouped, tick, whole_tick};
 
 /// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
 fn colour(policy: Policy) -> RGBColor {
@@ -111,7 +111,7 @@ fn sweep(
             .y_desc(y_description)
             .x_labels(10)
             .y_labels(8)
-            .x_label_formatter(&|value| format!("{}", value.round() as i64))
+            .x_label_formatter(&|value| whole_tick(*value))
             .y_label_formatter(&|value| tick(*value))
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 14))

@@ -16,7 +16,7 @@ use crate::report::chart_style::{
     FONT, LEGEND_ROW_HEIGHT, LegendEntry, SIZE, draw_marked_line, layered_stroke, legend_row, svg,
     svg_sized,
 };
-use crate::report::format::tick;
+use crate::report::format::{tick, whole_tick};
 
 /// Offered load: grey.
 const OFFERED: RGBColor = RGBColor(0x7f, 0x7f, 0x7f);
@@ -342,11 +342,6 @@ fn queue_formed(results: &LoadResults, strategy: LoadStrategy) -> bool {
         .any(|bucket| bucket.queue_length > 0.0)
 }
 
-/// The x axis of the panels over time: seconds, whole.
-fn seconds(value: &f64) -> String {
-    tick(value.round())
-}
-
 /// Offered load, retries and goodput per second with the queue on a second axis (left out,
 /// and said so, when no request ever waited).
 fn goodput(results: &LoadResults) -> String {
@@ -424,7 +419,7 @@ fn goodput_panel(
         .x_desc("time, s")
         .y_desc("per second")
         .x_labels(8)
-        .x_label_formatter(&seconds)
+        .x_label_formatter(&|value| whole_tick(*value))
         .y_labels(5)
         .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
@@ -519,7 +514,7 @@ fn double_charges_panel(
         .x_desc("time, s")
         .y_desc("payments charged twice")
         .x_labels(8)
-        .x_label_formatter(&seconds)
+        .x_label_formatter(&|value| whole_tick(*value))
         .y_labels(5)
         .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
