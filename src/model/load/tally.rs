@@ -64,29 +64,57 @@ counters! {
     }
 }
 
-/// One time-series bucket: what happened during `[start, start + width)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Bucket {
+/// A value of a [`Bucket`] column.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BucketValue {
+    /// A count over the bucket, or cumulative (a whole number).
+    Count(u64),
+    /// A time average over the bucket.
+    Mean(f64),
+}
+
+/// Declares [`Bucket`] once: its fields, each a `Count` (`u64`) or a `Mean` (`f64`) with its
+/// doc (meaning and unit), in `load_timeseries.csv`'s column order, and [`Bucket::columns`].
+macro_rules! bucket {
+    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident, )+ ) => {
+        /// One time-series bucket: what happened during `[start, start + width)`.
+        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        pub struct Bucket {
+            $( $(#[doc = $doc])+ pub $name: bucket!(@type $kind), )+
+        }
+
+        impl Bucket {
+            /// Every field as `(column name, value)`, in column order.
+            pub fn columns(&self) -> impl Iterator<Item = (&'static str, BucketValue)> + use<> {
+                [$( (stringify!($name), BucketValue::$kind(self.$name)), )+].into_iter()
+            }
+        }
+    };
+    (@type Count) => { u64 };
+    (@type Mean) => { f64 };
+}
+
+bucket! {
     /// New payments (payments).
-    pub arrivals: u64,
+    arrivals: Count,
     /// Retries sent (attempts).
-    pub retries: u64,
+    retries: Count,
     /// Payments that got their success answer (payments).
-    pub successes: u64,
+    successes: Count,
     /// Attempts timed out at their client (attempts).
-    pub timeouts: u64,
+    timeouts: Count,
     /// 409 answers (deliveries).
-    pub conflicts: u64,
+    conflicts: Count,
     /// 503 answers (deliveries).
-    pub shed: u64,
-    /// Deliveries reaching the server (deliveries).
-    pub calls: u64,
-    /// Time-averaged requests waiting for a worker (requests).
-    pub queue_length: f64,
-    /// Time-averaged workers busy (workers).
-    pub workers_busy: f64,
-    /// Payments charged twice or more so far, cumulative (payments).
-    pub double_charges: u64,
+    shed: Count,
+    /// Deliveries that reached the server (deliveries).
+    calls: Count,
+    /// Time-averaged requests waiting for a worker (requests; 3 decimals in CSV).
+    queue_length: Mean,
+    /// Time-averaged workers busy, lock waiters included (workers; 3 decimals in CSV).
+    workers_busy: Mean,
+    /// Payments charged two or more times so far, cumulative (payments).
+    double_charges: Count,
 }
 
 /// A histogram of time spent at each integer level (queue length, requests in the server).
@@ -211,6 +239,21 @@ pub fn recovery(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bucket_columns_are_its_fields_in_order() {
+        let bucket = Bucket {
+            arrivals: 3,
+            queue_length: 1.5,
+            double_charges: 2,
+            ..Bucket::default()
+        };
+        let columns: Vec<_> = bucket.columns().collect();
+        assert_eq!(columns.len(), 10);
+        assert_eq!(columns[0], ("arrivals", BucketValue::Count(3)));
+        assert_eq!(columns[7], ("queue_length", BucketValue::Mean(1.5)));
+        assert_eq!(columns[9], ("double_charges", BucketValue::Count(2)));
+    }
 
     #[test]
     fn time_weighted_quantiles() {

@@ -2,9 +2,10 @@
 //! run, scenario, strategy and time bucket) and `load_sweep.csv`. The counter columns come
 //! from [`LoadCounts::columns`], declared once in the model with their docs and units.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
-use crate::model::load::tally::LoadCounts;
+use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
 use crate::model::load::{LoadResults, LoadRow};
 use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv};
 
@@ -72,9 +73,9 @@ pub struct DerivedColumns {
 /// but the trailing ones, the [`DerivedColumns`], then the trailing counters (`events`).
 pub type LoadCsvRow = (RunColumns, CountColumns, DerivedColumns, CountColumns);
 
-/// One row of `load_timeseries.csv`: one time bucket of one event loop.
+/// The columns of `load_timeseries.csv` that name the bucket: its first four.
 #[derive(Debug, Serialize)]
-pub struct TimeseriesCsvRow {
+pub struct BucketRunColumns {
     /// The replication.
     pub run: u32,
     /// The scenario's name.
@@ -84,27 +85,29 @@ pub struct TimeseriesCsvRow {
     /// The bucket's start (s); it lasts `[output] bucket_s`.
     #[serde(serialize_with = "serialize_decimal")]
     pub bucket_start_s: f64,
-    /// New payments (payments).
-    pub arrivals: u64,
-    /// Retries sent (attempts).
-    pub retries: u64,
-    /// Payments that got their success answer (payments).
-    pub successes: u64,
-    /// Attempts timed out at their client (attempts).
-    pub timeouts: u64,
-    /// 409 answers (deliveries).
-    pub conflicts: u64,
-    /// 503 answers (deliveries).
-    pub shed: u64,
-    /// Deliveries that reached the server (deliveries).
-    pub calls: u64,
-    /// Time-averaged requests waiting for a worker (requests, 3 decimals).
-    pub queue_length: String,
-    /// Time-averaged workers busy (workers, 3 decimals).
-    pub workers_busy: String,
-    /// Payments charged two or more times so far, cumulative (payments).
-    pub double_charges: u64,
 }
+
+/// A bucket's columns as CSV cells: counts as whole numbers, time averages with 3 decimals.
+#[derive(Debug)]
+pub struct BucketColumns(pub Bucket);
+
+impl Serialize for BucketColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let columns: Vec<_> = self.0.columns().collect();
+        let mut row = serializer.serialize_struct("Bucket", columns.len())?;
+        for (name, value) in columns {
+            match value {
+                BucketValue::Count(count) => row.serialize_field(name, &count)?,
+                BucketValue::Mean(mean) => row.serialize_field(name, &three(mean))?,
+            }
+        }
+        row.end()
+    }
+}
+
+/// One row of `load_timeseries.csv`: one time bucket of one event loop: the
+/// [`BucketRunColumns`], then every field of [`Bucket`] (named after it, documented there).
+pub type TimeseriesCsvRow = (BucketRunColumns, BucketColumns);
 
 /// Three decimals.
 fn three(value: f64) -> String {
@@ -174,21 +177,14 @@ pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
             .buckets
             .iter()
             .enumerate()
-            .map(move |(index, bucket)| TimeseriesCsvRow {
-                run: row.run,
-                scenario: scenario.clone(),
-                strategy: row.strategy.name(),
-                bucket_start_s: index as f64 * bucket_s,
-                arrivals: bucket.arrivals,
-                retries: bucket.retries,
-                successes: bucket.successes,
-                timeouts: bucket.timeouts,
-                conflicts: bucket.conflicts,
-                shed: bucket.shed,
-                calls: bucket.calls,
-                queue_length: three(bucket.queue_length),
-                workers_busy: three(bucket.workers_busy),
-                double_charges: bucket.double_charges,
+            .map(move |(index, bucket)| -> TimeseriesCsvRow {
+                let run = BucketRunColumns {
+                    run: row.run,
+                    scenario: scenario.clone(),
+                    strategy: row.strategy.name(),
+                    bucket_start_s: index as f64 * bucket_s,
+                };
+                (run, BucketColumns(*bucket))
             })
     }))
 }
