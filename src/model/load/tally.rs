@@ -1,5 +1,6 @@
 //! What one event loop counts: totals, time-weighted queue and in-flight histograms, and the
-//! time series by bucket.
+//! time series by bucket. The totals ([`LoadCounts`]) and a bucket ([`Bucket`]) are each
+//! declared once, field, doc and unit, in the column order of the CSV that writes them.
 
 use crate::model::counters::counters;
 
