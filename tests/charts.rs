@@ -159,8 +159,27 @@ fn data_ink(name: &str, svg: &[u8]) -> f64 {
 }
 
 /// Checks that a chart draws data: at least [`MIN_DATA_INK`] inside the canvas, and the
-/// parameters under its title.
+/// parameters (seed 42) under its title.
 fn assert_draws_data(name: &str, svg: &[u8]) {
+    assert_draws_data_of_seed(name, svg, 42);
+}
+
+/// The canvas of a chart (width, height in pixels): [`SIZE`] unless its `svg` element says
+/// otherwise (the load model's sweep chart grows with its strategies).
+fn canvas(svg: &[u8]) -> (f64, f64) {
+    let text = std::str::from_utf8(svg).unwrap();
+    let document = roxmltree::Document::parse(text).unwrap();
+    let root = document.root_element();
+    let size = |attribute, default: u32| {
+        root.attribute(attribute)
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(f64::from(default))
+    };
+    (size("width", SIZE.0), size("height", SIZE.1))
+}
+
+/// [`assert_draws_data`] of a chart whose parameters name `seed`.
+fn assert_draws_data_of_seed(name: &str, svg: &[u8], seed: u64) {
     let marks = data_marks(name, svg);
     let ink: f64 = marks.iter().map(|mark| mark.ink).sum();
     assert!(
@@ -168,7 +187,7 @@ fn assert_draws_data(name: &str, svg: &[u8]) {
         "{name} draws almost no data ({ink:.0} px² in {} marks)",
         marks.len()
     );
-    let (width, height) = (f64::from(SIZE.0), f64::from(SIZE.1));
+    let (width, height) = canvas(svg);
     for mark in &marks {
         let [left, top, right, bottom] = mark.bounds;
         assert!(
@@ -177,7 +196,10 @@ fn assert_draws_data(name: &str, svg: &[u8]) {
         );
     }
     let text = std::str::from_utf8(svg).unwrap();
-    assert!(text.contains("seed 42"), "{name} lacks the parameters");
+    assert!(
+        text.contains(&format!("seed {seed}")),
+        "{name} lacks the parameters"
+    );
 }
 
 /// The article charts and the sweep charts of `results`.
@@ -440,4 +462,175 @@ fn contention_charts_draw_their_data() {
             assert_draws_data(name, &svg);
         }
     }
+}
+
+/// A small load experiment through the binary, seed 42: three scenarios (an odd count: the
+/// last row of panels is half empty), two workers losing one between 2 s and 4 s when
+/// `trigger`, plenty of workers, three workers), two strategies and a sweep of three error
+/// rates. Returns the temporary folder; the outputs are in its `out`.
+fn load_run(trigger: bool) -> tempfile::TempDir {
+    let folder = tempfile::TempDir::new().unwrap();
+    let capacity = if trigger {
+        "capacity = [{ from_s = 2.0, to_s = 4.0, workers = 1 }]\n"
+    } else {
+        ""
+    };
+    let config = format!(
+        "model = \"timeline\"\nseed = 42\nruns = 2\nstrategies = [\"none\", \"unique_key\"]\n\
+         [arrivals]\nclients = 20\nrate_per_s = 60.0\nduration_s = 8.0\n\
+         [server]\nworkers = 2\nprocessing = {{ distribution = \"exponential\", mean_ms = 25.0 }}\n\
+         {capacity}\
+         [client]\ntimeout_ms = 300.0\nmax_retries = 3\n\
+         [output]\nbucket_s = 0.5\nerror_rate_sweep = [0.0, 0.2, 0.5]\n\
+         [[scenario]]\nname = \"two_workers\"\n\
+         [[scenario]]\nname = \"many_workers\"\nserver = {{ workers = 64 }}\n\
+         [[scenario]]\nname = \"three_workers\"\nserver = {{ workers = 3 }}\n"
+    );
+    let path = folder.path().join("load.toml");
+    std::fs::write(&path, config).unwrap();
+    common::simulate()
+        .args(["--quiet", "--config"])
+        .arg(&path)
+        .arg("--out")
+        .arg(folder.path().join("out"))
+        .assert()
+        .success();
+    folder
+}
+
+/// The load charts of a folder, by name.
+fn load_charts(folder: &Path) -> Vec<(String, Vec<u8>)> {
+    [
+        "load_goodput.svg",
+        "load_double_charges.svg",
+        "load_failure_sweep.svg",
+    ]
+    .into_iter()
+    .filter(|name| folder.join(name).exists())
+    .map(|name| (name.to_string(), std::fs::read(folder.join(name)).unwrap()))
+    .collect()
+}
+
+/// The boxes of the legends of a chart (left, top, right, bottom).
+fn legend_boxes(svg: &[u8]) -> Vec<[f64; 4]> {
+    let text = std::str::from_utf8(svg).unwrap();
+    let document = roxmltree::Document::parse(text).unwrap();
+    document
+        .descendants()
+        .filter(|node| {
+            node.has_tag_name("rect")
+                && node.attribute("fill") == Some("#FFFFFF")
+                && node.attribute("opacity") == Some("0.9")
+        })
+        .filter_map(|node| measure(node).map(|(bounds, _)| bounds))
+        .collect()
+}
+
+/// The load model's charts draw their data, with one legend above the panels that no data
+/// mark reaches (it used to cover the offered-load line), and fail the check once emptied.
+#[test]
+fn load_charts_draw_their_data_below_their_legend() {
+    let run = load_run(true);
+    let charts = load_charts(&run.path().join("out"));
+    assert_eq!(charts.len(), 3);
+    for (name, svg) in &charts {
+        assert_draws_data(name, svg);
+        let legends = legend_boxes(svg);
+        assert_eq!(legends.len(), 1, "{name}: one legend");
+        let legend_bottom = legends[0][3];
+        for mark in data_marks(name, svg) {
+            assert!(
+                mark.bounds[1] >= legend_bottom,
+                "{name}: a data mark reaches into the legend: {mark:?}"
+            );
+        }
+        let emptied = without_data(name, svg);
+        let rejected = std::panic::catch_unwind(|| assert_draws_data(name, &emptied));
+        assert!(rejected.is_err(), "{name} without data passed");
+    }
+}
+
+/// The committed load charts draw their data below their one legend too.
+#[test]
+fn committed_load_charts_draw_their_data() {
+    let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("output");
+    for (scenario, seed) in [
+        ("capacity-drop", 42),
+        ("brooker-retry", 2022),
+        ("brooker-collapse", 2023),
+    ] {
+        for (name, svg) in load_charts(&output.join(scenario)) {
+            let name = format!("{scenario}/{name}");
+            assert_draws_data_of_seed(&name, &svg, seed);
+            let legend_bottom = legend_boxes(&svg)[0][3];
+            assert!(
+                data_marks(&name, &svg)
+                    .iter()
+                    .all(|mark| mark.bounds[1] >= legend_bottom),
+                "{name}: data under the legend"
+            );
+        }
+    }
+}
+
+/// The data lines of a chart (polylines outside the legend) drawn in `colour` (`#RRGGBB`).
+fn lines_of(name: &str, svg: &[u8], colour: &str) -> usize {
+    let text = std::str::from_utf8(svg).unwrap();
+    data_marks(name, svg)
+        .iter()
+        .filter(|mark| mark.colour == colour && text[mark.range.clone()].starts_with("<polyline"))
+        .count()
+}
+
+/// The failure-sweep chart draws every strategy: for each scenario's colour, one line of
+/// success rate and one of amplification per strategy (it drew the first strategy only), in
+/// panels that each name their strategy.
+#[test]
+fn the_failure_sweep_draws_every_strategy() {
+    let run = load_run(true);
+    let svg = std::fs::read(run.path().join("out/load_failure_sweep.svg")).unwrap();
+    // The scenarios' colours, in order: blue, red, green (tab10).
+    for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
+        assert_eq!(lines_of("sweep", &svg, colour), 2 * 2, "{colour}");
+    }
+    let text = std::str::from_utf8(&svg).unwrap();
+    for strategy in ["none", "unique_key"] {
+        for metric in ["success rate", "calls per payment"] {
+            let caption = format!("{metric} · strategy {strategy}");
+            assert!(text.contains(&caption), "no panel {caption}");
+        }
+    }
+    assert!(canvas(&svg).1 >= f64::from(SIZE.1));
+}
+
+/// The subtitle says what is shaded only when a trigger window is drawn, and the queue's axis
+/// is left out, and said so, when no request ever waited.
+#[test]
+fn load_charts_say_only_what_they_draw() {
+    const SHADE: &str = "#F3D9D9";
+    let shade_rects = |svg: &[u8]| {
+        let text = std::str::from_utf8(svg).unwrap();
+        text.matches(&format!("fill=\"{SHADE}\"")).count()
+    };
+    let with = load_run(true);
+    let without = load_run(false);
+    for (name, svg) in load_charts(&with.path().join("out")) {
+        if name == "load_failure_sweep.svg" {
+            continue;
+        }
+        let text = String::from_utf8(svg.clone()).unwrap();
+        assert!(text.contains("shaded: the trigger"), "{name}");
+        assert!(shade_rects(&svg) > 0, "{name}: nothing shaded");
+    }
+    for (name, svg) in load_charts(&without.path().join("out")) {
+        let text = String::from_utf8(svg.clone()).unwrap();
+        assert!(!text.contains("shaded"), "{name} speaks of a shade");
+        assert_eq!(shade_rects(&svg), 0, "{name}");
+    }
+    let goodput = std::fs::read(with.path().join("out/load_goodput.svg")).unwrap();
+    let goodput = String::from_utf8(goodput).unwrap();
+    assert!(goodput.contains("queue length") && !goodput.contains("the queue stayed empty"));
+    let collapse = Path::new(env!("CARGO_MANIFEST_DIR")).join("output/brooker-collapse");
+    let empty = std::fs::read_to_string(collapse.join("load_goodput.svg")).unwrap();
+    assert!(empty.contains("the queue stayed empty") && !empty.contains("queue length"));
 }

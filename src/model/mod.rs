@@ -3,11 +3,13 @@
 //! clock ([`timeline`]), the contention model of clients racing for one row
 //! ([`contention`]) and the load model of many clients sharing one server ([`load`]). What
 //! they share with their caller sits in [`progress`]; their run-time
-//! estimates in [`cost`]; the discrete-event queue in [`event_queue`].
+//! estimates in [`cost`]; the discrete-event queue in [`event_queue`]; the one-declaration
+//! counters macro in [`counters`].
 
 pub mod article;
 pub mod contention;
 pub mod cost;
+pub mod counters;
 pub mod event_queue;
 pub mod load;
 pub mod progress;

@@ -18,21 +18,33 @@ pub const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
 pub const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
 /// Blue: the key server's bars in the double-charge chart.
 pub const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
-/// Renders into an SVG string: white background, title, subtitle; `draw` gets the rest.
+/// Renders into an SVG string of [`SIZE`]: white background, title, subtitle; `draw` gets the
+/// rest.
 pub fn svg(
     title: &str,
     subtitle: &str,
     draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
 ) -> String {
+    svg_sized(title, subtitle, SIZE, draw)
+}
+
+/// [`svg`] of another size (pixels, width and height): a chart whose panels grow with the
+/// number of series groups.
+pub fn svg_sized(
+    title: &str,
+    subtitle: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
+) -> String {
     let mut buffer = String::new();
     {
-        let root = SVGBackend::with_string(&mut buffer, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buffer, size).into_drawing_area();
         let result = (|| -> Result<(), String> {
             root.fill(&WHITE).map_err(|e| e.to_string())?;
             let centre = Pos::new(HPos::Center, VPos::Top);
             root.draw(&Text::new(
                 title.to_string(),
-                (SIZE.0 as i32 / 2, 12),
+                (size.0 as i32 / 2, 12),
                 (FONT, 24)
                     .into_font()
                     .style(FontStyle::Bold)
@@ -42,7 +54,7 @@ pub fn svg(
             .map_err(|e| e.to_string())?;
             root.draw(&Text::new(
                 subtitle.to_string(),
-                (SIZE.0 as i32 / 2, 44),
+                (size.0 as i32 / 2, 44),
                 (FONT, 15)
                     .into_font()
                     .color(&RGBColor(0x55, 0x55, 0x55))
@@ -78,12 +90,84 @@ where
         .map_err(|e| e.to_string())
 }
 
-/// Draws `points` as a line of `colour` with a dot at each point, labelled `label` in the
-/// legend by a stroke `legend_width` pixels long.
+/// Height of a [`legend_row`] (pixels).
+pub const LEGEND_ROW_HEIGHT: u32 = 30;
+
+/// One entry of a [`legend_row`]: a stroke of `colour`, `stroke` pixels wide, then `label`.
+#[derive(Debug, Clone)]
+pub struct LegendEntry {
+    /// The series' name.
+    pub label: String,
+    /// Its colour.
+    pub colour: RGBColor,
+    /// Its line width (pixels).
+    pub stroke: u32,
+}
+
+/// Draws one legend for all the panels below it, in a row across the top of `area`, outside
+/// every plot (so it never covers data), in the house legend style; returns the area below.
+pub fn legend_row<'a>(
+    area: &DrawingArea<SVGBackend<'a>, Shift>,
+    entries: &[LegendEntry],
+    font_size: u32,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, String> {
+    let (row, rest) = area.split_vertically(LEGEND_ROW_HEIGHT);
+    let stroke_length = 22;
+    let gap = 6;
+    let spacing = 22;
+    // An estimate of the text's width: no fonts are loaded to measure it.
+    let text_width = |label: &str| (label.chars().count() as f64 * font_size as f64 * 0.5) as i32;
+    let widths: Vec<i32> = entries
+        .iter()
+        .map(|entry| stroke_length + gap + text_width(&entry.label))
+        .collect();
+    let total = widths.iter().sum::<i32>() + spacing * (entries.len().max(1) as i32 - 1);
+    let width = row.dim_in_pixel().0 as i32;
+    let middle = LEGEND_ROW_HEIGHT as i32 / 2;
+    let mut x = (width - total) / 2;
+    row.draw(&Rectangle::new(
+        [(x - 10, 3), (x + total + 10, LEGEND_ROW_HEIGHT as i32 - 3)],
+        WHITE.mix(0.9).filled(),
+    ))
+    .map_err(|e| e.to_string())?;
+    row.draw(&Rectangle::new(
+        [(x - 10, 3), (x + total + 10, LEGEND_ROW_HEIGHT as i32 - 3)],
+        BLACK.mix(0.3),
+    ))
+    .map_err(|e| e.to_string())?;
+    for (entry, width) in entries.iter().zip(widths) {
+        row.draw(&PathElement::new(
+            vec![(x, middle), (x + stroke_length, middle)],
+            entry.colour.stroke_width(entry.stroke),
+        ))
+        .map_err(|e| e.to_string())?;
+        row.draw(&Text::new(
+            entry.label.clone(),
+            (x + stroke_length + gap, middle),
+            (FONT, font_size)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(|e| e.to_string())?;
+        x += width + spacing;
+    }
+    Ok(rest)
+}
+
+/// The stroke width (pixels) of series `index` of `count` drawn in order: the last 2 pixels,
+/// each earlier one a pixel wider (up to 4), so that a line drawn over an equal one leaves
+/// its edges visible and no legend entry names a line nobody can see.
+pub fn layered_stroke(index: usize, count: usize) -> u32 {
+    2 + count.saturating_sub(index + 1).min(2) as u32
+}
+
+/// Draws `points` as a line of `colour`, `stroke` pixels wide, with a dot at each point,
+/// labelled `label` in the legend by a stroke `legend_width` pixels long.
 pub fn draw_marked_line<'a, DB>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     points: &[(f64, f64)],
-    colour: RGBColor,
+    (colour, stroke): (RGBColor, u32),
     label: &str,
     legend_width: i32,
 ) -> Result<(), String>
@@ -91,17 +175,24 @@ where
     DB: DrawingBackend + 'a,
 {
     chart
-        .draw_series(LineSeries::new(points.to_vec(), colour.stroke_width(2)))
+        .draw_series(LineSeries::new(
+            points.to_vec(),
+            colour.stroke_width(stroke),
+        ))
         .map_err(|e| e.to_string())?
         .label(label)
         .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + legend_width, y)], colour.stroke_width(2))
+            PathElement::new(
+                vec![(x, y), (x + legend_width, y)],
+                colour.stroke_width(stroke),
+            )
         });
+    let radius = stroke + 1;
     chart
         .draw_series(
             points
                 .iter()
-                .map(|&point| Circle::new(point, 3, colour.filled())),
+                .map(|&point| Circle::new(point, radius, colour.filled())),
         )
         .map_err(|e| e.to_string())?;
     Ok(())
@@ -122,4 +213,16 @@ pub fn value_label(text: String, at: (f64, f64), size: u32) -> Text<'static, (f6
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earlier_series_are_drawn_wider() {
+        let widths: Vec<u32> = (0..6).map(|index| layered_stroke(index, 6)).collect();
+        assert_eq!(widths, [4, 4, 4, 4, 3, 2]);
+        assert_eq!(layered_stroke(0, 1), 2);
+    }
 }

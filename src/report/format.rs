@@ -1,6 +1,7 @@
 //! Number formats and table layout shared by every model's reports: grouped thousands,
 //! percentages, the shortest decimal forms of `f64`, CSV rows to bytes and plain-text tables.
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 /// `p` in its shortest form that reads back as the same number (`0.1`, `1`, `0`), in
@@ -40,6 +41,23 @@ pub fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
     writer
         .into_inner()
         .expect("flushing into memory cannot fail")
+}
+
+/// Counters written as CSV columns, one per `(name, value)` in order: a counters struct's
+/// `columns()` (see [`crate::model::counters`]) or a selection of them. Serialized as one
+/// struct, so it sits in a row tuple next to serde-derived structs and [`to_csv`] writes its
+/// names in the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountColumns(pub Vec<(&'static str, u64)>);
+
+impl Serialize for CountColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut row = serializer.serialize_struct("CountColumns", self.0.len())?;
+        for (name, value) in &self.0 {
+            row.serialize_field(name, value)?;
+        }
+        row.end()
+    }
 }
 
 /// Lays out a table: headers, a rule of dashes, then the rows; the first column left-aligned,
@@ -103,6 +121,12 @@ pub fn tick(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// An axis tick of a whole quantity (seconds, clients): [`tick`] of the nearest whole
+/// number (`20`, `1,000`).
+pub fn whole_tick(value: f64) -> String {
+    tick(value.round())
+}
+
 /// `part / whole` as a percentage with two decimals (`1.01%`).
 pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -133,6 +157,25 @@ mod tests {
         assert_eq!(
             labels,
             ["0", "0.5", "1", "1.5", "2", "2,000", "0.25", "0.125"]
+        );
+        assert_eq!(whole_tick(19.6), "20");
+        assert_eq!(whole_tick(1_000.2), "1,000");
+    }
+
+    #[test]
+    fn count_columns_join_a_row_and_its_header() {
+        #[derive(Serialize)]
+        struct Name {
+            name: &'static str,
+        }
+        let row = (
+            Name { name: "a,b" },
+            CountColumns(vec![("first", 1), ("second", 20)]),
+        );
+        let bytes = to_csv([row]);
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "name,first,second\n\"a,b\",1,20\n"
         );
     }
 

@@ -1,83 +1,121 @@
 //! What one event loop counts: totals, time-weighted queue and in-flight histograms, and the
-//! time series by bucket.
+//! time series by bucket. The totals ([`LoadCounts`]) and a bucket ([`Bucket`]) are each
+//! declared once, field, doc and unit, in the column order of the CSV that writes them.
 
-/// Totals of one event loop (counts over the whole run, drain included).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LoadCounts {
-    /// Payments issued (payments).
-    pub payments: u64,
-    /// Payments that got a success answer (payments).
-    pub succeeded: u64,
-    /// Payments given up without a success answer (payments).
-    pub failed: u64,
-    /// Attempts the clients sent: first sends and retries (attempts).
-    pub attempts: u64,
-    /// Retries sent (attempts).
-    pub retries: u64,
-    /// Retries refused by a bucket, the breaker or the retry budget (retries).
-    pub throttled: u64,
-    /// Deliveries that reached the server: server work (deliveries).
-    pub calls: u64,
-    /// Deliveries a worker processed, charging or failing with a 500 (processings).
-    pub processings: u64,
-    /// Deliveries answered 503 at once because the queue was full (deliveries).
-    pub shed: u64,
-    /// Deliveries dropped unprocessed because they waited longer than their client's
-    /// timeout (deliveries).
-    pub dropped_expired: u64,
-    /// Attempts whose client stopped waiting for an answer (attempts).
-    pub timeouts: u64,
-    /// Processings that failed with a 500 (processings).
-    pub server_errors: u64,
-    /// Deliveries answered 409 because their key was in flight (deliveries).
-    pub conflicts: u64,
-    /// Deliveries answered with a stored response (deliveries).
-    pub replays: u64,
-    /// Deliveries that waited for a key's lock (`lock_wait`; deliveries).
-    pub lock_waits: u64,
-    /// Charges made (charges).
-    pub charges: u64,
-    /// Payments charged two or more times (payments).
-    pub double_charges: u64,
-    /// Payments given up although charged: told failed, money taken (payments).
-    pub failed_charged: u64,
-    /// Processings finished for an attempt its client had already stopped waiting for
-    /// (processings).
-    pub wasted_work: u64,
-    /// Answers the server sent: every delivery but the dropped ones gets exactly one
-    /// (answers).
-    pub answers: u64,
-    /// Requests lost on the way to the server (loss rate or outage; attempts).
-    pub lost_requests: u64,
-    /// Answers lost on the way back (loss rate or outage; answers).
-    pub lost_answers: u64,
-    /// Events handled (events).
-    pub events: u64,
+use crate::model::counters::counters;
+
+counters! {
+    /// Totals of one event loop (counts over the whole run, drain included), declared once:
+    /// the fields in `load.csv`'s column order, each documented with its meaning and unit, and
+    /// `events` in the trailing group (the CSV's last column, after the derived ones).
+    pub struct LoadCounts {
+        /// Payments issued during the arrival window (payments).
+        payments,
+        /// Payments that got a success answer (payments).
+        succeeded,
+        /// Payments given up without a success answer: retries exhausted, deadline passed or a
+        /// retry refused (payments).
+        failed,
+        /// Deliveries that reached the server, answered or not: server work (deliveries).
+        calls,
+        /// Attempts the clients sent: first sends plus retries (attempts).
+        attempts,
+        /// Retries sent (attempts).
+        retries,
+        /// Retries refused by the token bucket, the adaptive bucket, the breaker or the retry
+        /// budget (retries).
+        throttled,
+        /// Deliveries answered 503 at once because the queue was full (deliveries).
+        shed,
+        /// Deliveries a worker dropped unprocessed because they had waited longer than their
+        /// client's timeout (`drop_expired`; deliveries).
+        dropped_expired,
+        /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
+        timeouts,
+        /// Deliveries answered 409 because their key was in flight (deliveries).
+        conflicts,
+        /// Deliveries answered with a stored response (deliveries).
+        replays,
+        /// Deliveries that waited for their key's lock holding a worker (`lock_wait`;
+        /// deliveries).
+        lock_waits,
+        /// Deliveries a worker processed: each charges or fails with a 500 (processings).
+        processings,
+        /// Processings that failed with a 500 (processings).
+        server_errors,
+        /// Charges made (charges).
+        charges,
+        /// Payments charged two or more times: customers charged twice (payments).
+        double_charges,
+        /// Payments given up although charged: told it failed, money taken (payments).
+        failed_charged,
+        /// Processings finished for an attempt its client had already stopped waiting for
+        /// (timed out, answered by another attempt, or given up): wasted work (processings).
+        wasted_work,
+        /// Answers the server sent: one per call not dropped (answers).
+        answers,
+        /// Requests lost on the way to the server, to `request_loss` or an outage (attempts).
+        lost_requests,
+        /// Answers lost on the way back, to `ack_loss` or an outage (answers).
+        lost_answers,
+    }
+    trailing {
+        /// Events the loop handled (events).
+        events,
+    }
 }
 
-/// One time-series bucket: what happened during `[start, start + width)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Bucket {
+/// A value of a [`Bucket`] column.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BucketValue {
+    /// A count over the bucket, or cumulative (a whole number).
+    Count(u64),
+    /// A time average over the bucket.
+    Mean(f64),
+}
+
+/// Declares [`Bucket`] once: its fields, each a `Count` (`u64`) or a `Mean` (`f64`) with its
+/// doc (meaning and unit), in `load_timeseries.csv`'s column order, and [`Bucket::columns`].
+macro_rules! bucket {
+    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident, )+ ) => {
+        /// One time-series bucket: what happened during `[start, start + width)`.
+        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        pub struct Bucket {
+            $( $(#[doc = $doc])+ pub $name: bucket!(@type $kind), )+
+        }
+
+        impl Bucket {
+            /// Every field as `(column name, value)`, in column order.
+            pub fn columns(&self) -> impl Iterator<Item = (&'static str, BucketValue)> + use<> {
+                [$( (stringify!($name), BucketValue::$kind(self.$name)), )+].into_iter()
+            }
+        }
+    };
+    (@type Count) => { u64 };
+    (@type Mean) => { f64 };
+}
+
+bucket! {
     /// New payments (payments).
-    pub arrivals: u64,
+    arrivals: Count,
     /// Retries sent (attempts).
-    pub retries: u64,
+    retries: Count,
     /// Payments that got their success answer (payments).
-    pub successes: u64,
+    successes: Count,
     /// Attempts timed out at their client (attempts).
-    pub timeouts: u64,
+    timeouts: Count,
     /// 409 answers (deliveries).
-    pub conflicts: u64,
+    conflicts: Count,
     /// 503 answers (deliveries).
-    pub shed: u64,
-    /// Deliveries reaching the server (deliveries).
-    pub calls: u64,
-    /// Time-averaged requests waiting for a worker (requests).
-    pub queue_length: f64,
-    /// Time-averaged workers busy (workers).
-    pub workers_busy: f64,
-    /// Payments charged twice or more so far, cumulative (payments).
-    pub double_charges: u64,
+    shed: Count,
+    /// Deliveries that reached the server (deliveries).
+    calls: Count,
+    /// Time-averaged requests waiting for a worker (requests; 3 decimals in CSV).
+    queue_length: Mean,
+    /// Time-averaged workers busy, lock waiters included (workers; 3 decimals in CSV).
+    workers_busy: Mean,
+    /// Payments charged two or more times so far, cumulative (payments).
+    double_charges: Count,
 }
 
 /// A histogram of time spent at each integer level (queue length, requests in the server).
@@ -202,6 +240,21 @@ pub fn recovery(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bucket_columns_are_its_fields_in_order() {
+        let bucket = Bucket {
+            arrivals: 3,
+            queue_length: 1.5,
+            double_charges: 2,
+            ..Bucket::default()
+        };
+        let columns: Vec<_> = bucket.columns().collect();
+        assert_eq!(columns.len(), 10);
+        assert_eq!(columns[0], ("arrivals", BucketValue::Count(3)));
+        assert_eq!(columns[7], ("queue_length", BucketValue::Mean(1.5)));
+        assert_eq!(columns[9], ("double_charges", BucketValue::Count(2)));
+    }
 
     #[test]
     fn time_weighted_quantiles() {

@@ -3,151 +3,112 @@
 //! `timeline.csv` column (named after its field, documented by its `///` line) from
 //! [`Counters::columns`]. A new counter is one line here plus its README column.
 
-use std::ops::{Add, AddAssign};
-
-/// Declares [`Counters`] with its fields (each a `u64` with its doc, in column order), its
-/// addition and its named columns.
-macro_rules! counters {
-    (
-        $( $(#[doc = $doc:literal])+ $name:ident, )+
-        backend: $( $(#[doc = $backend_doc:literal])+ $backend_name:ident, )+
-    ) => {
-        /// What happened to one payment under one strategy, or the sum over many payments:
-        /// every field is a count and sums are plain additions, so chunks merge exactly in any
-        /// grouping.
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-        pub struct Counters {
-            $( $(#[doc = $doc])+ pub $name: u64, )+
-            $( $(#[doc = $backend_doc])+ pub $backend_name: u64, )+
-        }
-
-        impl AddAssign for Counters {
-            fn add_assign(&mut self, other: Self) {
-                $( self.$name += other.$name; )+
-                $( self.$backend_name += other.$backend_name; )+
-            }
-        }
-
-        impl Counters {
-            /// Every counter as `(column name, value)`, in column order: the plain model's,
-            /// then the backend's ([`Counters::BACKEND_COLUMNS`] of them, last).
-            pub fn columns(&self) -> impl Iterator<Item = (&'static str, u64)> + use<> {
-                [
-                    $( (stringify!($name), self.$name), )+
-                    $( (stringify!($backend_name), self.$backend_name), )+
-                ]
-                .into_iter()
-            }
-
-            /// The backend's counters (crashes, key store, provider, receipts): the last
-            /// columns, written only when a scenario uses the backend.
-            pub const BACKEND_COLUMNS: usize = [$( stringify!($backend_name), )+].len();
-        }
-    };
-}
+use crate::model::counters::counters;
 
 counters! {
-    /// Payments simulated, each with its own key (payments).
-    payments,
-    /// Attempts the clients sent: every copy's first send plus its retries (attempts).
-    attempts,
-    /// Attempts that reached the server; the rest were lost on the way (deliveries).
-    deliveries,
-    /// Charges the server made (charges).
-    charges,
-    /// Payments charged two or more times: customers charged twice (payments).
-    double_charged_payments,
-    /// Charges beyond one per payment (charges).
-    extra_charges,
-    /// Deliveries answered with the stored response, not charged: prevented duplicates
-    /// (deliveries).
-    replays,
-    /// Deliveries answered 409 Conflict because the key was in flight (deliveries).
-    conflicts,
-    /// Payments for which some copy received a success response (payments).
-    succeeded,
-    /// Payments charged although no copy got a success response: the customer was charged and
-    /// told the payment failed (the clients gave up, or got a 422); the first ambiguous
-    /// outcome (payments).
-    gave_up_charged,
-    /// Payments with no success response that were never charged (payments).
-    gave_up_not_charged,
-    /// Deliveries answered 422 because their body did not match the key's fingerprint; nothing
-    /// charged (deliveries).
-    rejected_mismatches,
-    /// Deliveries answered with the stored response of another body because the server keeps
-    /// no fingerprint (deliveries).
-    wrong_replays,
-    /// Processings that failed with a 500 and charged nothing: `error_rate` of the first
-    /// processings (processings).
-    server_errors,
-    /// Deliveries answered 500 without processing: the stored failure replayed
-    /// (`error_policy = "store"`) or a duplicate answered 500 (`duplicate_answer =
-    /// "error_500"`) (deliveries).
-    errors_replayed,
-    /// Deliveries processed again after a 500 that was not stored (deliveries).
-    errors_retried,
-    /// Charges made by deliveries that arrived after their key had been pruned (charges).
-    expired_key_charges,
-    /// Payments told they succeeded although no charge was made with the body the success
-    /// answered: the second ambiguous outcome, 0 for a correct server (payments).
-    told_succeeded_not_charged,
-  backend:
-    /// Processings that crashed before the charge (and before calling the provider): nothing
-    /// done, no answer (processings).
-    crashes_before_charge,
-    /// Processings that crashed after the charge, before the key and response were saved; no
-    /// answer (processings).
-    crashes_after_charge,
-    /// Processings that crashed after saving the key and response, before the receipt and the
-    /// response were sent; no answer (processings).
-    crashes_after_save,
-    /// Charges undone by a crash before their commit (`same_transaction`, or strategy `none`
-    /// with it): the ledger has no trace; the provider may have moved money (charges).
-    charges_lost_by_crash,
-    /// Writes of the key to the other store after the commit that failed: `key_write_failure`
-    /// of the writes (`separate_store`, `key_first`) (writes).
-    key_write_failures,
-    /// Committed charges whose key was never stored, by a failed write or a crash between
-    /// the commit and the write; a later delivery charges again (charges).
-    keys_lost,
-    /// Payments whose `key_first` key was left in flight by a crash or a failed write
-    /// (payments).
-    stuck_payments,
-    /// Time those keys stayed in flight, until the lock expired or the completer ran, summed
-    /// over the payments (whole ms per payment).
-    stuck_in_flight_ms,
-    /// Keys in flight the completer found and completed or released (keys).
-    completer_recoveries,
-    /// Calls the server made to the provider, retries included (calls).
-    provider_calls,
-    /// Provider calls with no answer in time: lost either way or slower than the provider
-    /// timeout (calls).
-    provider_timeouts,
-    /// Charges the provider made: the money that moved (charges).
-    provider_charges,
-    /// Provider charges beyond one per payment: money moved twice (charges).
-    duplicate_provider_charges,
-    /// Receipts that reached the customer (receipts).
-    receipts_sent,
-    /// Receipts beyond one per payment that reached the customer (receipts).
-    receipts_duplicated,
-    /// Payments committed at least once whose customer got no receipt (payments).
-    receipts_missing,
-    /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender (sends).
-    receipt_send_failures,
-}
-
-impl Add for Counters {
-    type Output = Counters;
-
-    fn add(mut self, other: Counters) -> Counters {
-        self += other;
-        self
+    /// What happened to one payment under one strategy, or the sum over many payments:
+    /// every field is a count and sums are plain additions, so chunks merge exactly in any
+    /// grouping.
+    pub struct Counters {
+        /// Payments simulated, each with its own key (payments).
+        payments,
+        /// Attempts the clients sent: every copy's first send plus its retries (attempts).
+        attempts,
+        /// Attempts that reached the server; the rest were lost on the way (deliveries).
+        deliveries,
+        /// Charges the server made (charges).
+        charges,
+        /// Payments charged two or more times: customers charged twice (payments).
+        double_charged_payments,
+        /// Charges beyond one per payment (charges).
+        extra_charges,
+        /// Deliveries answered with the stored response, not charged: prevented duplicates
+        /// (deliveries).
+        replays,
+        /// Deliveries answered 409 Conflict because the key was in flight (deliveries).
+        conflicts,
+        /// Payments for which some copy received a success response (payments).
+        succeeded,
+        /// Payments charged although no copy got a success response: the customer was charged and
+        /// told the payment failed (the clients gave up, or got a 422); the first ambiguous outcome
+        /// (payments).
+        gave_up_charged,
+        /// Payments with no success response that were never charged (payments).
+        gave_up_not_charged,
+        /// Deliveries answered 422 because their body did not match the key's fingerprint; nothing
+        /// charged (deliveries).
+        rejected_mismatches,
+        /// Deliveries answered with the stored response of another body because the server keeps no
+        /// fingerprint (deliveries).
+        wrong_replays,
+        /// Processings that failed with a 500 and charged nothing: `error_rate` of the first
+        /// processings (processings).
+        server_errors,
+        /// Deliveries answered 500 without processing: the stored failure replayed (`error_policy =
+        /// "store"`) or a duplicate answered 500 (`duplicate_answer = "error_500"`) (deliveries).
+        errors_replayed,
+        /// Deliveries processed again after a 500 that was not stored (deliveries).
+        errors_retried,
+        /// Charges made by deliveries that arrived after their key had been pruned (charges).
+        expired_key_charges,
+        /// Payments told they succeeded although no charge was made with the body the success
+        /// answered: the second ambiguous outcome, 0 for a correct server (payments).
+        told_succeeded_not_charged,
+    }
+    // The backend's counters (crashes, key store, provider, receipts): the last columns,
+    // written only when a scenario uses the backend.
+    trailing {
+        /// Processings that crashed before the charge (and before calling the provider): nothing
+        /// done, no answer (processings).
+        crashes_before_charge,
+        /// Processings that crashed after the charge, before the key and response were saved; no
+        /// answer (processings).
+        crashes_after_charge,
+        /// Processings that crashed after saving the key and response, before the receipt and the
+        /// response were sent; no answer (processings).
+        crashes_after_save,
+        /// Charges undone by a crash before their commit (`same_transaction`, or strategy `none`
+        /// with it): the ledger has no trace; the provider may have moved money (charges).
+        charges_lost_by_crash,
+        /// Writes of the key to the other store after the commit that failed: `key_write_failure`
+        /// of the writes (`separate_store`, `key_first`) (writes).
+        key_write_failures,
+        /// Committed charges whose key was never stored, by a failed write or a crash between the
+        /// commit and the write; a later delivery charges again (charges).
+        keys_lost,
+        /// Payments whose `key_first` key was left in flight by a crash or a failed write
+        /// (payments).
+        stuck_payments,
+        /// Time those keys stayed in flight, until the lock expired or the completer ran, summed
+        /// over the payments (whole ms per payment).
+        stuck_in_flight_ms,
+        /// Keys in flight the completer found and completed or released (keys).
+        completer_recoveries,
+        /// Calls the server made to the provider, retries included (calls).
+        provider_calls,
+        /// Provider calls with no answer in time: lost either way or slower than the provider
+        /// timeout (calls).
+        provider_timeouts,
+        /// Charges the provider made: the money that moved (charges).
+        provider_charges,
+        /// Provider charges beyond one per payment: money moved twice (charges).
+        duplicate_provider_charges,
+        /// Receipts that reached the customer (receipts).
+        receipts_sent,
+        /// Receipts beyond one per payment that reached the customer (receipts).
+        receipts_duplicated,
+        /// Payments committed at least once whose customer got no receipt (payments).
+        receipts_missing,
+        /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender (sends).
+        receipt_send_failures,
     }
 }
 
 impl Counters {
+    /// The backend's counters (crashes, key store, provider, receipts): the last columns,
+    /// written only when a scenario uses the backend.
+    pub const BACKEND_COLUMNS: usize = Self::TRAILING_COLUMNS;
+
     /// Deliveries per payment: the retry amplification.
     pub fn deliveries_per_payment(&self) -> f64 {
         self.deliveries as f64 / self.payments.max(1) as f64

@@ -7,8 +7,8 @@ use plotters::prelude::*;
 use crate::model::contention::summary::{Metric, MetricSummary};
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, svg};
-use crate::report::format::grouped;
+use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, layered_stroke, svg};
+use crate::report::format::{grouped, tick, whole_tick};
 
 /// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
 fn colour(policy: Policy) -> RGBColor {
@@ -68,15 +68,6 @@ pub fn parameters(results: &ContentionResults) -> String {
     )
 }
 
-/// A number label with thousands grouped.
-fn number_label(value: f64) -> String {
-    if value.abs() >= 10.0 || value == 0.0 {
-        grouped(value.abs().round() as u64)
-    } else {
-        format!("{value:.1}")
-    }
-}
-
 /// One chart: `metric` against clients, a line per policy with interval bars.
 fn sweep(
     results: &ContentionResults,
@@ -120,16 +111,17 @@ fn sweep(
             .y_desc(y_description)
             .x_labels(10)
             .y_labels(8)
-            .x_label_formatter(&|value| format!("{}", value.round() as i64))
-            .y_label_formatter(&|value| number_label(*value))
+            .x_label_formatter(&|value| whole_tick(*value))
+            .y_label_formatter(&|value| tick(*value))
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 14))
             .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
             .draw()
             .map_err(|e| e.to_string())?;
         let cap = (x.end - x.start) * 0.005;
-        for (policy, rows) in &series {
+        for (index, (policy, rows)) in series.iter().enumerate() {
             let colour = colour(*policy);
+            let stroke = layered_stroke(index, series.len());
             chart
                 .draw_series(rows.iter().filter_map(|row| {
                     let interval = row.interval?;
@@ -151,7 +143,7 @@ fn sweep(
                 .iter()
                 .map(|row| (f64::from(row.clients), row.mean))
                 .collect();
-            draw_marked_line(&mut chart, &points, colour, policy.name(), 18)?;
+            draw_marked_line(&mut chart, &points, (colour, stroke), policy.name(), 18)?;
         }
         draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
     })

@@ -1,15 +1,22 @@
-//! The load model's charts, run 0 of each scenario in its own panel, the trigger window
-//! shaded: `load_goodput.svg` (offered load, retries and goodput per second, and the queue on
-//! a second axis, for the file's first strategy: the metastable-failure picture) and
-//! `load_double_charges.svg` (customers charged twice so far, one line per strategy).
+//! The load model's charts. Over time, run 0 of each scenario in its own panel, the trigger
+//! windows shaded (when there are any): `load_goodput.svg` (offered load, retries and goodput
+//! per second, and the queue on a second axis when it ever formed, for the file's first
+//! strategy: the metastable-failure picture) and `load_double_charges.svg` (customers charged
+//! twice so far, one line per strategy). With an error-rate sweep, `load_failure_sweep.svg`:
+//! success rate and amplification against the server's error rate, one row of panels per
+//! strategy, one line per scenario (the retry policies). Each chart has one legend, in a row
+//! above its panels, so that it never covers a line.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, svg};
-use crate::report::format::tick;
+use crate::report::chart_style::{
+    FONT, LEGEND_ROW_HEIGHT, LegendEntry, SIZE, draw_marked_line, layered_stroke, legend_row, svg,
+    svg_sized,
+};
+use crate::report::format::{tick, whole_tick};
 
 /// Offered load: grey.
 const OFFERED: RGBColor = RGBColor(0x7f, 0x7f, 0x7f);
@@ -19,8 +26,10 @@ const GOODPUT: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
 const RETRIES: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
 /// The queue: blue.
 const QUEUE: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
-/// Room above the highest point for the legend.
-const HEADROOM: f64 = 1.6;
+/// Room above the highest point (the legends sit above the panels).
+const HEADROOM: f64 = 1.1;
+/// The height of one row of sweep panels (pixels).
+const SWEEP_ROW_HEIGHT: u32 = 240;
 /// The trigger window's shade.
 const SHADE: RGBColor = RGBColor(0xf3, 0xd9, 0xd9);
 
@@ -73,13 +82,13 @@ fn scenario_colour(index: usize) -> RGBColor {
     HUES[index % HUES.len()]
 }
 
-/// Mean over runs of `value` per sweep point, for a scenario under the first strategy.
+/// Mean over runs of `value` per sweep point, for a scenario under a strategy.
 fn sweep_line(
     results: &LoadResults,
     scenario: usize,
-    value: impl Fn(&LoadRow) -> f64,
+    strategy: LoadStrategy,
+    value: &dyn Fn(&LoadRow) -> f64,
 ) -> Vec<(f64, f64)> {
-    let strategy = results.model.strategies[0];
     results
         .model
         .error_rate_sweep
@@ -103,40 +112,77 @@ fn sweep_line(
         .collect()
 }
 
-/// Success rate and amplification against the server's error rate, one line per scenario.
+/// The legend entries of the scenarios, one colour each.
+fn scenario_legend(results: &LoadResults) -> Vec<LegendEntry> {
+    let count = results.model.scenarios.len();
+    results
+        .model
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(index, scenario)| LegendEntry {
+            label: scenario.name.clone(),
+            colour: scenario_colour(index),
+            stroke: layered_stroke(index, count),
+        })
+        .collect()
+}
+
+/// Success rate and amplification against the server's error rate: a row of two panels per
+/// strategy, one line per scenario; the chart grows by a row per strategy.
 fn failure_sweep(results: &LoadResults) -> String {
     let model = &results.model;
     let subtitle = format!(
-        "{} · seed {} · means over {} runs · strategy {}",
-        model.title,
-        model.seed,
-        model.runs,
-        model.strategies[0].name()
+        "{} · seed {} · means over {} runs · one row per strategy, one line per scenario",
+        model.title, model.seed, model.runs,
     );
-    svg(
+    let rows = model.strategies.len().max(1) as u32;
+    let height = SIZE.1.max(68 + LEGEND_ROW_HEIGHT + rows * SWEEP_ROW_HEIGHT);
+    svg_sized(
         "Success rate and amplification against the server's error rate",
         &subtitle,
+        (SIZE.0, height),
         |area| {
-            let halves = area.split_evenly((1, 2));
+            let body = legend_row(area, &scenario_legend(results), 12)?;
+            let panels = body.split_evenly((rows as usize, 2));
             let success = |row: &LoadRow| {
                 row.tally.counts.succeeded as f64 / row.tally.counts.payments.max(1) as f64
             };
             let amplification = |row: &LoadRow| {
                 row.tally.counts.calls as f64 / row.tally.counts.payments.max(1) as f64
             };
-            // A share: the axis ends just above 1, the legend sits below the lines.
+            // A share: the axis ends just above 1.
             let share = SweepAxis {
                 description: "success rate",
-                top: Some(1.05),
-                legend: SeriesLabelPosition::LowerLeft,
+                top: 1.05,
             };
+            // One scale for every strategy's row, so that the rows compare at a glance.
+            let highest = model
+                .strategies
+                .iter()
+                .flat_map(|&strategy| {
+                    (0..model.scenarios.len())
+                        .flat_map(move |scenario| {
+                            sweep_line(results, scenario, strategy, &amplification)
+                        })
+                        .map(|point| point.1)
+                })
+                .fold(1.0, f64::max);
             let calls = SweepAxis {
                 description: "calls per payment",
-                top: None,
-                legend: SeriesLabelPosition::UpperRight,
+                top: highest * HEADROOM,
             };
-            sweep_panel(results, &halves[0], &share, &success)?;
-            sweep_panel(results, &halves[1], &calls, &amplification)
+            for (index, &strategy) in model.strategies.iter().enumerate() {
+                sweep_panel(results, strategy, &panels[2 * index], &share, &success)?;
+                sweep_panel(
+                    results,
+                    strategy,
+                    &panels[2 * index + 1],
+                    &calls,
+                    &amplification,
+                )?;
+            }
+            Ok(())
         },
     )
 }
@@ -145,30 +191,24 @@ fn failure_sweep(results: &LoadResults) -> String {
 struct SweepAxis {
     /// What the axis shows.
     description: &'static str,
-    /// Where it ends; `None`: the largest value with room for the legend above it.
-    top: Option<f64>,
-    /// Where the legend goes.
-    legend: SeriesLabelPosition,
+    /// Where it ends, the same for every strategy's panel.
+    top: f64,
 }
 
+/// One panel of the sweep chart: `axis` against the error rate for `strategy`, a line per
+/// scenario.
 fn sweep_panel(
     results: &LoadResults,
+    strategy: LoadStrategy,
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
     axis: &SweepAxis,
     value: &dyn Fn(&LoadRow) -> f64,
 ) -> Result<(), String> {
     let model = &results.model;
     let lines: Vec<Vec<(f64, f64)>> = (0..model.scenarios.len())
-        .map(|scenario| sweep_line(results, scenario, value))
+        .map(|scenario| sweep_line(results, scenario, strategy, value))
         .collect();
-    let top = axis.top.unwrap_or_else(|| {
-        lines
-            .iter()
-            .flatten()
-            .map(|point| point.1)
-            .fold(1.0, f64::max)
-            * HEADROOM
-    });
+    let top = axis.top;
     let right = model
         .error_rate_sweep
         .iter()
@@ -176,8 +216,12 @@ fn sweep_panel(
         .fold(0.0, f64::max)
         .max(1e-3);
     let mut chart = ChartBuilder::on(panel)
-        .margin(12)
-        .x_label_area_size(40)
+        .margin(10)
+        .caption(
+            format!("{} · strategy {}", axis.description, strategy.name()),
+            (FONT, 14),
+        )
+        .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(0.0..right, 0.0..top)
         .map_err(|e| e.to_string())?;
@@ -187,23 +231,37 @@ fn sweep_panel(
         .y_desc(axis.description)
         .x_labels(6)
         .y_labels(6)
-        .axis_desc_style((FONT, 13))
-        .label_style((FONT, 12))
+        .x_label_formatter(&|value| tick(*value))
+        .y_label_formatter(&|value| tick(*value))
+        .axis_desc_style((FONT, 12))
+        .label_style((FONT, 11))
         .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
         .draw()
         .map_err(|e| e.to_string())?;
+    let count = lines.len();
     for (index, points) in lines.into_iter().enumerate() {
         let name = model.scenarios[index].name.as_str();
-        draw_marked_line(&mut chart, &points, scenario_colour(index), name, 14)?;
+        let style = (scenario_colour(index), layered_stroke(index, count));
+        draw_marked_line(&mut chart, &points, style, name, 14)?;
     }
-    draw_legend(&mut chart, axis.legend.clone(), 11)
+    Ok(())
 }
 
-/// Under each title: the file, the seed, the bucket.
+/// Under each title: the file, the seed, the bucket, what is shaded (only when some panel has
+/// a trigger window), then `what`.
 fn parameters(results: &LoadResults, what: &str) -> String {
     let model = &results.model;
+    let shaded = if model
+        .scenarios
+        .iter()
+        .any(|scenario| !scenario.trigger_windows().is_empty())
+    {
+        " · shaded: the trigger"
+    } else {
+        ""
+    };
     format!(
-        "{} · seed {} · run 0 · {} s buckets · shaded: the trigger · {what}",
+        "{} · seed {} · run 0 · {} s buckets{shaded} · {what}",
         model.title,
         model.seed,
         model.bucket_ms / 1000.0
@@ -218,14 +276,17 @@ fn row_of(results: &LoadResults, scenario: usize, strategy: LoadStrategy) -> Opt
         .find(|row| row.run == 0 && row.scenario == scenario && row.strategy == strategy)
 }
 
-/// The panels of the scenarios: two columns when there is more than one.
+/// The panels of the scenarios, one each: two columns when there is more than one (with an
+/// odd count, the last cell stays empty).
 fn panels<'a>(
     area: &DrawingArea<SVGBackend<'a>, Shift>,
     count: usize,
 ) -> Vec<DrawingArea<SVGBackend<'a>, Shift>> {
     let columns = if count > 1 { 2 } else { 1 };
     let rows = count.div_ceil(columns).max(1);
-    area.split_evenly((rows, columns))
+    let mut cells = area.split_evenly((rows, columns));
+    cells.truncate(count);
+    cells
 }
 
 /// A point per bucket at its middle (s).
@@ -271,18 +332,48 @@ fn shade<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Offered load, retries and goodput per second with the queue on a second axis.
+/// Whether a queue formed in any run-0 time series of `strategy`.
+fn queue_formed(results: &LoadResults, strategy: LoadStrategy) -> bool {
+    results
+        .rows
+        .iter()
+        .filter(|row| row.run == 0 && row.strategy == strategy)
+        .flat_map(|row| &row.tally.buckets)
+        .any(|bucket| bucket.queue_length > 0.0)
+}
+
+/// Offered load, retries and goodput per second with the queue on a second axis (left out,
+/// and said so, when no request ever waited).
 fn goodput(results: &LoadResults) -> String {
     let model = &results.model;
     let strategy = model.strategies[0];
-    let subtitle = parameters(results, &format!("strategy {}", strategy.name()));
+    let queue = queue_formed(results, strategy);
+    let what = if queue {
+        format!("strategy {}", strategy.name())
+    } else {
+        format!("strategy {} · the queue stayed empty", strategy.name())
+    };
+    let line = |label: &str, colour, stroke| LegendEntry {
+        label: label.to_string(),
+        colour,
+        stroke,
+    };
+    let mut legend = vec![
+        line("offered (payments/s)", OFFERED, 2),
+        line("retries/s", RETRIES, 2),
+        line("goodput (successes/s)", GOODPUT, 2),
+    ];
+    if queue {
+        legend.push(line("queue length (right axis)", QUEUE, 1));
+    }
     svg(
         "Goodput, offered load and queue over time, one panel per scenario",
-        &subtitle,
+        &parameters(results, &what),
         |area| {
-            for (index, panel) in panels(area, model.scenarios.len()).iter().enumerate() {
+            let body = legend_row(area, &legend, 12)?;
+            for (index, panel) in panels(&body, model.scenarios.len()).iter().enumerate() {
                 if let Some(row) = row_of(results, index, strategy) {
-                    goodput_panel(results, index, row, panel)?;
+                    goodput_panel(results, index, row, queue, panel)?;
                 }
             }
             Ok(())
@@ -290,10 +381,12 @@ fn goodput(results: &LoadResults) -> String {
     )
 }
 
+/// One scenario's panel of [`goodput`]; the queue and its axis only with `queue`.
 fn goodput_panel(
     results: &LoadResults,
     scenario: usize,
     row: &LoadRow,
+    queue: bool,
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
 ) -> Result<(), String> {
     let bucket_s = results.model.bucket_ms / 1000.0;
@@ -302,7 +395,7 @@ fn goodput_panel(
     let offered = series(buckets, bucket_s, |b| per_second(b.arrivals));
     let retries = series(buckets, bucket_s, |b| per_second(b.retries));
     let good = series(buckets, bucket_s, |b| per_second(b.successes));
-    let queue = series(buckets, bucket_s, |b| b.queue_length);
+    let queue_length = series(buckets, bucket_s, |b| b.queue_length);
     let top = offered
         .iter()
         .chain(&retries)
@@ -310,14 +403,14 @@ fn goodput_panel(
         .map(|point| point.1)
         .fold(1.0, f64::max)
         * HEADROOM;
-    let queue_top = queue.iter().map(|point| point.1).fold(1.0, f64::max) * HEADROOM;
+    let queue_top = queue_length.iter().map(|point| point.1).fold(1.0, f64::max) * HEADROOM;
     let span = span_s(results);
     let mut chart = ChartBuilder::on(panel)
         .margin(8)
         .caption(&results.model.scenarios[scenario].name, (FONT, 15))
         .x_label_area_size(30)
         .y_label_area_size(48)
-        .right_y_label_area_size(48)
+        .right_y_label_area_size(if queue { 64 } else { 8 })
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(|e| e.to_string())?
         .set_secondary_coord(0.0..span, 0.0..queue_top);
@@ -326,7 +419,7 @@ fn goodput_panel(
         .x_desc("time, s")
         .y_desc("per second")
         .x_labels(8)
-        .x_label_formatter(&|value| format!("{}", value.round() as i64))
+        .x_label_formatter(&|value| whole_tick(*value))
         .y_labels(5)
         .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
@@ -334,45 +427,49 @@ fn goodput_panel(
         .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
         .draw()
         .map_err(|e| e.to_string())?;
-    chart
-        .configure_secondary_axes()
-        .y_desc("queue length")
-        .y_labels(5)
-        .y_label_formatter(&|value| tick(*value))
-        .axis_desc_style((FONT, 12))
-        .label_style((FONT, 11))
-        .draw()
-        .map_err(|e| e.to_string())?;
     shade(&mut chart, results, scenario, top)?;
-    for (points, colour, label) in [
-        (offered, OFFERED, "offered (payments/s)"),
-        (retries, RETRIES, "retries/s"),
-        (good, GOODPUT, "goodput (successes/s)"),
-    ] {
+    for (points, colour) in [(offered, OFFERED), (retries, RETRIES), (good, GOODPUT)] {
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(2)))
-            .map_err(|e| e.to_string())?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-            });
+            .map_err(|e| e.to_string())?;
     }
-    chart
-        .draw_secondary_series(LineSeries::new(queue, QUEUE.mix(0.8).stroke_width(1)))
-        .map_err(|e| e.to_string())?
-        .label("queue (right axis)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], QUEUE.stroke_width(1)));
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 10)
+    if queue {
+        chart
+            .configure_secondary_axes()
+            .y_desc("queue length")
+            .y_labels(5)
+            .y_label_formatter(&|value| tick(*value))
+            .axis_desc_style((FONT, 12))
+            .label_style((FONT, 11))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_secondary_series(LineSeries::new(queue_length, QUEUE.stroke_width(1)))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Customers charged twice so far, one line per strategy, one panel per scenario.
 fn double_charges(results: &LoadResults) -> String {
     let model = &results.model;
+    let count = model.strategies.len();
+    let legend: Vec<LegendEntry> = model
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(index, &strategy)| LegendEntry {
+            label: strategy.name().to_string(),
+            colour: colour(strategy),
+            stroke: layered_stroke(index, count),
+        })
+        .collect();
     svg(
         "Customers charged twice, over time, per strategy",
         &parameters(results, "cumulative double charges"),
         |area| {
-            for (index, panel) in panels(area, model.scenarios.len()).iter().enumerate() {
+            let body = legend_row(area, &legend, 12)?;
+            for (index, panel) in panels(&body, model.scenarios.len()).iter().enumerate() {
                 double_charges_panel(results, index, panel)?;
             }
             Ok(())
@@ -380,6 +477,8 @@ fn double_charges(results: &LoadResults) -> String {
     )
 }
 
+/// One scenario's panel of [`double_charges`]. The axis shows at least 0 to 5, so that a
+/// count never gets a fractional tick.
 fn double_charges_panel(
     results: &LoadResults,
     scenario: usize,
@@ -396,11 +495,12 @@ fn double_charges_panel(
             Some((strategy, points))
         })
         .collect();
-    let top = lines
+    let top = (lines
         .iter()
         .flat_map(|(_, points)| points.iter().map(|point| point.1))
-        .fold(1.0, f64::max)
-        * HEADROOM;
+        .fold(0.0, f64::max)
+        * HEADROOM)
+        .max(5.0);
     let span = span_s(results);
     let mut chart = ChartBuilder::on(panel)
         .margin(8)
@@ -414,7 +514,7 @@ fn double_charges_panel(
         .x_desc("time, s")
         .y_desc("payments charged twice")
         .x_labels(8)
-        .x_label_formatter(&|value| format!("{}", value.round() as i64))
+        .x_label_formatter(&|value| whole_tick(*value))
         .y_labels(5)
         .y_label_formatter(&|value| tick(*value))
         .axis_desc_style((FONT, 12))
@@ -423,15 +523,16 @@ fn double_charges_panel(
         .draw()
         .map_err(|e| e.to_string())?;
     shade(&mut chart, results, scenario, top)?;
+    let count = model.strategies.len();
     for (strategy, points) in lines {
-        let colour = colour(strategy);
+        let index = model.strategies.iter().position(|&s| s == strategy);
+        let stroke = layered_stroke(index.unwrap_or(0), count);
         chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
-            .map_err(|e| e.to_string())?
-            .label(strategy.name())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-            });
+            .draw_series(LineSeries::new(
+                points,
+                colour(strategy).stroke_width(stroke),
+            ))
+            .map_err(|e| e.to_string())?;
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 10)
+    Ok(())
 }

@@ -1,14 +1,17 @@
-//! `load.csv` (one row per run, scenario and strategy) and `load_timeseries.csv` (one row per
-//! run, scenario, strategy and time bucket).
+//! `load.csv` (one row per run, scenario and strategy), `load_timeseries.csv` (one row per
+//! run, scenario, strategy and time bucket) and `load_sweep.csv`. The counter columns come
+//! from [`LoadCounts::columns`], declared once in the model with their docs and units.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
+use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
 use crate::model::load::{LoadResults, LoadRow};
-use crate::report::format::{decimal, serialize_decimal, to_csv};
+use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv};
 
-/// One row of `load.csv`: one event loop (run, scenario, strategy), drain included.
+/// The columns of `load.csv` that name the event loop: its first four.
 #[derive(Debug, Serialize)]
-pub struct LoadCsvRow {
+pub struct RunColumns {
     /// The replication; its streams are `SeedSequence(seed, spawn_key=(run, 10))` (arrivals)
     /// and `(run, 11)` (everything else).
     pub run: u32,
@@ -18,55 +21,12 @@ pub struct LoadCsvRow {
     pub strategy: &'static str,
     /// The seed of the run streams.
     pub seed: u64,
-    /// Payments issued during the arrival window (payments).
-    pub payments: u64,
-    /// Payments that got a success answer (payments).
-    pub succeeded: u64,
-    /// Payments given up without a success answer: retries exhausted, deadline passed or a
-    /// retry refused (payments).
-    pub failed: u64,
-    /// Deliveries that reached the server, answered or not: server work (deliveries).
-    pub calls: u64,
-    /// Attempts the clients sent: first sends plus retries (attempts).
-    pub attempts: u64,
-    /// Retries sent (attempts).
-    pub retries: u64,
-    /// Retries refused by the token bucket, the adaptive bucket, the breaker or the retry
-    /// budget (retries).
-    pub throttled: u64,
-    /// Deliveries answered 503 at once because the queue was full (deliveries).
-    pub shed: u64,
-    /// Deliveries a worker dropped unprocessed because they had waited longer than their
-    /// client's timeout (`drop_expired`; deliveries).
-    pub dropped_expired: u64,
-    /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
-    pub timeouts: u64,
-    /// Deliveries answered 409 because their key was in flight (deliveries).
-    pub conflicts: u64,
-    /// Deliveries answered with a stored response (deliveries).
-    pub replays: u64,
-    /// Deliveries that waited for their key's lock holding a worker (`lock_wait`;
-    /// deliveries).
-    pub lock_waits: u64,
-    /// Deliveries a worker processed: each charges or fails with a 500 (processings).
-    pub processings: u64,
-    /// Processings that failed with a 500 (processings).
-    pub server_errors: u64,
-    /// Charges made (charges).
-    pub charges: u64,
-    /// Payments charged two or more times: customers charged twice (payments).
-    pub double_charges: u64,
-    /// Payments given up although charged: told it failed, money taken (payments).
-    pub failed_charged: u64,
-    /// Processings finished for an attempt its client had already stopped waiting for (timed
-    /// out, answered by another attempt, or given up): wasted work (processings).
-    pub wasted_work: u64,
-    /// Answers the server sent: one per call not dropped (answers).
-    pub answers: u64,
-    /// Requests lost on the way to the server, to `request_loss` or an outage (attempts).
-    pub lost_requests: u64,
-    /// Answers lost on the way back, to `ack_loss` or an outage (answers).
-    pub lost_answers: u64,
+}
+
+/// The columns of `load.csv` derived from the counts, the queue histograms and the recovery,
+/// between [`LoadCounts`]' columns and its trailing `events`.
+#[derive(Debug, Serialize)]
+pub struct DerivedColumns {
     /// Payments per second of the arrival window (payments/s).
     #[serde(serialize_with = "serialize_decimal")]
     pub offered_load_per_s: f64,
@@ -106,13 +66,16 @@ pub struct LoadCsvRow {
     pub recovered_at_s: String,
     /// When the last event happened: the arrival window plus the drain (s, 3 decimals).
     pub end_s: String,
-    /// Events the loop handled (events).
-    pub events: u64,
 }
 
-/// One row of `load_timeseries.csv`: one time bucket of one event loop.
+/// One row of `load.csv`: one event loop (run, scenario, strategy), drain included: the
+/// [`RunColumns`], every counter of [`LoadCounts`] (named after its field, documented there)
+/// but the trailing ones, the [`DerivedColumns`], then the trailing counters (`events`).
+pub type LoadCsvRow = (RunColumns, CountColumns, DerivedColumns, CountColumns);
+
+/// The columns of `load_timeseries.csv` that name the bucket: its first four.
 #[derive(Debug, Serialize)]
-pub struct TimeseriesCsvRow {
+pub struct BucketRunColumns {
     /// The replication.
     pub run: u32,
     /// The scenario's name.
@@ -122,27 +85,29 @@ pub struct TimeseriesCsvRow {
     /// The bucket's start (s); it lasts `[output] bucket_s`.
     #[serde(serialize_with = "serialize_decimal")]
     pub bucket_start_s: f64,
-    /// New payments (payments).
-    pub arrivals: u64,
-    /// Retries sent (attempts).
-    pub retries: u64,
-    /// Payments that got their success answer (payments).
-    pub successes: u64,
-    /// Attempts timed out at their client (attempts).
-    pub timeouts: u64,
-    /// 409 answers (deliveries).
-    pub conflicts: u64,
-    /// 503 answers (deliveries).
-    pub shed: u64,
-    /// Deliveries that reached the server (deliveries).
-    pub calls: u64,
-    /// Time-averaged requests waiting for a worker (requests, 3 decimals).
-    pub queue_length: String,
-    /// Time-averaged workers busy (workers, 3 decimals).
-    pub workers_busy: String,
-    /// Payments charged two or more times so far, cumulative (payments).
-    pub double_charges: u64,
 }
+
+/// A bucket's columns as CSV cells: counts as whole numbers, time averages with 3 decimals.
+#[derive(Debug)]
+pub struct BucketColumns(pub Bucket);
+
+impl Serialize for BucketColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let columns: Vec<_> = self.0.columns().collect();
+        let mut row = serializer.serialize_struct("Bucket", columns.len())?;
+        for (name, value) in columns {
+            match value {
+                BucketValue::Count(count) => row.serialize_field(name, &count)?,
+                BucketValue::Mean(mean) => row.serialize_field(name, &three(mean))?,
+            }
+        }
+        row.end()
+    }
+}
+
+/// One row of `load_timeseries.csv`: one time bucket of one event loop: the
+/// [`BucketRunColumns`], then every field of [`Bucket`] (named after it, documented there).
+pub type TimeseriesCsvRow = (BucketRunColumns, BucketColumns);
 
 /// Three decimals.
 fn three(value: f64) -> String {
@@ -152,6 +117,13 @@ fn three(value: f64) -> String {
 /// A rate over the arrival window (per second).
 fn per_second(count: u64, window_ms: f64) -> f64 {
     count as f64 / (window_ms / 1000.0)
+}
+
+/// The counters of `counts` in two parts: the leading columns, then the trailing group.
+fn split_counters(counts: &LoadCounts) -> (CountColumns, CountColumns) {
+    let mut leading: Vec<_> = counts.columns().collect();
+    let trailing = leading.split_off(leading.len() - LoadCounts::TRAILING_COLUMNS);
+    (CountColumns(leading), CountColumns(trailing))
 }
 
 fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
@@ -164,33 +136,13 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
         (true, None) => ("false".into(), String::new()),
         (true, Some(at)) => ("true".into(), decimal(at / 1000.0)),
     };
-    LoadCsvRow {
+    let run = RunColumns {
         run: row.run,
         scenario: scenario.name.clone(),
         strategy: row.strategy.name(),
         seed: results.model.seed,
-        payments: counts.payments,
-        succeeded: counts.succeeded,
-        failed: counts.failed,
-        calls: counts.calls,
-        attempts: counts.attempts,
-        retries: counts.retries,
-        throttled: counts.throttled,
-        shed: counts.shed,
-        dropped_expired: counts.dropped_expired,
-        timeouts: counts.timeouts,
-        conflicts: counts.conflicts,
-        replays: counts.replays,
-        lock_waits: counts.lock_waits,
-        processings: counts.processings,
-        server_errors: counts.server_errors,
-        charges: counts.charges,
-        double_charges: counts.double_charges,
-        failed_charged: counts.failed_charged,
-        wasted_work: counts.wasted_work,
-        answers: counts.answers,
-        lost_requests: counts.lost_requests,
-        lost_answers: counts.lost_answers,
+    };
+    let derived = DerivedColumns {
         offered_load_per_s: per_second(counts.payments, window),
         throughput_per_s: per_second(counts.processings, window),
         goodput_per_s: per_second(counts.succeeded, window),
@@ -206,8 +158,9 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
         recovered,
         recovered_at_s,
         end_s: three(tally.end_ms / 1000.0),
-        events: counts.events,
-    }
+    };
+    let (leading, trailing) = split_counters(&counts);
+    (run, leading, derived, trailing)
 }
 
 /// The bytes of `load.csv`: by run, then scenario, then strategy.
@@ -224,29 +177,29 @@ pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
             .buckets
             .iter()
             .enumerate()
-            .map(move |(index, bucket)| TimeseriesCsvRow {
-                run: row.run,
-                scenario: scenario.clone(),
-                strategy: row.strategy.name(),
-                bucket_start_s: index as f64 * bucket_s,
-                arrivals: bucket.arrivals,
-                retries: bucket.retries,
-                successes: bucket.successes,
-                timeouts: bucket.timeouts,
-                conflicts: bucket.conflicts,
-                shed: bucket.shed,
-                calls: bucket.calls,
-                queue_length: three(bucket.queue_length),
-                workers_busy: three(bucket.workers_busy),
-                double_charges: bucket.double_charges,
+            .map(move |(index, bucket)| -> TimeseriesCsvRow {
+                let run = BucketRunColumns {
+                    run: row.run,
+                    scenario: scenario.clone(),
+                    strategy: row.strategy.name(),
+                    bucket_start_s: index as f64 * bucket_s,
+                };
+                (run, BucketColumns(*bucket))
             })
     }))
 }
 
-/// One row of `load_sweep.csv`: one event loop at one error rate of `[output]
-/// error_rate_sweep` (written only with a sweep).
+/// The counters of `counts` named in the order given, as [`CountColumns`] (each name a field
+/// of [`LoadCounts`], checked by the compiler, and documented there).
+macro_rules! pick {
+    ($counts:expr; $($name:ident),+ $(,)?) => {
+        CountColumns(vec![$((stringify!($name), $counts.$name)),+])
+    };
+}
+
+/// The columns of `load_sweep.csv` that name the event loop: its first four.
 #[derive(Debug, Serialize)]
-pub struct SweepCsvRow {
+pub struct SweepRunColumns {
     /// The server's error rate of this point: the share of processings answered 500.
     #[serde(serialize_with = "serialize_decimal")]
     pub error_rate: f64,
@@ -256,20 +209,11 @@ pub struct SweepCsvRow {
     pub scenario: String,
     /// The strategy.
     pub strategy: &'static str,
-    /// Payments issued (payments).
-    pub payments: u64,
-    /// Payments that got a success answer (payments).
-    pub succeeded: u64,
-    /// Attempts the clients sent: first sends plus retries (attempts).
-    pub attempts: u64,
-    /// Deliveries that reached the server (deliveries).
-    pub calls: u64,
-    /// Retries sent (attempts).
-    pub retries: u64,
-    /// Retries refused by a bucket, the breaker or the budget (retries).
-    pub throttled: u64,
-    /// Payments charged two or more times (payments).
-    pub double_charges: u64,
+}
+
+/// The ratios that end a `load_sweep.csv` row.
+#[derive(Debug, Serialize)]
+pub struct SweepRatios {
     /// `succeeded / payments` (share).
     #[serde(serialize_with = "serialize_decimal")]
     pub success_rate: f64,
@@ -278,26 +222,30 @@ pub struct SweepCsvRow {
     pub amplification: f64,
 }
 
+/// One row of `load_sweep.csv`: one event loop at one error rate of `[output]
+/// error_rate_sweep` (written only with a sweep): the [`SweepRunColumns`], the counters
+/// `payments`, `succeeded`, `attempts`, `calls`, `retries`, `throttled` and `double_charges`
+/// of [`LoadCounts`] (documented there), then the [`SweepRatios`].
+pub type SweepCsvRow = (SweepRunColumns, CountColumns, SweepRatios);
+
 /// The bytes of `load_sweep.csv`: by error rate, then run, scenario, strategy.
 pub fn sweep_csv(results: &LoadResults) -> Vec<u8> {
-    to_csv(results.sweep.iter().map(|point| {
+    to_csv(results.sweep.iter().map(|point| -> SweepCsvRow {
         let row = &point.row;
         let counts = row.tally.counts;
         let payments = counts.payments.max(1) as f64;
-        SweepCsvRow {
+        let run = SweepRunColumns {
             error_rate: point.error_rate,
             run: row.run,
             scenario: results.model.scenarios[row.scenario].name.clone(),
             strategy: row.strategy.name(),
-            payments: counts.payments,
-            succeeded: counts.succeeded,
-            attempts: counts.attempts,
-            calls: counts.calls,
-            retries: counts.retries,
-            throttled: counts.throttled,
-            double_charges: counts.double_charges,
+        };
+        let picked = pick!(counts; payments, succeeded, attempts, calls, retries, throttled,
+            double_charges);
+        let ratios = SweepRatios {
             success_rate: counts.succeeded as f64 / payments,
             amplification: counts.calls as f64 / payments,
-        }
+        };
+        (run, picked, ratios)
     }))
 }
