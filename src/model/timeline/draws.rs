@@ -189,9 +189,11 @@ impl PaymentDraws {
         self.copy_offsets
             .extend((0..self.copies).map(|_| unit_f64(stream.next_u64())));
         self.copy_streams.clear();
-        for attempts in &mut self.attempts {
+        for (copy, attempts) in self.attempts.iter_mut().enumerate() {
+            if copy > 0 {
+                stream.apply(&self.copy_jump);
+            }
             self.copy_streams.push(stream);
-            stream.apply(&self.copy_jump);
             attempts.clear();
         }
     }

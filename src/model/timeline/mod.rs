@@ -22,6 +22,7 @@ pub mod draws;
 pub mod latency;
 pub mod shortcut;
 pub mod simulation;
+pub mod single_copy;
 
 use rayon::prelude::*;
 
@@ -34,6 +35,7 @@ use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
 use shortcut::{SameAsUniqueKey, Shortcut};
 use simulation::{PaymentOutcome, Simulator};
+use single_copy::SingleCopy;
 
 use super::{Interrupted, Progress};
 use crate::rng::{Jump, PcgState, SeedSequence};
@@ -630,6 +632,8 @@ struct ChunkWalker<'a> {
     /// When other strategies' outcomes can be read off `unique_key`'s, if the scenario and
     /// the strategies allow it.
     same_as_unique_key: Option<SameAsUniqueKey>,
+    /// The event loop's closed form, if the scenario allows it.
+    single_copy: Option<SingleCopy>,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -650,6 +654,7 @@ impl<'a> ChunkWalker<'a> {
             backend_stride: BackendDraws::stride(&scenario.backend, copies, max_retries),
             shortcut: Shortcut::of(scenario),
             same_as_unique_key: SameAsUniqueKey::of(scenario),
+            single_copy: SingleCopy::of(scenario),
         }
     }
 
@@ -668,7 +673,7 @@ impl<'a> ChunkWalker<'a> {
             Some(outcome) => outcome,
             None => {
                 let outcome =
-                    simulator.run(self.scenario, Strategy::UniqueKey, draws, backend, progress)?;
+                    self.run(Strategy::UniqueKey, (simulator, draws, backend), progress)?;
                 *unique_key = Some(outcome);
                 outcome
             }
@@ -676,8 +681,27 @@ impl<'a> ChunkWalker<'a> {
         if rule.holds(strategy, &unique) {
             Ok(unique)
         } else {
-            simulator.run(self.scenario, strategy, draws, backend, progress)
+            self.run(strategy, (simulator, draws, backend), progress)
         }
+    }
+
+    /// The payment in `draws` under `strategy`: from the closed form when the scenario and
+    /// the payment allow it, else from the event loop.
+    #[inline]
+    fn run(
+        &self,
+        strategy: Strategy,
+        work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
+        progress: &dyn Progress,
+    ) -> Result<PaymentOutcome, Interrupted> {
+        let (simulator, draws, backend) = work;
+        if let Some(outcome) = self
+            .single_copy
+            .and_then(|single_copy| single_copy.outcome(strategy, draws))
+        {
+            return Ok(outcome);
+        }
+        simulator.run(self.scenario, strategy, draws, backend, progress)
     }
 
     /// The gap to the next payment's start (µs), `None` for sequential arrivals.
@@ -701,7 +725,6 @@ impl<'a> ChunkWalker<'a> {
         strategies: &[Strategy],
         progress: &dyn Progress,
     ) -> Result<(), Interrupted> {
-        let scenario = self.scenario;
         let ChunkWork {
             tallies,
             shortcut_payments,
@@ -752,7 +775,7 @@ impl<'a> ChunkWalker<'a> {
                         &mut unique_key,
                         progress,
                     )?,
-                    None => simulator.run(scenario, strategy, draws, backend, progress)?,
+                    None => self.run(strategy, (simulator, draws, backend), progress)?,
                 };
                 tally.record(&outcome, gap_us);
             }
