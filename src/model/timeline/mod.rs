@@ -19,6 +19,7 @@ pub mod backoff;
 pub mod counters;
 pub mod distribution;
 pub mod draws;
+pub mod estimate;
 pub mod latency;
 pub mod shortcut;
 pub mod simulation;
@@ -386,6 +387,14 @@ fn microseconds(ms: f64) -> u64 {
     latency::whole_microseconds(ms)
 }
 
+/// The exponential gap `-scale_ms × ln(1 - u)` (`scale_ms = -1000 / rate_per_s`) in whole
+/// microseconds: exactly `microseconds(scale_ms * (-u).ln_1p())`, from the faster estimate
+/// [`estimate::exponential_us`] when no rounding half lies within its error.
+#[inline]
+fn poisson_gap_us(scale_ms: f64, u: f64) -> u64 {
+    estimate::exponential_us(scale_ms, u).unwrap_or_else(|| microseconds(scale_ms * (-u).ln_1p()))
+}
+
 /// One strategy's results in one run and scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineRow {
@@ -659,57 +668,67 @@ impl<'a> ChunkWalker<'a> {
     }
 
     /// The payment in `draws` under `strategy`: `unique_key`'s outcome (run once and kept in
-    /// `unique_key`) when `rule` says it is the same, else its own run.
-    fn outcome(
+    /// `slots.0`) when `rule` says it is the same, else its own run (kept in `slots.1`).
+    fn outcome<'o>(
         &self,
         strategy: Strategy,
-        rule: SameAsUniqueKey,
+        rule: Option<SameAsUniqueKey>,
         work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
-        unique_key: &mut Option<PaymentOutcome>,
+        slots: (&'o mut Option<PaymentOutcome>, &'o mut PaymentOutcome),
         progress: &dyn Progress,
-    ) -> Result<PaymentOutcome, Interrupted> {
+    ) -> Result<&'o PaymentOutcome, Interrupted> {
         let (simulator, draws, backend) = work;
-        let unique = match *unique_key {
-            Some(outcome) => outcome,
-            None => {
-                let outcome =
-                    self.run(Strategy::UniqueKey, (simulator, draws, backend), progress)?;
-                *unique_key = Some(outcome);
-                outcome
+        let (unique_key, own) = slots;
+        if let Some(rule) = rule {
+            let unique = match unique_key {
+                Some(unique) => unique,
+                None => {
+                    let unique = unique_key.insert(PaymentOutcome::default());
+                    self.run(
+                        Strategy::UniqueKey,
+                        (simulator, draws, backend),
+                        progress,
+                        unique,
+                    )?;
+                    unique
+                }
+            };
+            if rule.holds(strategy, unique) {
+                return Ok(unique);
             }
-        };
-        if rule.holds(strategy, &unique) {
-            Ok(unique)
-        } else {
-            self.run(strategy, (simulator, draws, backend), progress)
         }
+        self.run(strategy, (simulator, draws, backend), progress, own)?;
+        Ok(own)
     }
 
-    /// The payment in `draws` under `strategy`: from the closed form when the scenario and
-    /// the payment allow it, else from the event loop.
+    /// Puts the payment in `draws` under `strategy` in `outcome`: from the closed form when
+    /// the scenario and the payment allow it, else from the event loop.
     #[inline]
     fn run(
         &self,
         strategy: Strategy,
         work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
         progress: &dyn Progress,
-    ) -> Result<PaymentOutcome, Interrupted> {
+        outcome: &mut PaymentOutcome,
+    ) -> Result<(), Interrupted> {
         let (simulator, draws, backend) = work;
-        if let Some(outcome) = self
+        if let Some(counts) = self
             .single_copy
-            .and_then(|single_copy| single_copy.outcome(strategy, draws))
+            .and_then(|single_copy| single_copy.counts(strategy, draws))
         {
-            return Ok(outcome);
+            *outcome = PaymentOutcome::plain(&counts);
+        } else {
+            *outcome = simulator.run(self.scenario, strategy, draws, backend, progress)?;
         }
-        simulator.run(self.scenario, strategy, draws, backend, progress)
+        Ok(())
     }
 
     /// The gap to the next payment's start (µs), `None` for sequential arrivals.
     fn gap_us(&self, draws: &PaymentDraws) -> Option<u64> {
         match self.scenario.arrivals.process {
-            ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
-                -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
-            )),
+            ArrivalProcess::Poisson { rate_per_s } => {
+                Some(poisson_gap_us(-1000.0 / rate_per_s, draws.arrival_gap))
+            }
             ArrivalProcess::Burst => Some(0),
             ArrivalProcess::Sequential => None,
         }
@@ -765,19 +784,16 @@ impl<'a> ChunkWalker<'a> {
                 }
                 continue;
             }
-            let mut unique_key = None;
+            let (mut unique_key, mut own) = (None, PaymentOutcome::default());
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = match same_as_unique_key {
-                    Some(rule) => self.outcome(
-                        strategy,
-                        rule,
-                        (simulator, draws, backend),
-                        &mut unique_key,
-                        progress,
-                    )?,
-                    None => self.run(strategy, (simulator, draws, backend), progress)?,
-                };
-                tally.record(&outcome, gap_us);
+                let outcome = self.outcome(
+                    strategy,
+                    same_as_unique_key,
+                    (simulator, draws, backend),
+                    (&mut unique_key, &mut own),
+                    progress,
+                )?;
+                tally.record(outcome, gap_us);
             }
         }
         Ok(())

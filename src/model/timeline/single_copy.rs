@@ -65,6 +65,13 @@ impl SingleCopy {
     /// The payment in `draws` under `strategy`, as the event loop would simulate it; `None`
     /// when two server events tie or deliveries arrive out of order (then run the event loop).
     pub fn outcome(&self, strategy: Strategy, draws: &mut PaymentDraws) -> Option<PaymentOutcome> {
+        self.counts(strategy, draws)
+            .map(|counts| PaymentOutcome::plain(&counts))
+    }
+
+    /// What [`SingleCopy::outcome`] is made of (small, for the caller to build the outcome
+    /// where it keeps it).
+    pub fn counts(&self, strategy: Strategy, draws: &mut PaymentDraws) -> Option<PlainCounts> {
         let client = &self.client;
         let mut counts = PlainCounts::default();
         let mut send_ms = 0.0;
@@ -131,7 +138,7 @@ impl SingleCopy {
                 counts.last_give_up_ms = counts.last_give_up_ms.max(now);
             }
         }
-        Some(PaymentOutcome::plain(&counts))
+        Some(counts)
     }
 }
 
