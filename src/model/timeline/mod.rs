@@ -599,6 +599,10 @@ struct ChunkWork {
     draws: PaymentDraws,
     /// The backend's draws of the payment being simulated (empty when the scenario has none).
     backend: BackendDraws,
+    /// The span of the shortcut payments since the last payment that needed the event loop
+    /// (the same for every strategy, so pushed once and appended to each strategy's span
+    /// before the next such payment and at the end); `None` when there are none.
+    shortcut_span: Option<Span>,
 }
 
 impl ChunkWork {
@@ -614,11 +618,24 @@ impl ChunkWork {
                 chunks.scenario.arrivals.copies,
                 chunks.scenario.client.max_retries,
             ),
+            shortcut_span: None,
+        }
+    }
+
+    /// Appends the shortcut payments' span `shortcut_span` to the span of every strategy's
+    /// tally in `tallies` (the shared tally last).
+    fn flush_shortcut_span(shortcut_span: &mut Option<Span>, tallies: &mut [StrategyTally]) {
+        if let Some(span) = shortcut_span.take() {
+            let (_, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+            for tally in by_strategy {
+                tally.span = tally.span.then(span);
+            }
         }
     }
 
     /// The tallies, the shared one (last) with the shortcut payments' counters.
     fn into_tallies(mut self) -> Vec<StrategyTally> {
+        Self::flush_shortcut_span(&mut self.shortcut_span, &mut self.tallies);
         let shared = self.tallies.last_mut().expect("a shared tally");
         shared.counts += Shortcut::counts(self.shortcut_payments);
         self.tallies
@@ -750,6 +767,7 @@ impl<'a> ChunkWalker<'a> {
             simulator,
             draws,
             backend,
+            shortcut_span,
         } = work;
         // Worth it only when unique_key is run anyway.
         let same_as_unique_key = self
@@ -775,15 +793,16 @@ impl<'a> ChunkWalker<'a> {
             }
             let gap_us = self.gap_us(draws);
             if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {
-                let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+                let shared = tallies.last_mut().expect("a shared tally");
                 shared.latency.record(outcome.latency_ms);
                 *shortcut_payments += 1;
                 let latency_us = microseconds(outcome.latency_ms);
-                for tally in by_strategy {
-                    tally.record_span(latency_us, gap_us);
-                }
+                shortcut_span
+                    .get_or_insert_with(Span::default)
+                    .push(latency_us, gap_us.unwrap_or(latency_us));
                 continue;
             }
+            ChunkWork::flush_shortcut_span(shortcut_span, tallies);
             let (mut unique_key, mut own) = (None, PaymentOutcome::default());
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
                 let outcome = self.outcome(
