@@ -86,7 +86,6 @@ pub struct PaymentDraws {
     attempts: Vec<Vec<AttemptSample>>,
     /// From one copy's first draw to the next copy's.
     copy_jump: Jump,
-    copies: u32,
     /// The scenario's distributions, ready to sample.
     samplers: AttemptSamplers,
     /// The payment's lifecycle draws.
@@ -171,11 +170,10 @@ impl PaymentDraws {
         let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
         Self {
             arrival_gap: 0.0,
-            copy_offsets: Vec::with_capacity(copies as usize),
-            copy_streams: Vec::with_capacity(copies as usize),
+            copy_offsets: vec![0.0; copies as usize],
+            copy_streams: vec![*stream; copies as usize],
             attempts: vec![Vec::new(); copies as usize],
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
-            copies,
             samplers: AttemptSamplers::of(scenario),
             lifecycle: LifecycleDraws::new(copies, max_retries),
         }
@@ -185,13 +183,15 @@ impl PaymentDraws {
     pub fn read(&mut self, start: &PcgState) {
         let mut stream = *start;
         self.arrival_gap = unit_f64(stream.next_u64());
-        self.copy_offsets.clear();
-        self.copy_offsets
-            .extend((0..self.copies).map(|_| unit_f64(stream.next_u64())));
-        self.copy_streams.clear();
-        for attempts in &mut self.attempts {
-            self.copy_streams.push(stream);
-            stream.apply(&self.copy_jump);
+        for offset in &mut self.copy_offsets {
+            *offset = unit_f64(stream.next_u64());
+        }
+        let copies = self.copy_streams.iter_mut().zip(&mut self.attempts);
+        for (copy, (copy_stream, attempts)) in copies.enumerate() {
+            if copy > 0 {
+                stream.apply(&self.copy_jump);
+            }
+            *copy_stream = stream;
             attempts.clear();
         }
     }

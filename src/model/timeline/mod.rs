@@ -19,9 +19,11 @@ pub mod backoff;
 pub mod counters;
 pub mod distribution;
 pub mod draws;
+pub mod estimate;
 pub mod latency;
 pub mod shortcut;
 pub mod simulation;
+pub mod single_copy;
 
 use rayon::prelude::*;
 
@@ -34,6 +36,7 @@ use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
 use shortcut::{SameAsUniqueKey, Shortcut};
 use simulation::{PaymentOutcome, Simulator};
+use single_copy::SingleCopy;
 
 use super::{Interrupted, Progress};
 use crate::rng::{Jump, PcgState, SeedSequence};
@@ -384,6 +387,14 @@ fn microseconds(ms: f64) -> u64 {
     latency::whole_microseconds(ms)
 }
 
+/// The exponential gap `-scale_ms × ln(1 - u)` (`scale_ms = -1000 / rate_per_s`) in whole
+/// microseconds: exactly `microseconds(scale_ms * (-u).ln_1p())`, from the faster estimate
+/// [`estimate::exponential_us`] when no rounding half lies within its error.
+#[inline]
+fn poisson_gap_us(scale_ms: f64, u: f64) -> u64 {
+    estimate::exponential_us(scale_ms, u).unwrap_or_else(|| microseconds(scale_ms * (-u).ln_1p()))
+}
+
 /// One strategy's results in one run and scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineRow {
@@ -588,6 +599,10 @@ struct ChunkWork {
     draws: PaymentDraws,
     /// The backend's draws of the payment being simulated (empty when the scenario has none).
     backend: BackendDraws,
+    /// The span of the shortcut payments since the last payment that needed the event loop
+    /// (the same for every strategy, so pushed once and appended to each strategy's span
+    /// before the next such payment and at the end); `None` when there are none.
+    shortcut_span: Option<Span>,
 }
 
 impl ChunkWork {
@@ -603,11 +618,24 @@ impl ChunkWork {
                 chunks.scenario.arrivals.copies,
                 chunks.scenario.client.max_retries,
             ),
+            shortcut_span: None,
+        }
+    }
+
+    /// Appends the shortcut payments' span `shortcut_span` to the span of every strategy's
+    /// tally in `tallies` (the shared tally last).
+    fn flush_shortcut_span(shortcut_span: &mut Option<Span>, tallies: &mut [StrategyTally]) {
+        if let Some(span) = shortcut_span.take() {
+            let (_, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+            for tally in by_strategy {
+                tally.span = tally.span.then(span);
+            }
         }
     }
 
     /// The tallies, the shared one (last) with the shortcut payments' counters.
     fn into_tallies(mut self) -> Vec<StrategyTally> {
+        Self::flush_shortcut_span(&mut self.shortcut_span, &mut self.tallies);
         let shared = self.tallies.last_mut().expect("a shared tally");
         shared.counts += Shortcut::counts(self.shortcut_payments);
         self.tallies
@@ -630,6 +658,8 @@ struct ChunkWalker<'a> {
     /// When other strategies' outcomes can be read off `unique_key`'s, if the scenario and
     /// the strategies allow it.
     same_as_unique_key: Option<SameAsUniqueKey>,
+    /// The event loop's closed form, if the scenario allows it.
+    single_copy: Option<SingleCopy>,
 }
 
 impl<'a> ChunkWalker<'a> {
@@ -650,42 +680,72 @@ impl<'a> ChunkWalker<'a> {
             backend_stride: BackendDraws::stride(&scenario.backend, copies, max_retries),
             shortcut: Shortcut::of(scenario),
             same_as_unique_key: SameAsUniqueKey::of(scenario),
+            single_copy: SingleCopy::of(scenario),
         }
     }
 
     /// The payment in `draws` under `strategy`: `unique_key`'s outcome (run once and kept in
-    /// `unique_key`) when `rule` says it is the same, else its own run.
-    fn outcome(
+    /// `slots.0`) when `rule` says it is the same, else its own run (kept in `slots.1`).
+    fn outcome<'o>(
         &self,
         strategy: Strategy,
-        rule: SameAsUniqueKey,
+        rule: Option<SameAsUniqueKey>,
         work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
-        unique_key: &mut Option<PaymentOutcome>,
+        slots: (&'o mut Option<PaymentOutcome>, &'o mut PaymentOutcome),
         progress: &dyn Progress,
-    ) -> Result<PaymentOutcome, Interrupted> {
+    ) -> Result<&'o PaymentOutcome, Interrupted> {
         let (simulator, draws, backend) = work;
-        let unique = match *unique_key {
-            Some(outcome) => outcome,
-            None => {
-                let outcome =
-                    simulator.run(self.scenario, Strategy::UniqueKey, draws, backend, progress)?;
-                *unique_key = Some(outcome);
-                outcome
+        let (unique_key, own) = slots;
+        if let Some(rule) = rule {
+            let unique = match unique_key {
+                Some(unique) => unique,
+                None => {
+                    let unique = unique_key.insert(PaymentOutcome::default());
+                    self.run(
+                        Strategy::UniqueKey,
+                        (simulator, draws, backend),
+                        progress,
+                        unique,
+                    )?;
+                    unique
+                }
+            };
+            if rule.holds(strategy, unique) {
+                return Ok(unique);
             }
-        };
-        if rule.holds(strategy, &unique) {
-            Ok(unique)
-        } else {
-            simulator.run(self.scenario, strategy, draws, backend, progress)
         }
+        self.run(strategy, (simulator, draws, backend), progress, own)?;
+        Ok(own)
+    }
+
+    /// Puts the payment in `draws` under `strategy` in `outcome`: from the closed form when
+    /// the scenario and the payment allow it, else from the event loop.
+    #[inline]
+    fn run(
+        &self,
+        strategy: Strategy,
+        work: (&mut Simulator, &mut PaymentDraws, &BackendDraws),
+        progress: &dyn Progress,
+        outcome: &mut PaymentOutcome,
+    ) -> Result<(), Interrupted> {
+        let (simulator, draws, backend) = work;
+        if let Some(counts) = self
+            .single_copy
+            .and_then(|single_copy| single_copy.counts(strategy, draws))
+        {
+            *outcome = PaymentOutcome::plain(&counts);
+        } else {
+            *outcome = simulator.run(self.scenario, strategy, draws, backend, progress)?;
+        }
+        Ok(())
     }
 
     /// The gap to the next payment's start (µs), `None` for sequential arrivals.
     fn gap_us(&self, draws: &PaymentDraws) -> Option<u64> {
         match self.scenario.arrivals.process {
-            ArrivalProcess::Poisson { rate_per_s } => Some(microseconds(
-                -1000.0 / rate_per_s * (-draws.arrival_gap).ln_1p(),
-            )),
+            ArrivalProcess::Poisson { rate_per_s } => {
+                Some(poisson_gap_us(-1000.0 / rate_per_s, draws.arrival_gap))
+            }
             ArrivalProcess::Burst => Some(0),
             ArrivalProcess::Sequential => None,
         }
@@ -701,13 +761,13 @@ impl<'a> ChunkWalker<'a> {
         strategies: &[Strategy],
         progress: &dyn Progress,
     ) -> Result<(), Interrupted> {
-        let scenario = self.scenario;
         let ChunkWork {
             tallies,
             shortcut_payments,
             simulator,
             draws,
             backend,
+            shortcut_span,
         } = work;
         // Worth it only when unique_key is run anyway.
         let same_as_unique_key = self
@@ -733,28 +793,26 @@ impl<'a> ChunkWalker<'a> {
             }
             let gap_us = self.gap_us(draws);
             if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {
-                let (shared, by_strategy) = tallies.split_last_mut().expect("a shared tally");
+                let shared = tallies.last_mut().expect("a shared tally");
                 shared.latency.record(outcome.latency_ms);
                 *shortcut_payments += 1;
                 let latency_us = microseconds(outcome.latency_ms);
-                for tally in by_strategy {
-                    tally.record_span(latency_us, gap_us);
-                }
+                shortcut_span
+                    .get_or_insert_with(Span::default)
+                    .push(latency_us, gap_us.unwrap_or(latency_us));
                 continue;
             }
-            let mut unique_key = None;
+            ChunkWork::flush_shortcut_span(shortcut_span, tallies);
+            let (mut unique_key, mut own) = (None, PaymentOutcome::default());
             for (tally, &strategy) in tallies.iter_mut().zip(strategies) {
-                let outcome = match same_as_unique_key {
-                    Some(rule) => self.outcome(
-                        strategy,
-                        rule,
-                        (simulator, draws, backend),
-                        &mut unique_key,
-                        progress,
-                    )?,
-                    None => simulator.run(scenario, strategy, draws, backend, progress)?,
-                };
-                tally.record(&outcome, gap_us);
+                let outcome = self.outcome(
+                    strategy,
+                    same_as_unique_key,
+                    (simulator, draws, backend),
+                    (&mut unique_key, &mut own),
+                    progress,
+                )?;
+                tally.record(outcome, gap_us);
             }
         }
         Ok(())

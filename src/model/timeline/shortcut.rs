@@ -330,6 +330,7 @@ mod tests {
             let without = ChunkWalker {
                 shortcut: None,
                 same_as_unique_key: None,
+                single_copy: None,
                 ..ChunkWalker::new(&scenario, streams)
             };
             let first = 1_234;

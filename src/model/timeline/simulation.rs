@@ -257,6 +257,48 @@ impl PaymentOutcome {
     }
 }
 
+/// What a payment of the plain one-copy model did ([`super::single_copy`]): the counters
+/// that model can change, and its times.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlainCounts {
+    /// Attempts sent.
+    pub attempts: u64,
+    /// Attempts that reached the server.
+    pub deliveries: u64,
+    /// Processings, each a charge with the payment's own body.
+    pub charges: u64,
+    /// Deliveries answered with the stored response.
+    pub replays: u64,
+    /// Deliveries answered 409.
+    pub conflicts: u64,
+    /// The client accepted a replayed response.
+    pub accepted_replay: bool,
+    /// When the client received its success (ms), if it did.
+    pub first_success_ms: Option<f64>,
+    /// When the client gave up (ms; 0 if it did not).
+    pub last_give_up_ms: f64,
+}
+
+impl PaymentOutcome {
+    /// The outcome of a plain one-copy payment that did `counts` (through the same
+    /// [`PaymentState::outcome`] as the event loop's).
+    pub fn plain(counts: &PlainCounts) -> Self {
+        let mut state = PaymentState::new();
+        state.counts.attempts = counts.attempts;
+        state.counts.deliveries = counts.deliveries;
+        state.counts.charges = counts.charges;
+        state.counts.replays = counts.replays;
+        state.counts.conflicts = counts.conflicts;
+        state.original_charges = counts.charges;
+        state.processed = counts.charges > 0;
+        state.accepted_replay_of_original = counts.accepted_replay;
+        state.first_success_ms = counts.first_success_ms;
+        state.last_give_up_ms = counts.last_give_up_ms;
+        // No backend: no receipts.
+        state.outcome(None)
+    }
+}
+
 /// What the server and the clients know of one payment while its events are handled.
 struct PaymentState {
     key: Key,
