@@ -43,6 +43,10 @@ pub struct Agenda<E, const LANES: usize> {
     lanes: [VecDeque<Laned<E>>; LANES],
     /// Events scheduled so far.
     next_sequence: u64,
+    /// Whether the heap's earliest event was popped but is still in the heap: the next event
+    /// scheduled in the heap replaces it (one sift instead of two), else the next pop removes
+    /// it.
+    popped_in_heap: bool,
 }
 
 impl<E: Copy, const LANES: usize> Default for Agenda<E, LANES> {
@@ -65,12 +69,19 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
             heap: EventQueue::new(),
             lanes: std::array::from_fn(|_| VecDeque::new()),
             next_sequence: 0,
+            popped_in_heap: false,
         }
     }
 
     /// Schedules `event` at `at_ms` (ms of simulated time, not before the last event popped).
     pub fn schedule(&mut self, at_ms: f64, event: E) {
-        self.heap.schedule(at_ms, (self.next_sequence, event));
+        let scheduled = (self.next_sequence, event);
+        if self.popped_in_heap {
+            self.popped_in_heap = false;
+            self.heap.replace_earliest(at_ms, scheduled);
+        } else {
+            self.heap.schedule(at_ms, scheduled);
+        }
         self.next_sequence += 1;
     }
 
@@ -104,8 +115,16 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
 
     /// The earliest event and its time; `None` when empty.
     pub fn pop(&mut self) -> Option<(f64, E)> {
+        if self.popped_in_heap {
+            self.popped_in_heap = false;
+            self.heap.pop();
+        }
         match self.earliest()? {
-            Source::Heap => self.heap.pop().map(|(at_ms, (_, event))| (at_ms, event)),
+            Source::Heap => {
+                // Left in the heap until the next schedule replaces it or the next pop.
+                self.popped_in_heap = true;
+                self.heap.peek().map(|(at_ms, &(_, event))| (at_ms, event))
+            }
             Source::Lane(index) => self.lanes[index]
                 .pop_front()
                 .map(|laned| (time_ms(laned.key), laned.event)),
