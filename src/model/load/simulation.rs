@@ -76,20 +76,25 @@ enum Event {
         attempt: u32,
         answer: Answer,
     },
-    /// The client stops waiting for an attempt.
-    Timeout { payment: u32, attempt: u32 },
+    /// The client stops waiting for an attempt. It does not hold the payment's slot (most
+    /// timeouts are stale long before they are due): `generation` tells whether the slot
+    /// still holds that payment.
+    Timeout {
+        payment: u32,
+        attempt: u32,
+        generation: u32,
+    },
     /// The server's capacity may have changed.
     Capacity,
 }
 
 impl Event {
-    /// The payment the event refers to, if any.
+    /// The payment whose slot the event holds, if any.
     fn payment(&self) -> Option<u32> {
         match *self {
-            Event::Arrival | Event::Capacity => None,
+            Event::Arrival | Event::Capacity | Event::Timeout { .. } => None,
             Event::Send { payment }
             | Event::Reply { payment, .. }
-            | Event::Timeout { payment, .. }
             | Event::Reach { payment, .. }
             | Event::Done { payment, .. } => Some(payment),
         }
@@ -132,9 +137,11 @@ struct Payment {
     key: Key,
     /// Charges made.
     charges: u32,
-    /// Events, queued requests and lock waiters that refer to it; its slot is reused when this
-    /// is 0 and `done`.
+    /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
+    /// is reused when this is 0 and `done`.
     refs: u32,
+    /// Payments that held the slot before this one (wrapping).
+    generation: u32,
     /// Deliveries waiting for its lock (`lock_wait`), holding workers.
     waiters: Vec<Request>,
 }
@@ -245,12 +252,18 @@ impl<'a> Simulation<'a> {
             }
             // A timer or an answer the client no longer waits for changes nothing: it does
             // not move the time series (a long timeout would stretch it to its end).
-            if !self.is_stale(&event) {
+            let stale = self.is_stale(&event);
+            if !stale {
                 self.advance(now);
                 self.handle(now, event);
             }
-            if let Some(payment) = event.payment() {
-                self.release(payment);
+            match event {
+                Event::Timeout { payment, .. } if !stale => self.free_if_finished(payment),
+                _ => {
+                    if let Some(payment) = event.payment() {
+                        self.release(payment);
+                    }
+                }
             }
         }
         debug_assert!(self.fifo.is_empty() && self.busy == 0);
@@ -319,9 +332,16 @@ impl<'a> Simulation<'a> {
     /// for.
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
-            Event::Timeout { payment, attempt } => {
+            Event::Timeout {
+                payment,
+                attempt,
+                generation,
+            } => {
                 let slot = &self.payments[payment as usize];
-                slot.done || slot.attempt != attempt || !slot.waiting
+                slot.generation != generation
+                    || slot.done
+                    || slot.attempt != attempt
+                    || !slot.waiting
             }
             _ => false,
         }
@@ -350,7 +370,9 @@ impl<'a> Simulation<'a> {
                 attempt,
                 answer,
             } => self.reply(now, payment, attempt, answer),
-            Event::Timeout { payment, attempt } => self.timeout(now, payment, attempt),
+            Event::Timeout {
+                payment, attempt, ..
+            } => self.timeout(now, payment, attempt),
             Event::Capacity => self.fill(now),
         }
     }
@@ -365,8 +387,13 @@ impl<'a> Simulation<'a> {
 
     /// Drops one hold on a payment; frees its slot when nothing refers to it any more.
     fn release(&mut self, payment: u32) {
-        let slot = &mut self.payments[payment as usize];
-        slot.refs -= 1;
+        self.payments[payment as usize].refs -= 1;
+        self.free_if_finished(payment);
+    }
+
+    /// Frees the payment's slot if its client is done with it and nothing refers to it.
+    fn free_if_finished(&mut self, payment: u32) {
+        let slot = &self.payments[payment as usize];
         if slot.refs == 0 && slot.done {
             if !slot.succeeded && slot.charges > 0 {
                 self.tally.counts.failed_charged += 1;
@@ -424,12 +451,19 @@ impl<'a> Simulation<'a> {
             key: Key::Absent,
             charges: 0,
             refs: 0,
+            generation: 0,
             waiters: Vec::new(),
         };
         let payment = match self.free.pop() {
             Some(slot) => {
-                let waiters = std::mem::take(&mut self.payments[slot as usize].waiters);
-                self.payments[slot as usize] = Payment { waiters, ..fresh };
+                let previous = &mut self.payments[slot as usize];
+                let waiters = std::mem::take(&mut previous.waiters);
+                let generation = previous.generation.wrapping_add(1);
+                *previous = Payment {
+                    waiters,
+                    generation,
+                    ..fresh
+                };
                 slot
             }
             None => {
@@ -465,12 +499,13 @@ impl<'a> Simulation<'a> {
             timeout_at = timeout_at.min(slot.started_ms + deadline).max(now);
         }
         self.tally.counts.attempts += 1;
-        slot.refs += 1;
-        self.queue.schedule_on_lane(
-            TIMEOUT_LANE,
-            timeout_at,
-            Event::Timeout { payment, attempt },
-        );
+        let timeout = Event::Timeout {
+            payment,
+            attempt,
+            generation: slot.generation,
+        };
+        self.queue
+            .schedule_on_lane(TIMEOUT_LANE, timeout_at, timeout);
         if self.lost(now, self.scenario.network.request_loss) {
             self.tally.counts.lost_requests += 1;
             return;
