@@ -257,6 +257,8 @@ impl<'a> Simulation<'a> {
                 self.advance(now);
                 self.handle(now, event);
             }
+            // A timeout holds no slot: after a live one the payment may have ended (given up
+            // with nothing else referring to it); after a stale one the slot may hold another.
             match event {
                 Event::Timeout { payment, .. } if !stale => self.free_if_finished(payment),
                 _ => {
