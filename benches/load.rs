@@ -49,6 +49,7 @@ fn events(model: &LoadModel) -> u64 {
 
 fn main() {
     let timer = timing::Timer::from_args(5);
+    println!("events per second per thread (each case on one thread, wall clock; target 10 M)");
     for (name, model) in [
         ("load/steady_2000_per_s_300_s_1_thread", steady()),
         ("load/capacity_drop_toml_1_thread", shipped()),

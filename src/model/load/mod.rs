@@ -5,7 +5,8 @@
 //! every payment of a run shares one pool of workers with a FIFO queue, so retries add load,
 //! queues form, timeouts come from queueing, and an overload can outlive its trigger (a
 //! metastable failure). One run of one scenario under one strategy is one event loop on
-//! [`crate::model::event_queue::EventQueue`] (see [`simulation`]); the (run, scenario,
+//! [`crate::model::event_queue::EventQueue`] with lanes for its timeouts and arrivals (see
+//! [`simulation`] and [`agenda`]); the (run, scenario,
 //! strategy) triples run in parallel with rayon and are collected in order, so any thread
 //! count gives the same bytes. Payments are streamed: memory is bounded by the requests in
 //! flight and the time-series buckets, never by the total number of payments.
@@ -15,6 +16,7 @@
 //! times, server errors, backoff jitter) from `SeedSequence(seed, spawn_key=(run, 11))`, so every
 //! scenario and strategy of a run sees the same arrivals (common random numbers).
 
+pub mod agenda;
 pub mod arrivals;
 pub mod client;
 pub mod simulation;

@@ -18,11 +18,11 @@ use std::collections::VecDeque;
 use rand_core::Rng;
 use rand_pcg::Pcg64;
 
+use super::agenda::Agenda;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::tally::{Bucket, LoadTally, recovery};
 use super::{LoadScenario, LoadStrategy};
-use crate::model::event_queue::EventQueue;
 use crate::model::timeline::ErrorPolicy;
 use crate::model::timeline::distribution::Sampler;
 use crate::model::{Interrupted, Progress};
@@ -61,31 +61,42 @@ enum Event {
     Arrival,
     /// A client sends a retry after its backoff.
     Send { payment: u32 },
-    /// A request reaches the server.
-    Reach(Request),
+    /// A request reaches the server (at the event's time).
+    Reach {
+        payment: u32,
+        attempt: u32,
+        /// When the client sent it (ms).
+        sent_ms: f64,
+    },
     /// A worker finishes processing.
-    Done(Request),
+    Done { payment: u32, attempt: u32 },
     /// An answer reaches the client.
     Reply {
         payment: u32,
         attempt: u32,
         answer: Answer,
     },
-    /// The client stops waiting for an attempt.
-    Timeout { payment: u32, attempt: u32 },
+    /// The client stops waiting for an attempt. It does not hold the payment's slot (most
+    /// timeouts are stale long before they are due): `generation` tells whether the slot
+    /// still holds that payment.
+    Timeout {
+        payment: u32,
+        attempt: u32,
+        generation: u32,
+    },
     /// The server's capacity may have changed.
     Capacity,
 }
 
 impl Event {
-    /// The payment the event refers to, if any.
+    /// The payment whose slot the event holds, if any.
     fn payment(&self) -> Option<u32> {
         match *self {
-            Event::Arrival | Event::Capacity => None,
+            Event::Arrival | Event::Capacity | Event::Timeout { .. } => None,
             Event::Send { payment }
             | Event::Reply { payment, .. }
-            | Event::Timeout { payment, .. } => Some(payment),
-            Event::Reach(request) | Event::Done(request) => Some(request.payment),
+            | Event::Reach { payment, .. }
+            | Event::Done { payment, .. } => Some(payment),
         }
     }
 }
@@ -126,12 +137,21 @@ struct Payment {
     key: Key,
     /// Charges made.
     charges: u32,
-    /// Events, queued requests and lock waiters that refer to it; its slot is reused when this
-    /// is 0 and `done`.
+    /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
+    /// is reused when this is 0 and `done`.
     refs: u32,
+    /// Payments that held the slot before this one (wrapping).
+    generation: u32,
     /// Deliveries waiting for its lock (`lock_wait`), holding workers.
     waiters: Vec<Request>,
 }
+
+/// The agenda's lane of the timeouts: an attempt's timeout is its send time plus the client's
+/// constant timeout (unless a payment deadline comes first), so they are scheduled in order.
+const TIMEOUT_LANE: usize = 0;
+
+/// The agenda's lane of the arrivals: the next arrival is scheduled after the last.
+const ARRIVAL_LANE: usize = 1;
 
 /// Events between two looks at [`Progress::should_stop`].
 const EVENTS_BETWEEN_STOP_CHECKS: u64 = 4_096;
@@ -147,7 +167,7 @@ pub struct Simulation<'a> {
     request_latency: Sampler,
     response_latency: Sampler,
     processing: Sampler,
-    queue: EventQueue<Event>,
+    queue: Agenda<Event, 2>,
     fifo: VecDeque<Request>,
     busy: u32,
     payments: Vec<Payment>,
@@ -189,7 +209,7 @@ impl<'a> Simulation<'a> {
             request_latency: scenario.network.request_latency.sampler(),
             response_latency: scenario.network.response_latency.sampler(),
             processing: scenario.server.processing.sampler(),
-            queue: EventQueue::new(),
+            queue: Agenda::new(),
             fifo: VecDeque::new(),
             busy: 0,
             payments: Vec::new(),
@@ -232,12 +252,20 @@ impl<'a> Simulation<'a> {
             }
             // A timer or an answer the client no longer waits for changes nothing: it does
             // not move the time series (a long timeout would stretch it to its end).
-            if !self.is_stale(&event) {
+            let stale = self.is_stale(&event);
+            if !stale {
                 self.advance(now);
                 self.handle(now, event);
             }
-            if let Some(payment) = event.payment() {
-                self.release(payment);
+            // A timeout holds no slot: after a live one the payment may have ended (given up
+            // with nothing else referring to it); after a stale one the slot may hold another.
+            match event {
+                Event::Timeout { payment, .. } if !stale => self.free_if_finished(payment),
+                _ => {
+                    if let Some(payment) = event.payment() {
+                        self.release(payment);
+                    }
+                }
             }
         }
         debug_assert!(self.fifo.is_empty() && self.busy == 0);
@@ -306,9 +334,16 @@ impl<'a> Simulation<'a> {
     /// for.
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
-            Event::Timeout { payment, attempt } => {
+            Event::Timeout {
+                payment,
+                attempt,
+                generation,
+            } => {
                 let slot = &self.payments[payment as usize];
-                slot.done || slot.attempt != attempt || !slot.waiting
+                slot.generation != generation
+                    || slot.done
+                    || slot.attempt != attempt
+                    || !slot.waiting
             }
             _ => false,
         }
@@ -318,14 +353,28 @@ impl<'a> Simulation<'a> {
         match event {
             Event::Arrival => self.arrival(now),
             Event::Send { payment } => self.send(now, payment),
-            Event::Reach(request) => self.reach(now, request),
-            Event::Done(request) => self.done(now, request),
+            Event::Reach {
+                payment,
+                attempt,
+                sent_ms,
+            } => {
+                let request = Request {
+                    payment,
+                    attempt,
+                    sent_ms,
+                    reached_ms: now,
+                };
+                self.reach(now, request);
+            }
+            Event::Done { payment, attempt } => self.done(now, payment, attempt),
             Event::Reply {
                 payment,
                 attempt,
                 answer,
             } => self.reply(now, payment, attempt, answer),
-            Event::Timeout { payment, attempt } => self.timeout(now, payment, attempt),
+            Event::Timeout {
+                payment, attempt, ..
+            } => self.timeout(now, payment, attempt),
             Event::Capacity => self.fill(now),
         }
     }
@@ -340,8 +389,13 @@ impl<'a> Simulation<'a> {
 
     /// Drops one hold on a payment; frees its slot when nothing refers to it any more.
     fn release(&mut self, payment: u32) {
-        let slot = &mut self.payments[payment as usize];
-        slot.refs -= 1;
+        self.payments[payment as usize].refs -= 1;
+        self.free_if_finished(payment);
+    }
+
+    /// Frees the payment's slot if its client is done with it and nothing refers to it.
+    fn free_if_finished(&mut self, payment: u32) {
+        let slot = &self.payments[payment as usize];
         if slot.refs == 0 && slot.done {
             if !slot.succeeded && slot.charges > 0 {
                 self.tally.counts.failed_charged += 1;
@@ -353,13 +407,15 @@ impl<'a> Simulation<'a> {
     fn schedule_next_arrival(&mut self, now: f64) {
         if let Some(script) = &mut self.script {
             if let Some(at) = script.pop_front() {
-                self.queue.schedule(at.max(now), Event::Arrival);
+                self.queue
+                    .schedule_on_lane(ARRIVAL_LANE, at.max(now), Event::Arrival);
             }
             return;
         }
         let mass = -(-unit(&mut self.arrivals_stream)).ln_1p();
         if let Some(at) = self.curve.next(now, mass) {
-            self.queue.schedule(at, Event::Arrival);
+            self.queue
+                .schedule_on_lane(ARRIVAL_LANE, at, Event::Arrival);
         }
     }
 
@@ -397,12 +453,19 @@ impl<'a> Simulation<'a> {
             key: Key::Absent,
             charges: 0,
             refs: 0,
+            generation: 0,
             waiters: Vec::new(),
         };
         let payment = match self.free.pop() {
             Some(slot) => {
-                let waiters = std::mem::take(&mut self.payments[slot as usize].waiters);
-                self.payments[slot as usize] = Payment { waiters, ..fresh };
+                let previous = &mut self.payments[slot as usize];
+                let waiters = std::mem::take(&mut previous.waiters);
+                let generation = previous.generation.wrapping_add(1);
+                *previous = Payment {
+                    waiters,
+                    generation,
+                    ..fresh
+                };
                 slot
             }
             None => {
@@ -438,19 +501,24 @@ impl<'a> Simulation<'a> {
             timeout_at = timeout_at.min(slot.started_ms + deadline).max(now);
         }
         self.tally.counts.attempts += 1;
-        self.schedule(timeout_at, Event::Timeout { payment, attempt });
+        let timeout = Event::Timeout {
+            payment,
+            attempt,
+            generation: slot.generation,
+        };
+        self.queue
+            .schedule_on_lane(TIMEOUT_LANE, timeout_at, timeout);
         if self.lost(now, self.scenario.network.request_loss) {
             self.tally.counts.lost_requests += 1;
             return;
         }
         let latency = self.request_latency.quantile(unit(&mut self.stream));
-        let request = Request {
+        let reach = Event::Reach {
             payment,
             attempt,
             sent_ms: now,
-            reached_ms: now + latency,
         };
-        self.schedule(now + latency, Event::Reach(request));
+        self.schedule(now + latency, reach);
     }
 
     /// A request reaches the server: a worker, the queue, or a 503.
@@ -467,7 +535,7 @@ impl<'a> Simulation<'a> {
         {
             self.tally.counts.shed += 1;
             self.bucket.shed += 1;
-            self.answer(now, request, Answer::Shed503);
+            self.answer(now, request.payment, request.attempt, Answer::Shed503);
         } else {
             self.payments[request.payment as usize].refs += 1;
             self.fifo.push_back(request);
@@ -510,7 +578,7 @@ impl<'a> Simulation<'a> {
             (LoadStrategy::UniqueKey, Key::InFlight) => {
                 self.tally.counts.conflicts += 1;
                 self.bucket.conflicts += 1;
-                self.answer(now, request, Answer::Conflict409);
+                self.answer(now, request.payment, request.attempt, Answer::Conflict409);
             }
             (LoadStrategy::LockWait, Key::InFlight) => {
                 self.busy += 1;
@@ -527,18 +595,22 @@ impl<'a> Simulation<'a> {
         let base = self.processing.quantile(unit(&mut self.stream));
         let slope = self.scenario.server.processing_per_in_flight_ms;
         let duration = base + slope * f64::from(self.busy);
-        self.schedule(now + duration, Event::Done(request));
+        let done = Event::Done {
+            payment: request.payment,
+            attempt: request.attempt,
+        };
+        self.schedule(now + duration, done);
     }
 
     /// Answers with the stored response.
     fn replay(&mut self, now: f64, request: Request, ok: bool) {
         self.tally.counts.replays += 1;
         let answer = if ok { Answer::Ok } else { Answer::Error500 };
-        self.answer(now, request, answer);
+        self.answer(now, request.payment, request.attempt, answer);
     }
 
-    /// Sends an answer back, unless it is lost.
-    fn answer(&mut self, now: f64, request: Request, answer: Answer) {
+    /// Sends an answer to attempt `attempt` of `payment` back, unless it is lost.
+    fn answer(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
         self.tally.counts.answers += 1;
         if self.lost(now, self.scenario.network.ack_loss) {
             self.tally.counts.lost_answers += 1;
@@ -546,22 +618,23 @@ impl<'a> Simulation<'a> {
         }
         let latency = self.response_latency.quantile(unit(&mut self.stream));
         let event = Event::Reply {
-            payment: request.payment,
-            attempt: request.attempt,
+            payment,
+            attempt,
             answer,
         };
         self.schedule(now + latency, event);
     }
 
-    /// A worker finishes: charge or fail, store the key, answer, wake lock waiters.
-    fn done(&mut self, now: f64, request: Request) {
+    /// A worker finishes attempt `attempt` of `payment`: charge or fail, store the key,
+    /// answer, wake lock waiters.
+    fn done(&mut self, now: f64, payment: u32, attempt: u32) {
         self.busy -= 1;
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
         let failed = server.error_rate > 0.0 && unit(&mut self.stream) < server.error_rate;
         let keyed = self.strategy != LoadStrategy::None;
         let error_policy = server.error_policy;
-        let slot = &mut self.payments[request.payment as usize];
+        let slot = &mut self.payments[payment as usize];
         let answer = if failed {
             self.tally.counts.server_errors += 1;
             if keyed {
@@ -582,12 +655,12 @@ impl<'a> Simulation<'a> {
             }
             Answer::Ok
         };
-        if slot.done || slot.attempt != request.attempt || !slot.waiting {
+        if slot.done || slot.attempt != attempt || !slot.waiting {
             self.tally.counts.wasted_work += 1;
         }
-        self.answer(now, request, answer);
-        if !self.payments[request.payment as usize].waiters.is_empty() {
-            self.wake(now, request.payment);
+        self.answer(now, payment, attempt, answer);
+        if !self.payments[payment as usize].waiters.is_empty() {
+            self.wake(now, payment);
         }
         self.fill(now);
     }

@@ -127,11 +127,19 @@ pub struct TimeHistogram {
 
 impl TimeHistogram {
     /// `duration_ms` spent at `level`.
+    #[inline]
     pub fn add(&mut self, level: usize, duration_ms: f64) {
-        if level >= self.time_at.len() {
-            self.time_at.resize(level + 1, 0.0);
+        match self.time_at.get_mut(level) {
+            Some(time) => *time += duration_ms,
+            None => self.grow_to(level, duration_ms),
         }
-        self.time_at[level] += duration_ms;
+    }
+
+    /// The first time at `level` or above: the levels up to it start at 0.
+    #[cold]
+    fn grow_to(&mut self, level: usize, duration_ms: f64) {
+        self.time_at.resize(level, 0.0);
+        self.time_at.push(duration_ms);
     }
 
     /// The smallest level at or below which a share `q` of the time was spent.
