@@ -822,4 +822,6 @@ impl<'a> ChunkWalker<'a> {
 #[cfg(test)]
 mod backend_tests;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

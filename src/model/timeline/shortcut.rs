@@ -184,50 +184,12 @@ impl SameAsUniqueKey {
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ArrivalProcess, Backoff, ChunkWalker, ChunkWork, CopyMode, CopySpacing, Distribution,
-        ErrorPolicy, Strategy, Streams, TimelineModel,
+        ArrivalProcess, ChunkWalker, ChunkWork, CopyMode, CopySpacing, Distribution, ErrorPolicy,
+        Strategy, Streams,
     };
     use super::*;
     use crate::model::Silent;
-    use crate::model::timeline::backend::BackendDraws;
-    use crate::model::timeline::simulation::Simulator;
-
-    fn log_normal(median_ms: f64, p99_ms: f64) -> Distribution {
-        Distribution::LogNormal { median_ms, p99_ms }
-    }
-
-    /// One copy on a lossy network with long tails (configs/mobile-network.toml's numbers),
-    /// retries with full jitter.
-    fn mobile() -> Scenario {
-        Scenario {
-            name: "mobile".into(),
-            arrivals: Arrivals {
-                process: ArrivalProcess::Poisson { rate_per_s: 200.0 },
-                copies: 1,
-                copy_mode: CopyMode::Concurrent,
-                copy_spread_ms: 0.0,
-                copy_spacing: CopySpacing::Even,
-            },
-            network: Network {
-                request_latency: log_normal(60.0, 600.0),
-                response_latency: log_normal(80.0, 2500.0),
-                request_loss: 0.02,
-                ack_loss: 0.05,
-            },
-            processing: log_normal(150.0, 1200.0),
-            client: ClientPolicy {
-                timeout_ms: 1_000.0,
-                max_retries: 4,
-                backoff: Backoff::FullJitter {
-                    base_ms: 200.0,
-                    cap_ms: 5_000.0,
-                },
-                different_body_rate: 0.0,
-            },
-            key: KeyLifecycle::default(),
-            backend: super::super::Backend::default(),
-        }
-    }
+    use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile, model};
 
     /// Variants that exercise the settings the shortcut ignores or checks: failures stored
     /// and retried, different bodies, a short key TTL, sequential copies.
@@ -258,53 +220,25 @@ mod tests {
         tie
     }
 
-    fn model(scenario: &Scenario) -> TimelineModel {
-        TimelineModel {
-            title: "shortcut".into(),
-            seed: 20_261_130,
-            runs: 1,
-            payments: 3_000,
-            strategies: Strategy::ALL.to_vec(),
-            scenarios: vec![scenario.clone()],
-            ttl_sweep_ms: Vec::new(),
-        }
-    }
+    /// The seed of these tests' payments.
+    const SEED: u64 = 20_261_130;
 
     /// Payments of `scenario` that take the shortcut and that do not; each that does is
     /// checked against the event loop under every strategy.
     fn compare_with_the_event_loop(scenario: &Scenario) -> (u32, u32) {
         let shortcut = Shortcut::of(scenario).expect("one copy");
-        let streams = Streams::of(&model(scenario), 0);
-        let walker = ChunkWalker::new(scenario, streams);
-        let mut stream = streams.attempts;
-        let mut lifecycle_stream = streams.lifecycle;
-        let mut draws = PaymentDraws::new(&streams.attempts, scenario);
-        let mut simulator = Simulator::default();
         let (mut taken, mut declined) = (0, 0);
-        for _ in 0..3_000 {
-            draws.read(&stream);
-            stream.apply(&walker.payment_jump);
-            if walker.lifecycle_stride > 0 {
-                draws.lifecycle.read(&mut lifecycle_stream);
-            }
-            let Some(outcome) = shortcut.outcome(&mut draws) else {
+        for_each_payment(scenario, SEED, |draws, event_loop| {
+            let Some(outcome) = shortcut.outcome(draws) else {
                 declined += 1;
-                continue;
+                return;
             };
             taken += 1;
             for strategy in Strategy::ALL {
-                let full = simulator
-                    .run(
-                        scenario,
-                        strategy,
-                        &mut draws,
-                        &BackendDraws::default(),
-                        &Silent,
-                    )
-                    .unwrap();
+                let full = event_loop.run(scenario, strategy, draws);
                 assert_eq!(full, outcome, "{} under {strategy:?}", scenario.name);
             }
-        }
+        });
         (taken, declined)
     }
 
@@ -325,7 +259,7 @@ mod tests {
     fn chunks_with_and_without_the_shortcut_give_the_same_tallies() {
         let overlapping = overlapping_copies();
         for scenario in scenarios().into_iter().chain([tie()]).chain(overlapping) {
-            let streams = Streams::of(&model(&scenario), 0);
+            let streams = Streams::of(&model(&scenario, SEED), 0);
             let with = ChunkWalker::new(&scenario, streams);
             let without = ChunkWalker {
                 shortcut: None,
@@ -379,39 +313,18 @@ mod tests {
     /// Payments of `scenario` (strategy, whether the rule held) counted, each one where it
     /// held checked against the strategy's own run.
     fn compare_with_unique_key(scenario: &Scenario, rule: SameAsUniqueKey) -> [[u32; 2]; 3] {
-        let streams = Streams::of(&model(scenario), 0);
-        let walker = ChunkWalker::new(scenario, streams);
-        let mut stream = streams.attempts;
-        let mut lifecycle_stream = streams.lifecycle;
-        let mut draws = PaymentDraws::new(&streams.attempts, scenario);
-        let mut simulator = Simulator::default();
         let mut counts = [[0; 2]; 3];
-        for _ in 0..3_000 {
-            draws.read(&stream);
-            stream.apply(&walker.payment_jump);
-            if walker.lifecycle_stride > 0 {
-                draws.lifecycle.read(&mut lifecycle_stream);
-            }
-            let mut run = |strategy| {
-                simulator
-                    .run(
-                        scenario,
-                        strategy,
-                        &mut draws,
-                        &BackendDraws::default(),
-                        &Silent,
-                    )
-                    .unwrap()
-            };
-            let unique = run(Strategy::UniqueKey);
+        for_each_payment(scenario, SEED, |draws, event_loop| {
+            let unique = event_loop.run(scenario, Strategy::UniqueKey, draws);
             for (index, strategy) in Strategy::ALL.into_iter().enumerate() {
                 let holds = rule.holds(strategy, &unique);
                 counts[index][usize::from(holds)] += 1;
                 if holds {
-                    assert_eq!(run(strategy), unique, "{} {strategy:?}", scenario.name);
+                    let own = event_loop.run(scenario, strategy, draws);
+                    assert_eq!(own, unique, "{} {strategy:?}", scenario.name);
                 }
             }
-        }
+        });
         counts
     }
 

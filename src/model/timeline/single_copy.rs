@@ -144,52 +144,10 @@ impl SingleCopy {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        ArrivalProcess, Backend, Backoff, CopyMode, CopySpacing, Distribution, ErrorPolicy,
-        Streams, TimelineModel,
-    };
+    use super::super::{ArrivalProcess, Backoff, CopyMode, Distribution, ErrorPolicy};
     use super::*;
-    use crate::model::Silent;
-    use crate::model::timeline::backend::BackendDraws;
-    use crate::model::timeline::simulation::Simulator;
+    use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile};
 
-    fn log_normal(median_ms: f64, p99_ms: f64) -> Distribution {
-        Distribution::LogNormal { median_ms, p99_ms }
-    }
-
-    /// `configs/mobile-network.toml`'s scenario.
-    fn mobile() -> Scenario {
-        Scenario {
-            name: "mobile".into(),
-            arrivals: Arrivals {
-                process: ArrivalProcess::Poisson { rate_per_s: 200.0 },
-                copies: 1,
-                copy_mode: CopyMode::Concurrent,
-                copy_spread_ms: 0.0,
-                copy_spacing: CopySpacing::Even,
-            },
-            network: Network {
-                request_latency: log_normal(60.0, 600.0),
-                response_latency: log_normal(80.0, 2500.0),
-                request_loss: 0.02,
-                ack_loss: 0.05,
-            },
-            processing: log_normal(150.0, 1200.0),
-            client: ClientPolicy {
-                timeout_ms: 1_000.0,
-                max_retries: 4,
-                backoff: Backoff::FullJitter {
-                    base_ms: 200.0,
-                    cap_ms: 5_000.0,
-                },
-                different_body_rate: 0.0,
-            },
-            key: KeyLifecycle::default(),
-            backend: Backend::default(),
-        }
-    }
-
-    /// Requests slower than the timeout, so that a retry can overtake its predecessor.
     fn overtaking() -> Scenario {
         let mut overtaking = mobile();
         overtaking.name = "overtaking".into();
@@ -222,41 +180,17 @@ mod tests {
     /// event loop; returns per strategy the payments the closed form took and declined.
     fn compare_with_the_event_loop(scenario: &Scenario) -> [[u32; 2]; 3] {
         let single_copy = SingleCopy::of(scenario).expect("a plain one-copy scenario");
-        let model = TimelineModel {
-            title: "single copy".into(),
-            seed: 20_261_201,
-            runs: 1,
-            payments: 3_000,
-            strategies: Strategy::ALL.to_vec(),
-            scenarios: vec![scenario.clone()],
-            ttl_sweep_ms: Vec::new(),
-        };
-        let streams = Streams::of(&model, 0);
-        let jump = streams.attempts.jump(PaymentDraws::stride(1, 4));
-        let mut stream = streams.attempts;
-        let mut draws = PaymentDraws::new(&streams.attempts, scenario);
-        let mut simulator = Simulator::default();
         let mut counts = [[0; 2]; 3];
-        for _ in 0..3_000 {
-            draws.read(&stream);
-            stream.apply(&jump);
+        for_each_payment(scenario, 20_261_201, |draws, event_loop| {
             for (index, strategy) in Strategy::ALL.into_iter().enumerate() {
-                let closed = single_copy.outcome(strategy, &mut draws);
-                let full = simulator
-                    .run(
-                        scenario,
-                        strategy,
-                        &mut draws,
-                        &BackendDraws::default(),
-                        &Silent,
-                    )
-                    .unwrap();
+                let closed = single_copy.outcome(strategy, draws);
+                let full = event_loop.run(scenario, strategy, draws);
                 counts[index][usize::from(closed.is_none())] += 1;
                 if let Some(closed) = closed {
                     assert_eq!(closed, full, "{} under {strategy:?}", scenario.name);
                 }
             }
-        }
+        });
         counts
     }
 
