@@ -465,6 +465,7 @@ impl Checker<'_> {
             processing_per_in_flight_ms: slope,
             error_rate: base.key.error_rate,
             error_policy: base.key.error_policy,
+            key_ttl_ms: base.key.key_ttl_ms,
             capacity,
         })
     }
@@ -752,14 +753,6 @@ impl Checker<'_> {
                 "copies",
                 base.arrivals.copies,
                 "the load model sends one copy per payment; leave copies and copy_mode out",
-            ));
-        }
-        if key.key_ttl_ms.is_some() {
-            return Err(self.bad(
-                "server",
-                "key_ttl_ms",
-                key.key_ttl_ms.unwrap_or(0.0),
-                "the load model keeps keys while their payment is in flight; leave key_ttl_ms out",
             ));
         }
         if key.duplicate_answer != DuplicateAnswer::Replay || key.fingerprint != plain.fingerprint {

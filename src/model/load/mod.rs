@@ -176,6 +176,9 @@ pub struct LoadServer {
     pub error_rate: f64,
     /// With a key: whether a 500 is stored and replayed, or the key released.
     pub error_policy: ErrorPolicy,
+    /// The key store prunes a key this long after creating it (ms); a delivery a worker takes
+    /// at or after that finds it absent. `None`: keys never expire.
+    pub key_ttl_ms: Option<f64>,
     /// Capacity changes (non-overlapping).
     pub capacity: Vec<CapacityWindow>,
 }

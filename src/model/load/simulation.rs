@@ -135,6 +135,9 @@ struct Payment {
     succeeded: bool,
     /// Its key.
     key: Key,
+    /// When its key was last created, absent before (ms); the store prunes it `key_ttl_ms`
+    /// later.
+    key_created_ms: f64,
     /// Charges made.
     charges: u32,
     /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
@@ -144,6 +147,16 @@ struct Payment {
     generation: u32,
     /// Deliveries waiting for its lock (`lock_wait`), holding workers.
     waiters: Vec<Request>,
+}
+
+impl Payment {
+    /// Its key becomes `key`, created now if it was absent.
+    fn store_key(&mut self, key: Key, now: f64) {
+        if self.key == Key::Absent {
+            self.key_created_ms = now;
+        }
+        self.key = key;
+    }
 }
 
 /// The agenda's lane of the timeouts: an attempt's timeout is its send time plus the client's
@@ -451,6 +464,7 @@ impl<'a> Simulation<'a> {
             done: false,
             succeeded: false,
             key: Key::Absent,
+            key_created_ms: 0.0,
             charges: 0,
             refs: 0,
             generation: 0,
@@ -562,7 +576,7 @@ impl<'a> Simulation<'a> {
             self.tally.counts.dropped_expired += 1;
             return;
         }
-        let key = self.payments[request.payment as usize].key;
+        let key = self.key_met(now, request.payment);
         match (self.strategy, key) {
             (LoadStrategy::None, _)
             | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
@@ -571,7 +585,7 @@ impl<'a> Simulation<'a> {
             }
             (_, Key::Completed { ok }) => self.replay(now, request, ok),
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
-                self.payments[request.payment as usize].key = Key::InFlight;
+                self.payments[request.payment as usize].store_key(Key::InFlight, now);
                 self.busy += 1;
                 self.process(now, request);
             }
@@ -588,6 +602,22 @@ impl<'a> Simulation<'a> {
                 slot.waiters.push(request);
             }
         }
+    }
+
+    /// The key of `payment` as a delivery meets it at `now`: the store has pruned a key
+    /// created `key_ttl_ms` ago or more (lazily: no event marks the expiry).
+    fn key_met(&mut self, now: f64, payment: u32) -> Key {
+        let slot = &mut self.payments[payment as usize];
+        if slot.key != Key::Absent
+            && self
+                .scenario
+                .server
+                .key_ttl_ms
+                .is_some_and(|ttl| now >= slot.key_created_ms + ttl)
+        {
+            slot.key = Key::Absent;
+        }
+        slot.key
     }
 
     /// Processing on a worker already counted busy: `processing + slope × busy`.
@@ -638,10 +668,13 @@ impl<'a> Simulation<'a> {
         let answer = if failed {
             self.tally.counts.server_errors += 1;
             if keyed {
-                slot.key = match error_policy {
-                    ErrorPolicy::Store => Key::Completed { ok: false },
-                    ErrorPolicy::Retry => Key::Absent,
-                };
+                slot.store_key(
+                    match error_policy {
+                        ErrorPolicy::Store => Key::Completed { ok: false },
+                        ErrorPolicy::Retry => Key::Absent,
+                    },
+                    now,
+                );
             }
             Answer::Error500
         } else {
@@ -651,7 +684,7 @@ impl<'a> Simulation<'a> {
                 self.tally.counts.double_charges += 1;
             }
             if keyed {
-                slot.key = Key::Completed { ok: true };
+                slot.store_key(Key::Completed { ok: true }, now);
             }
             Answer::Ok
         };
@@ -669,7 +702,7 @@ impl<'a> Simulation<'a> {
     /// stored) the first waiter takes the lock and processes.
     fn wake(&mut self, now: f64, payment: u32) {
         let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
-        match self.payments[payment as usize].key {
+        match self.key_met(now, payment) {
             Key::Completed { ok } => {
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
@@ -679,7 +712,7 @@ impl<'a> Simulation<'a> {
             }
             Key::Absent | Key::InFlight => {
                 let first = waiters.remove(0);
-                self.payments[payment as usize].key = Key::InFlight;
+                self.payments[payment as usize].store_key(Key::InFlight, now);
                 self.process(now, first);
                 self.payments[payment as usize].refs -= 1;
             }
