@@ -207,6 +207,7 @@ fn check_conservation(tally: &LoadTally) {
         "{c:?}"
     );
     assert_eq!(c.processings, c.charges + c.server_errors, "{c:?}");
+    assert!(c.expired_key_charges <= c.charges, "{c:?}");
     assert_eq!(c.attempts, c.calls + c.lost_requests, "{c:?}");
     assert_eq!(c.answers, c.calls - c.dropped_expired, "{c:?}");
     assert_eq!(c.payments, c.succeeded + c.failed, "{c:?}");
@@ -326,8 +327,11 @@ fn a_ttl_longer_than_the_run_changes_nothing_and_a_short_one_charges_again() {
             if plain.strategy == LoadStrategy::None {
                 assert_eq!(plain, short);
             } else {
+                assert_eq!(before.expired_key_charges, 0);
                 assert!(
-                    after.charges > before.charges && after.replays < before.replays,
+                    after.charges > before.charges
+                        && after.replays < before.replays
+                        && after.expired_key_charges > 0,
                     "{:?}: {before:?} then {after:?}",
                     plain.strategy
                 );
@@ -372,6 +376,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
         "conflicts",
         "charges",
         "double_charges",
+        "expired_key_charges",
         "wasted_work",
         "offered_load_per_s",
         "throughput_per_s",

@@ -69,7 +69,12 @@ enum Event {
         sent_ms: f64,
     },
     /// A worker finishes processing.
-    Done { payment: u32, attempt: u32 },
+    Done {
+        payment: u32,
+        attempt: u32,
+        /// The delivery was taken after the payment's key had been pruned.
+        after_expiry: bool,
+    },
     /// An answer reaches the client.
     Reply {
         payment: u32,
@@ -138,6 +143,8 @@ struct Payment {
     /// When its key was last created, absent before (ms); the store prunes it `key_ttl_ms`
     /// later.
     key_created_ms: f64,
+    /// Its key was pruned at least once.
+    key_pruned: bool,
     /// Charges made.
     charges: u32,
     /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
@@ -379,7 +386,11 @@ impl<'a> Simulation<'a> {
                 };
                 self.reach(now, request);
             }
-            Event::Done { payment, attempt } => self.done(now, payment, attempt),
+            Event::Done {
+                payment,
+                attempt,
+                after_expiry,
+            } => self.done(now, payment, attempt, after_expiry),
             Event::Reply {
                 payment,
                 attempt,
@@ -465,6 +476,7 @@ impl<'a> Simulation<'a> {
             succeeded: false,
             key: Key::Absent,
             key_created_ms: 0.0,
+            key_pruned: false,
             charges: 0,
             refs: 0,
             generation: 0,
@@ -616,6 +628,7 @@ impl<'a> Simulation<'a> {
                 .is_some_and(|ttl| now >= slot.key_created_ms + ttl)
         {
             slot.key = Key::Absent;
+            slot.key_pruned = true;
         }
         slot.key
     }
@@ -628,6 +641,7 @@ impl<'a> Simulation<'a> {
         let done = Event::Done {
             payment: request.payment,
             attempt: request.attempt,
+            after_expiry: self.payments[request.payment as usize].key_pruned,
         };
         self.schedule(now + duration, done);
     }
@@ -655,9 +669,9 @@ impl<'a> Simulation<'a> {
         self.schedule(now + latency, event);
     }
 
-    /// A worker finishes attempt `attempt` of `payment`: charge or fail, store the key,
-    /// answer, wake lock waiters.
-    fn done(&mut self, now: f64, payment: u32, attempt: u32) {
+    /// A worker finishes attempt `attempt` of `payment` (taken after its key had been pruned:
+    /// `after_expiry`): charge or fail, store the key, answer, wake lock waiters.
+    fn done(&mut self, now: f64, payment: u32, attempt: u32, after_expiry: bool) {
         self.busy -= 1;
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
@@ -679,6 +693,7 @@ impl<'a> Simulation<'a> {
             Answer::Error500
         } else {
             self.tally.counts.charges += 1;
+            self.tally.counts.expired_key_charges += u64::from(after_expiry);
             slot.charges += 1;
             if slot.charges == 2 {
                 self.tally.counts.double_charges += 1;

@@ -47,6 +47,9 @@ counters! {
         charges,
         /// Payments charged two or more times: customers charged twice (payments).
         double_charges,
+        /// Charges made by deliveries a worker took after their key had been pruned
+        /// (`key_ttl_ms`; charges).
+        expired_key_charges,
         /// Payments given up although charged: told it failed, money taken (payments).
         failed_charged,
         /// Processings finished for an attempt its client had already stopped waiting for

@@ -197,15 +197,21 @@ fn lost_ack_scenario(key_ttl_ms: Option<f64>) -> LoadScenario {
     scenario
 }
 
-/// `(charges, double_charges, replays, succeeded)` of the lost-ACK case.
-fn lost_ack(key_ttl_ms: Option<f64>, strategy: LoadStrategy) -> (u64, u64, u64, u64) {
+/// `(charges, double_charges, replays, succeeded, expired_key_charges)` of the lost-ACK case.
+fn lost_ack(key_ttl_ms: Option<f64>, strategy: LoadStrategy) -> (u64, u64, u64, u64, u64) {
     let tally = run(&lost_ack_scenario(key_ttl_ms), strategy, &[0.0]);
     let c = tally.counts;
     assert_eq!(
         (c.attempts, c.calls, c.lost_answers, c.timeouts),
         (2, 2, 1, 1)
     );
-    (c.charges, c.double_charges, c.replays, c.succeeded)
+    (
+        c.charges,
+        c.double_charges,
+        c.replays,
+        c.succeeded,
+        c.expired_key_charges,
+    )
 }
 
 #[test]
@@ -215,7 +221,7 @@ fn without_a_ttl_the_retry_after_a_lost_ack_is_replayed() {
         LoadStrategy::LockWait,
         LoadStrategy::CheckThenInsert,
     ] {
-        assert_eq!(lost_ack(None, strategy), (1, 0, 1, 1), "{strategy:?}");
+        assert_eq!(lost_ack(None, strategy), (1, 0, 1, 1, 0), "{strategy:?}");
     }
 }
 
@@ -230,7 +236,7 @@ fn a_ttl_shorter_than_the_timeout_charges_the_retry_after_a_lost_ack_again() {
     ] {
         assert_eq!(
             lost_ack(Some(500.0), strategy),
-            (2, 1, 0, 1),
+            (2, 1, 0, 1, 1),
             "{strategy:?}"
         );
     }
@@ -244,12 +250,12 @@ fn a_ttl_shorter_than_the_timeout_charges_the_retry_after_a_lost_ack_again() {
 fn the_ttl_counts_from_the_keys_creation_and_ends_at_creation_plus_ttl() {
     let unique = LoadStrategy::UniqueKey;
     let check = LoadStrategy::CheckThenInsert;
-    assert_eq!(lost_ack(Some(1_000.0), unique), (2, 1, 0, 1));
-    assert_eq!(lost_ack(Some(1_000.5), unique), (1, 0, 1, 1));
-    assert_eq!(lost_ack(Some(950.0), check), (1, 0, 1, 1));
-    assert_eq!(lost_ack(Some(900.0), check), (2, 1, 0, 1));
-    assert_eq!(lost_ack(Some(899.5), check), (2, 1, 0, 1));
-    assert_eq!(lost_ack(Some(900.5), check), (1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(1_000.0), unique), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(1_000.5), unique), (1, 0, 1, 1, 0));
+    assert_eq!(lost_ack(Some(950.0), check), (1, 0, 1, 1, 0));
+    assert_eq!(lost_ack(Some(900.0), check), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(899.5), check), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(900.5), check), (1, 0, 1, 1, 0));
 }
 
 /// `lock_wait`: a waiter meets the key when the processing it waits for ends. Two workers,
@@ -267,8 +273,31 @@ fn a_lock_waiter_meets_the_key_when_the_lock_is_released() {
         (pruned.lock_waits, pruned.charges, pruned.replays),
         (1, 2, 0)
     );
-    assert_eq!(pruned.double_charges, 1);
+    assert_eq!((pruned.double_charges, pruned.expired_key_charges), (1, 1));
     scenario.server.key_ttl_ms = Some(400.0);
     let kept = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
     assert_eq!((kept.lock_waits, kept.charges, kept.replays), (1, 1, 1));
+    assert_eq!(kept.expired_key_charges, 0);
+}
+
+/// `unique_key` with a key that expires in flight: two workers, 300 ms processing, 150 ms
+/// timeout, 100 ms TTL. Attempt 0 reaches at 10 (key created) and is processed 10-310; the
+/// retry reaches at 160, finds the key (in flight, 150 ms old) pruned, gets no 409 and is
+/// processed 160-460 alongside. Two charges; only the retry's counts as an expired-key charge
+/// (the first processing started before the key was pruned).
+#[test]
+fn a_key_pruned_in_flight_lets_the_retry_process_alongside() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    scenario.server.key_ttl_ms = Some(100.0);
+    let counts = run(&scenario, LoadStrategy::UniqueKey, &[0.0]).counts;
+    assert_eq!((counts.conflicts, counts.processings), (0, 2));
+    assert_eq!((counts.charges, counts.double_charges), (2, 1));
+    assert_eq!(counts.expired_key_charges, 1);
+    scenario.server.key_ttl_ms = None;
+    let kept = run(&scenario, LoadStrategy::UniqueKey, &[0.0]).counts;
+    assert_eq!(
+        (kept.conflicts, kept.charges, kept.expired_key_charges),
+        (1, 1, 0)
+    );
 }
