@@ -7,8 +7,8 @@ mod common;
 use common::{csv_header, rejected_in, simulate};
 use simulate::model::Silent;
 use simulate::model::load::{
-    self, LoadArrivals, LoadClient, LoadModel, LoadNetwork, LoadScenario, LoadServer, LoadStrategy,
-    LoadTally, Phase, PhaseRate,
+    self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
+    LoadServer, LoadStrategy, LoadTally, Phase, PhaseRate,
 };
 use simulate::model::timeline::{Backoff, Distribution, ErrorPolicy};
 use tempfile::TempDir;
@@ -44,6 +44,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
+            duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
         },
         client: LoadClient {
@@ -400,7 +401,27 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 21] = [
+    let cases: [(&str, &[&str]); 24] = [
+        (
+            "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
+            &[
+                "`server.duplicate_answer`",
+                "ok_200",
+                "replay or conflict_409",
+            ],
+        ),
+        (
+            "[server]\nworkers = 1\nduplicate_answer = \"error_500\"",
+            &[
+                "`server.duplicate_answer`",
+                "error_500",
+                "replay or conflict_409",
+            ],
+        ),
+        (
+            "[server]\nworkers = 1\nfingerprint = false",
+            &["`server.fingerprint`", "false", "one body"],
+        ),
         (
             "[server]\nworkers = 1\nkey_ttl_ms = 0",
             &["`server.key_ttl_ms`", "value 0", "key TTL"],

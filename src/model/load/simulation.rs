@@ -22,7 +22,7 @@ use super::agenda::Agenda;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::tally::{Bucket, LoadTally, recovery};
-use super::{LoadScenario, LoadStrategy};
+use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy};
 use crate::model::timeline::ErrorPolicy;
 use crate::model::timeline::distribution::Sampler;
 use crate::model::{Interrupted, Progress};
@@ -595,17 +595,13 @@ impl<'a> Simulation<'a> {
                 self.busy += 1;
                 self.process(now, request);
             }
-            (_, Key::Completed { ok }) => self.replay(now, request, ok),
+            (_, Key::Completed { ok }) => self.answer_stored(now, request, ok),
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
                 self.payments[request.payment as usize].store_key(Key::InFlight, now);
                 self.busy += 1;
                 self.process(now, request);
             }
-            (LoadStrategy::UniqueKey, Key::InFlight) => {
-                self.tally.counts.conflicts += 1;
-                self.bucket.conflicts += 1;
-                self.answer(now, request.payment, request.attempt, Answer::Conflict409);
-            }
+            (LoadStrategy::UniqueKey, Key::InFlight) => self.conflict(now, request),
             (LoadStrategy::LockWait, Key::InFlight) => {
                 self.busy += 1;
                 self.tally.counts.lock_waits += 1;
@@ -644,6 +640,22 @@ impl<'a> Simulation<'a> {
             after_expiry: self.payments[request.payment as usize].key_pruned,
         };
         self.schedule(now + duration, done);
+    }
+
+    /// Answers a delivery whose key is stored: the stored response, or 409
+    /// (`duplicate_answer`).
+    fn answer_stored(&mut self, now: f64, request: Request, ok: bool) {
+        match self.scenario.server.duplicate_answer {
+            LoadDuplicateAnswer::Replay => self.replay(now, request, ok),
+            LoadDuplicateAnswer::Conflict409 => self.conflict(now, request),
+        }
+    }
+
+    /// Answers 409 at once.
+    fn conflict(&mut self, now: f64, request: Request) {
+        self.tally.counts.conflicts += 1;
+        self.bucket.conflicts += 1;
+        self.answer(now, request.payment, request.attempt, Answer::Conflict409);
     }
 
     /// Answers with the stored response.
@@ -721,7 +733,7 @@ impl<'a> Simulation<'a> {
             Key::Completed { ok } => {
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
-                    self.replay(now, waiter, ok);
+                    self.answer_stored(now, waiter, ok);
                     self.payments[payment as usize].refs -= 1;
                 }
             }

@@ -32,7 +32,8 @@ counters! {
         dropped_expired,
         /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
         timeouts,
-        /// Deliveries answered 409 because their key was in flight (deliveries).
+        /// Deliveries answered 409 because their key was in flight, or stored under
+        /// `duplicate_answer = "conflict_409"` (deliveries).
         conflicts,
         /// Deliveries answered with a stored response (deliveries).
         replays,

@@ -34,6 +34,7 @@ pub(super) fn scenario() -> LoadScenario {
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
+            duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
         },
         client: LoadClient {
@@ -299,5 +300,51 @@ fn a_key_pruned_in_flight_lets_the_retry_process_alongside() {
     assert_eq!(
         (kept.conflicts, kept.charges, kept.expired_key_charges),
         (1, 1, 0)
+    );
+}
+
+/// `duplicate_answer = "conflict_409"` in the lost-ACK case: the retry meets the stored key
+/// at 1,010 ms and gets 409 instead of the replay; with no retry left the client gives up,
+/// charged but told it failed. With a 500 ms TTL the key is gone by then: the retry is
+/// charged again and succeeds.
+#[test]
+fn conflict_409_answers_the_retry_of_a_stored_key_with_409() {
+    for strategy in [
+        LoadStrategy::UniqueKey,
+        LoadStrategy::LockWait,
+        LoadStrategy::CheckThenInsert,
+    ] {
+        let mut scenario = lost_ack_scenario(None);
+        scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+        let c = run(&scenario, strategy, &[0.0]).counts;
+        assert_eq!(
+            (c.charges, c.conflicts, c.replays),
+            (1, 1, 0),
+            "{strategy:?}"
+        );
+        assert_eq!((c.succeeded, c.failed_charged), (0, 1), "{strategy:?}");
+        scenario.server.key_ttl_ms = Some(500.0);
+        let c = run(&scenario, strategy, &[0.0]).counts;
+        assert_eq!(
+            (c.charges, c.conflicts, c.replays),
+            (2, 0, 0),
+            "{strategy:?}"
+        );
+        assert_eq!((c.succeeded, c.double_charges), (1, 1), "{strategy:?}");
+    }
+}
+
+/// `lock_wait` with `conflict_409`: the waiter of the lock-waiter case (key kept, 400 ms TTL)
+/// gets 409 when the lock is released at 310 instead of the stored success.
+#[test]
+fn conflict_409_answers_a_lock_waiter_with_409() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    scenario.server.key_ttl_ms = Some(400.0);
+    scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+    let c = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
+    assert_eq!(
+        (c.lock_waits, c.charges, c.replays, c.conflicts),
+        (1, 1, 0, 1)
     );
 }
