@@ -7,8 +7,8 @@ mod common;
 use common::{csv_header, rejected_in, simulate};
 use simulate::model::Silent;
 use simulate::model::load::{
-    self, LoadArrivals, LoadClient, LoadModel, LoadNetwork, LoadScenario, LoadServer, LoadStrategy,
-    LoadTally, Phase, PhaseRate,
+    self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
+    LoadServer, LoadStrategy, LoadTally, Phase, PhaseRate,
 };
 use simulate::model::timeline::{Backoff, Distribution, ErrorPolicy};
 use tempfile::TempDir;
@@ -43,6 +43,8 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             processing_per_in_flight_ms: 0.0,
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
+            key_ttl_ms: None,
+            duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
         },
         client: LoadClient {
@@ -206,6 +208,7 @@ fn check_conservation(tally: &LoadTally) {
         "{c:?}"
     );
     assert_eq!(c.processings, c.charges + c.server_errors, "{c:?}");
+    assert!(c.expired_key_charges <= c.charges, "{c:?}");
     assert_eq!(c.attempts, c.calls + c.lost_requests, "{c:?}");
     assert_eq!(c.answers, c.calls - c.dropped_expired, "{c:?}");
     assert_eq!(c.payments, c.succeeded + c.failed, "{c:?}");
@@ -293,6 +296,51 @@ fn any_thread_count_gives_the_same_results() {
     assert_eq!(one, three);
 }
 
+/// `stormy(seed)` with every scenario's key TTL set to `key_ttl_ms`.
+fn stormy_with_ttl(seed: u64, key_ttl_ms: Option<f64>) -> LoadModel {
+    let mut model = stormy(seed);
+    for scenario in &mut model.scenarios {
+        scenario.server.key_ttl_ms = key_ttl_ms;
+    }
+    model
+}
+
+/// A key TTL longer than the run (every loop's last event) never prunes a key: every row is
+/// the one without a TTL, draw for draw. A short one changes the keeping strategies' rows
+/// (retries of payments whose keys expired are charged again) and never `none`'s, which
+/// keeps no key.
+#[test]
+fn a_ttl_longer_than_the_run_changes_nothing_and_a_short_one_charges_again() {
+    for seed in [1, 2, 3] {
+        let plain = load::simulate(&stormy_with_ttl(seed, None), 2, &Silent).unwrap();
+        let longest_run_ms = plain
+            .rows
+            .iter()
+            .map(|row| row.tally.end_ms)
+            .fold(0.0, f64::max);
+        let long = stormy_with_ttl(seed, Some(longest_run_ms + 1.0));
+        let long = load::simulate(&long, 2, &Silent).unwrap();
+        assert_eq!(plain.rows, long.rows, "seed {seed}");
+        let short = load::simulate(&stormy_with_ttl(seed, Some(100.0)), 2, &Silent).unwrap();
+        for (plain, short) in plain.rows.iter().zip(&short.rows) {
+            check_conservation(&short.tally);
+            let (before, after) = (plain.tally.counts, short.tally.counts);
+            if plain.strategy == LoadStrategy::None {
+                assert_eq!(plain, short);
+            } else {
+                assert_eq!(before.expired_key_charges, 0);
+                assert!(
+                    after.charges > before.charges
+                        && after.replays < before.replays
+                        && after.expired_key_charges > 0,
+                    "{:?}: {before:?} then {after:?}",
+                    plain.strategy
+                );
+            }
+        }
+    }
+}
+
 /// A minimal load file.
 const FILE: &str = "model = \"timeline\"\nruns = 1\n[arrivals]\nduration_s = 5\nrate_per_s = 20\n\
                     [server]\nworkers = 2\n";
@@ -329,6 +377,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
         "conflicts",
         "charges",
         "double_charges",
+        "expired_key_charges",
         "wasted_work",
         "offered_load_per_s",
         "throughput_per_s",
@@ -352,7 +401,39 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 18] = [
+    let cases: [(&str, &[&str]); 24] = [
+        (
+            "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
+            &[
+                "`server.duplicate_answer`",
+                "ok_200",
+                "replay or conflict_409",
+            ],
+        ),
+        (
+            "[server]\nworkers = 1\nduplicate_answer = \"error_500\"",
+            &[
+                "`server.duplicate_answer`",
+                "error_500",
+                "replay or conflict_409",
+            ],
+        ),
+        (
+            "[server]\nworkers = 1\nfingerprint = false",
+            &["`server.fingerprint`", "false", "one body"],
+        ),
+        (
+            "[server]\nworkers = 1\nkey_ttl_ms = 0",
+            &["`server.key_ttl_ms`", "value 0", "key TTL"],
+        ),
+        (
+            "[server]\nworkers = 1\nkey_ttl_ms = -5",
+            &["`server.key_ttl_ms`", "-5", "key TTL"],
+        ),
+        (
+            "[server]\nworkers = 1\nkey_ttl_ms = 1e13",
+            &["`server.key_ttl_ms`", "10000000000000", "key TTL"],
+        ),
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
         (

@@ -16,8 +16,9 @@ use super::timeline::{MAX_DURATION_MS, TimelineConfig};
 use super::{ConfigError, OutputSettings, invalid, parse_toml};
 use crate::cli::Cli;
 use crate::model::load::{
-    AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadModel, LoadNetwork,
-    LoadScenario, LoadServer, LoadStrategy, Phase, PhaseRate, TokenBucket, Window,
+    AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,
+    LoadModel, LoadNetwork, LoadScenario, LoadServer, LoadStrategy, Phase, PhaseRate, TokenBucket,
+    Window,
 };
 use crate::model::timeline::{
     ArrivalProcess, CopyMode, DuplicateAnswer, KeyLifecycle, Scenario, TimelineModel,
@@ -465,6 +466,8 @@ impl Checker<'_> {
             processing_per_in_flight_ms: slope,
             error_rate: base.key.error_rate,
             error_policy: base.key.error_policy,
+            key_ttl_ms: base.key.key_ttl_ms,
+            duplicate_answer: self.duplicate_answer(base)?,
             capacity,
         })
     }
@@ -754,23 +757,33 @@ impl Checker<'_> {
                 "the load model sends one copy per payment; leave copies and copy_mode out",
             ));
         }
-        if key.key_ttl_ms.is_some() {
+        if key.fingerprint != plain.fingerprint {
             return Err(self.bad(
                 "server",
-                "key_ttl_ms",
-                key.key_ttl_ms.unwrap_or(0.0),
-                "the load model keeps keys while their payment is in flight; leave key_ttl_ms out",
-            ));
-        }
-        if key.duplicate_answer != DuplicateAnswer::Replay || key.fingerprint != plain.fingerprint {
-            return Err(self.bad(
-                "server",
-                "duplicate_answer",
-                "(set)",
-                "the load model replays stored answers; leave duplicate_answer and fingerprint out",
+                "fingerprint",
+                key.fingerprint,
+                "the load model sends one body per payment; leave fingerprint out",
             ));
         }
         Ok(())
+    }
+
+    /// `[server] duplicate_answer`: `replay` or `conflict_409` (`ok_200` and `error_500`, the
+    /// webhook receivers' answers, are refused).
+    fn duplicate_answer(&self, base: &Scenario) -> Result<LoadDuplicateAnswer, ConfigError> {
+        match base.key.duplicate_answer {
+            DuplicateAnswer::Replay => Ok(LoadDuplicateAnswer::Replay),
+            DuplicateAnswer::Conflict409 => Ok(LoadDuplicateAnswer::Conflict409),
+            other @ (DuplicateAnswer::Ok200 | DuplicateAnswer::Error500) => Err(self.bad(
+                "server",
+                "duplicate_answer",
+                match other {
+                    DuplicateAnswer::Ok200 => "ok_200",
+                    _ => "error_500",
+                },
+                "the load model answers a stored key with replay or conflict_409",
+            )),
+        }
     }
 
     fn scenario(&self, base: &Scenario) -> Result<LoadScenario, ConfigError> {
@@ -987,4 +1000,36 @@ fn check_buckets(model: &LoadModel, path: &Path) -> Result<(), ConfigError> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The key's TTL and duplicate answer reach each scenario's server, overridable per
+    /// `[[scenario]]` like every timeline key.
+    #[test]
+    fn the_keys_ttl_and_duplicate_answer_reach_the_server() {
+        let text = "model = \"timeline\"\n[server]\nworkers = 2\nkey_ttl_ms = 30000\n\
+                    duplicate_answer = \"conflict_409\"\n\
+                    [[scenario]]\nname = \"redis\"\n\
+                    [[scenario]]\nname = \"plain\"\n\
+                    server = { key_ttl_ms = 5000, duplicate_answer = \"replay\" }\n";
+        let cli = Cli::try_parse_from(["simulate"]).unwrap();
+        let config = LoadConfig::from_toml(text, Path::new("ttl.toml"), &cli, 1).unwrap();
+        let servers: Vec<_> = config
+            .model
+            .scenarios
+            .iter()
+            .map(|scenario| (scenario.server.key_ttl_ms, scenario.server.duplicate_answer))
+            .collect();
+        assert_eq!(
+            servers,
+            [
+                (Some(30_000.0), LoadDuplicateAnswer::Conflict409),
+                (Some(5_000.0), LoadDuplicateAnswer::Replay),
+            ]
+        );
+    }
 }

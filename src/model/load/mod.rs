@@ -176,6 +176,11 @@ pub struct LoadServer {
     pub error_rate: f64,
     /// With a key: whether a 500 is stored and replayed, or the key released.
     pub error_policy: ErrorPolicy,
+    /// The key store prunes a key this long after creating it (ms); a delivery a worker takes
+    /// at or after that finds it absent. `None`: keys never expire.
+    pub key_ttl_ms: Option<f64>,
+    /// The answer to a delivery whose key is stored with its response.
+    pub duplicate_answer: LoadDuplicateAnswer,
     /// Capacity changes (non-overlapping).
     pub capacity: Vec<CapacityWindow>,
 }
@@ -190,6 +195,16 @@ impl LoadServer {
             .or(self.workers)
             .unwrap_or(u32::MAX)
     }
+}
+
+/// How the server answers a delivery whose key is stored with its response (a key in flight
+/// is answered 409 by `unique_key` and waited for by `lock_wait` either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadDuplicateAnswer {
+    /// The stored response: the Idempotency-Key behaviour.
+    Replay,
+    /// 409 Conflict, as for a key in flight: the client retries.
+    Conflict409,
 }
 
 /// The clients' retry behaviour.

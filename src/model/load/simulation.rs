@@ -22,7 +22,7 @@ use super::agenda::Agenda;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::tally::{Bucket, LoadTally, recovery};
-use super::{LoadScenario, LoadStrategy};
+use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy};
 use crate::model::timeline::ErrorPolicy;
 use crate::model::timeline::distribution::Sampler;
 use crate::model::{Interrupted, Progress};
@@ -69,7 +69,12 @@ enum Event {
         sent_ms: f64,
     },
     /// A worker finishes processing.
-    Done { payment: u32, attempt: u32 },
+    Done {
+        payment: u32,
+        attempt: u32,
+        /// The delivery was taken after the payment's key had been pruned.
+        after_expiry: bool,
+    },
     /// An answer reaches the client.
     Reply {
         payment: u32,
@@ -135,6 +140,11 @@ struct Payment {
     succeeded: bool,
     /// Its key.
     key: Key,
+    /// When its key was last created, absent before (ms); the store prunes it `key_ttl_ms`
+    /// later.
+    key_created_ms: f64,
+    /// Its key was pruned at least once.
+    key_pruned: bool,
     /// Charges made.
     charges: u32,
     /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
@@ -144,6 +154,16 @@ struct Payment {
     generation: u32,
     /// Deliveries waiting for its lock (`lock_wait`), holding workers.
     waiters: Vec<Request>,
+}
+
+impl Payment {
+    /// Its key becomes `key`, created now if it was absent.
+    fn store_key(&mut self, key: Key, now: f64) {
+        if self.key == Key::Absent {
+            self.key_created_ms = now;
+        }
+        self.key = key;
+    }
 }
 
 /// The agenda's lane of the timeouts: an attempt's timeout is its send time plus the client's
@@ -366,7 +386,11 @@ impl<'a> Simulation<'a> {
                 };
                 self.reach(now, request);
             }
-            Event::Done { payment, attempt } => self.done(now, payment, attempt),
+            Event::Done {
+                payment,
+                attempt,
+                after_expiry,
+            } => self.done(now, payment, attempt, after_expiry),
             Event::Reply {
                 payment,
                 attempt,
@@ -451,6 +475,8 @@ impl<'a> Simulation<'a> {
             done: false,
             succeeded: false,
             key: Key::Absent,
+            key_created_ms: 0.0,
+            key_pruned: false,
             charges: 0,
             refs: 0,
             generation: 0,
@@ -562,24 +588,20 @@ impl<'a> Simulation<'a> {
             self.tally.counts.dropped_expired += 1;
             return;
         }
-        let key = self.payments[request.payment as usize].key;
+        let key = self.key_met(now, request.payment);
         match (self.strategy, key) {
             (LoadStrategy::None, _)
             | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
                 self.busy += 1;
                 self.process(now, request);
             }
-            (_, Key::Completed { ok }) => self.replay(now, request, ok),
+            (_, Key::Completed { ok }) => self.answer_stored(now, request, ok),
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
-                self.payments[request.payment as usize].key = Key::InFlight;
+                self.payments[request.payment as usize].store_key(Key::InFlight, now);
                 self.busy += 1;
                 self.process(now, request);
             }
-            (LoadStrategy::UniqueKey, Key::InFlight) => {
-                self.tally.counts.conflicts += 1;
-                self.bucket.conflicts += 1;
-                self.answer(now, request.payment, request.attempt, Answer::Conflict409);
-            }
+            (LoadStrategy::UniqueKey, Key::InFlight) => self.conflict(now, request),
             (LoadStrategy::LockWait, Key::InFlight) => {
                 self.busy += 1;
                 self.tally.counts.lock_waits += 1;
@@ -590,6 +612,23 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// The key of `payment` as a delivery meets it at `now`: the store has pruned a key
+    /// created `key_ttl_ms` ago or more (lazily: no event marks the expiry).
+    fn key_met(&mut self, now: f64, payment: u32) -> Key {
+        let slot = &mut self.payments[payment as usize];
+        if slot.key != Key::Absent
+            && self
+                .scenario
+                .server
+                .key_ttl_ms
+                .is_some_and(|ttl| now >= slot.key_created_ms + ttl)
+        {
+            slot.key = Key::Absent;
+            slot.key_pruned = true;
+        }
+        slot.key
+    }
+
     /// Processing on a worker already counted busy: `processing + slope × busy`.
     fn process(&mut self, now: f64, request: Request) {
         let base = self.processing.quantile(unit(&mut self.stream));
@@ -598,8 +637,25 @@ impl<'a> Simulation<'a> {
         let done = Event::Done {
             payment: request.payment,
             attempt: request.attempt,
+            after_expiry: self.payments[request.payment as usize].key_pruned,
         };
         self.schedule(now + duration, done);
+    }
+
+    /// Answers a delivery whose key is stored: the stored response, or 409
+    /// (`duplicate_answer`).
+    fn answer_stored(&mut self, now: f64, request: Request, ok: bool) {
+        match self.scenario.server.duplicate_answer {
+            LoadDuplicateAnswer::Replay => self.replay(now, request, ok),
+            LoadDuplicateAnswer::Conflict409 => self.conflict(now, request),
+        }
+    }
+
+    /// Answers 409 at once.
+    fn conflict(&mut self, now: f64, request: Request) {
+        self.tally.counts.conflicts += 1;
+        self.bucket.conflicts += 1;
+        self.answer(now, request.payment, request.attempt, Answer::Conflict409);
     }
 
     /// Answers with the stored response.
@@ -625,9 +681,9 @@ impl<'a> Simulation<'a> {
         self.schedule(now + latency, event);
     }
 
-    /// A worker finishes attempt `attempt` of `payment`: charge or fail, store the key,
-    /// answer, wake lock waiters.
-    fn done(&mut self, now: f64, payment: u32, attempt: u32) {
+    /// A worker finishes attempt `attempt` of `payment` (taken after its key had been pruned:
+    /// `after_expiry`): charge or fail, store the key, answer, wake lock waiters.
+    fn done(&mut self, now: f64, payment: u32, attempt: u32, after_expiry: bool) {
         self.busy -= 1;
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
@@ -638,20 +694,24 @@ impl<'a> Simulation<'a> {
         let answer = if failed {
             self.tally.counts.server_errors += 1;
             if keyed {
-                slot.key = match error_policy {
-                    ErrorPolicy::Store => Key::Completed { ok: false },
-                    ErrorPolicy::Retry => Key::Absent,
-                };
+                slot.store_key(
+                    match error_policy {
+                        ErrorPolicy::Store => Key::Completed { ok: false },
+                        ErrorPolicy::Retry => Key::Absent,
+                    },
+                    now,
+                );
             }
             Answer::Error500
         } else {
             self.tally.counts.charges += 1;
+            self.tally.counts.expired_key_charges += u64::from(after_expiry);
             slot.charges += 1;
             if slot.charges == 2 {
                 self.tally.counts.double_charges += 1;
             }
             if keyed {
-                slot.key = Key::Completed { ok: true };
+                slot.store_key(Key::Completed { ok: true }, now);
             }
             Answer::Ok
         };
@@ -669,17 +729,17 @@ impl<'a> Simulation<'a> {
     /// stored) the first waiter takes the lock and processes.
     fn wake(&mut self, now: f64, payment: u32) {
         let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
-        match self.payments[payment as usize].key {
+        match self.key_met(now, payment) {
             Key::Completed { ok } => {
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
-                    self.replay(now, waiter, ok);
+                    self.answer_stored(now, waiter, ok);
                     self.payments[payment as usize].refs -= 1;
                 }
             }
             Key::Absent | Key::InFlight => {
                 let first = waiters.remove(0);
-                self.payments[payment as usize].key = Key::InFlight;
+                self.payments[payment as usize].store_key(Key::InFlight, now);
                 self.process(now, first);
                 self.payments[payment as usize].refs -= 1;
             }

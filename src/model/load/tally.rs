@@ -32,7 +32,8 @@ counters! {
         dropped_expired,
         /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
         timeouts,
-        /// Deliveries answered 409 because their key was in flight (deliveries).
+        /// Deliveries answered 409 because their key was in flight, or stored under
+        /// `duplicate_answer = "conflict_409"` (deliveries).
         conflicts,
         /// Deliveries answered with a stored response (deliveries).
         replays,
@@ -47,6 +48,9 @@ counters! {
         charges,
         /// Payments charged two or more times: customers charged twice (payments).
         double_charges,
+        /// Charges made by deliveries a worker took after their key had been pruned
+        /// (`key_ttl_ms`; charges).
+        expired_key_charges,
         /// Payments given up although charged: told it failed, money taken (payments).
         failed_charged,
         /// Processings finished for an attempt its client had already stopped waiting for

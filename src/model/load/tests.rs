@@ -33,6 +33,8 @@ pub(super) fn scenario() -> LoadScenario {
             processing_per_in_flight_ms: 0.0,
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
+            key_ttl_ms: None,
+            duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
         },
         client: LoadClient {
@@ -178,4 +180,171 @@ fn the_same_inputs_give_the_same_tally() {
     assert_eq!(one, two);
     assert_eq!(one.rows.len(), 8);
     assert!(one.rows[0].tally.counts.payments > 900);
+}
+
+/// One payment, one worker, 100 ms processing, 1 s timeout, one retry with no backoff; the
+/// first answer (sent at 110 ms) falls in an outage and is lost. Attempt 0 reaches at 10 ms
+/// (`unique_key` and `lock_wait` create the key then) and is charged 10-110
+/// (`check_then_insert` creates the key at 110). The client times out at 1,000 ms; its retry
+/// reaches at 1,010 ms and succeeds at 1,020 (replayed) or 1,120 (processed again).
+fn lost_ack_scenario(key_ttl_ms: Option<f64>) -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.client.max_retries = 1;
+    scenario.network.outages = vec![Window {
+        from_ms: 100.0,
+        to_ms: 200.0,
+    }];
+    scenario.server.key_ttl_ms = key_ttl_ms;
+    scenario
+}
+
+/// `(charges, double_charges, replays, succeeded, expired_key_charges)` of the lost-ACK case.
+fn lost_ack(key_ttl_ms: Option<f64>, strategy: LoadStrategy) -> (u64, u64, u64, u64, u64) {
+    let tally = run(&lost_ack_scenario(key_ttl_ms), strategy, &[0.0]);
+    let c = tally.counts;
+    assert_eq!(
+        (c.attempts, c.calls, c.lost_answers, c.timeouts),
+        (2, 2, 1, 1)
+    );
+    (
+        c.charges,
+        c.double_charges,
+        c.replays,
+        c.succeeded,
+        c.expired_key_charges,
+    )
+}
+
+#[test]
+fn without_a_ttl_the_retry_after_a_lost_ack_is_replayed() {
+    for strategy in [
+        LoadStrategy::UniqueKey,
+        LoadStrategy::LockWait,
+        LoadStrategy::CheckThenInsert,
+    ] {
+        assert_eq!(lost_ack(None, strategy), (1, 0, 1, 1, 0), "{strategy:?}");
+    }
+}
+
+/// A 500 ms TTL (shorter than the timeout): the key created at 10 (or 110) ms is pruned when
+/// the retry meets it at 1,010 ms, and the retry is charged again.
+#[test]
+fn a_ttl_shorter_than_the_timeout_charges_the_retry_after_a_lost_ack_again() {
+    for strategy in [
+        LoadStrategy::UniqueKey,
+        LoadStrategy::LockWait,
+        LoadStrategy::CheckThenInsert,
+    ] {
+        assert_eq!(
+            lost_ack(Some(500.0), strategy),
+            (2, 1, 0, 1, 1),
+            "{strategy:?}"
+        );
+    }
+}
+
+/// The TTL counts from the key's creation, and a key met at exactly creation + TTL is gone:
+/// `unique_key`'s key (created at 10 ms) is pruned when the retry meets it at 1,010 with a
+/// 1,000 ms TTL, kept with 1,000.5 ms; `check_then_insert`'s (created at 110 ms) is pruned at
+/// 1,010 with 900 ms or less, kept with 900.5 ms or more.
+#[test]
+fn the_ttl_counts_from_the_keys_creation_and_ends_at_creation_plus_ttl() {
+    let unique = LoadStrategy::UniqueKey;
+    let check = LoadStrategy::CheckThenInsert;
+    assert_eq!(lost_ack(Some(1_000.0), unique), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(1_000.5), unique), (1, 0, 1, 1, 0));
+    assert_eq!(lost_ack(Some(950.0), check), (1, 0, 1, 1, 0));
+    assert_eq!(lost_ack(Some(900.0), check), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(899.5), check), (2, 1, 0, 1, 1));
+    assert_eq!(lost_ack(Some(900.5), check), (1, 0, 1, 1, 0));
+}
+
+/// `lock_wait`: a waiter meets the key when the processing it waits for ends. Two workers,
+/// 300 ms processing, 150 ms timeout: attempt 0 reaches at 10 and holds the key (created at
+/// 10) until 310; the retry reaches at 160 and waits for the lock. With a 250 ms TTL the key
+/// stored at 310 is already 300 ms old: the waiter processes again (310-610, a second charge).
+/// With 400 ms it gets the stored success.
+#[test]
+fn a_lock_waiter_meets_the_key_when_the_lock_is_released() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    scenario.server.key_ttl_ms = Some(250.0);
+    let pruned = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
+    assert_eq!(
+        (pruned.lock_waits, pruned.charges, pruned.replays),
+        (1, 2, 0)
+    );
+    assert_eq!((pruned.double_charges, pruned.expired_key_charges), (1, 1));
+    scenario.server.key_ttl_ms = Some(400.0);
+    let kept = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
+    assert_eq!((kept.lock_waits, kept.charges, kept.replays), (1, 1, 1));
+    assert_eq!(kept.expired_key_charges, 0);
+}
+
+/// `unique_key` with a key that expires in flight: two workers, 300 ms processing, 150 ms
+/// timeout, 100 ms TTL. Attempt 0 reaches at 10 (key created) and is processed 10-310; the
+/// retry reaches at 160, finds the key (in flight, 150 ms old) pruned, gets no 409 and is
+/// processed 160-460 alongside. Two charges; only the retry's counts as an expired-key charge
+/// (the first processing started before the key was pruned).
+#[test]
+fn a_key_pruned_in_flight_lets_the_retry_process_alongside() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    scenario.server.key_ttl_ms = Some(100.0);
+    let counts = run(&scenario, LoadStrategy::UniqueKey, &[0.0]).counts;
+    assert_eq!((counts.conflicts, counts.processings), (0, 2));
+    assert_eq!((counts.charges, counts.double_charges), (2, 1));
+    assert_eq!(counts.expired_key_charges, 1);
+    scenario.server.key_ttl_ms = None;
+    let kept = run(&scenario, LoadStrategy::UniqueKey, &[0.0]).counts;
+    assert_eq!(
+        (kept.conflicts, kept.charges, kept.expired_key_charges),
+        (1, 1, 0)
+    );
+}
+
+/// `duplicate_answer = "conflict_409"` in the lost-ACK case: the retry meets the stored key
+/// at 1,010 ms and gets 409 instead of the replay; with no retry left the client gives up,
+/// charged but told it failed. With a 500 ms TTL the key is gone by then: the retry is
+/// charged again and succeeds.
+#[test]
+fn conflict_409_answers_the_retry_of_a_stored_key_with_409() {
+    for strategy in [
+        LoadStrategy::UniqueKey,
+        LoadStrategy::LockWait,
+        LoadStrategy::CheckThenInsert,
+    ] {
+        let mut scenario = lost_ack_scenario(None);
+        scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+        let c = run(&scenario, strategy, &[0.0]).counts;
+        assert_eq!(
+            (c.charges, c.conflicts, c.replays),
+            (1, 1, 0),
+            "{strategy:?}"
+        );
+        assert_eq!((c.succeeded, c.failed_charged), (0, 1), "{strategy:?}");
+        scenario.server.key_ttl_ms = Some(500.0);
+        let c = run(&scenario, strategy, &[0.0]).counts;
+        assert_eq!(
+            (c.charges, c.conflicts, c.replays),
+            (2, 0, 0),
+            "{strategy:?}"
+        );
+        assert_eq!((c.succeeded, c.double_charges), (1, 1), "{strategy:?}");
+    }
+}
+
+/// `lock_wait` with `conflict_409`: the waiter of the lock-waiter case (key kept, 400 ms TTL)
+/// gets 409 when the lock is released at 310 instead of the stored success.
+#[test]
+fn conflict_409_answers_a_lock_waiter_with_409() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    scenario.server.key_ttl_ms = Some(400.0);
+    scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+    let c = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
+    assert_eq!(
+        (c.lock_waits, c.charges, c.replays, c.conflicts),
+        (1, 1, 0, 1)
+    );
 }
