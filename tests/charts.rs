@@ -556,6 +556,7 @@ fn committed_load_charts_draw_their_data() {
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("output");
     for (scenario, seed) in [
         ("capacity-drop", 42),
+        ("key-ttl-under-load", 42),
         ("brooker-retry", 2022),
         ("brooker-collapse", 2023),
     ] {

@@ -628,3 +628,85 @@ fn a_sweep_point_is_the_scenario_at_that_error_rate() {
         load::simulate(&stormy(6), 2, &Silent).unwrap().rows
     );
 }
+
+/// The README's table of `configs/key-ttl-under-load.toml` is the committed `load.csv`, and
+/// what the text says of it holds: the 30 s TTL gives the kept key's rows, the 5 s TTL 390 to
+/// 460 double charges (one expired charge each under `unique_key` and `lock_wait`), the 2 s
+/// TTL close to the storm without a key in `capacity-drop` (the sentence's bounds).
+#[test]
+fn the_readme_table_matches_the_committed_key_ttl_outputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let rows = common::csv_rows(&root.join("output/key-ttl-under-load/load.csv"));
+    let storm = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
+    let mean =
+        |rows: &[std::collections::HashMap<String, String>], key: (&str, &str), column: &str| {
+            let runs: Vec<f64> = rows
+                .iter()
+                .filter(|row| row["scenario"] == key.0 && row["strategy"] == key.1)
+                .map(|row| row[column].parse::<f64>().unwrap())
+                .collect();
+            assert_eq!(runs.len(), 5, "{key:?}");
+            runs.iter().sum::<f64>() / 5.0
+        };
+    let recovered = |key: (&str, &str)| {
+        rows.iter()
+            .filter(|row| row["scenario"] == key.0 && row["strategy"] == key.1)
+            .filter(|row| row["recovered"] == "true")
+            .count()
+    };
+    let strategies = ["check_then_insert", "unique_key", "lock_wait"];
+    for scenario in ["kept", "ttl_30s", "ttl_5s", "ttl_2s"] {
+        for strategy in strategies {
+            let key = (scenario, strategy);
+            let m = |column: &str| mean(&rows, key, column);
+            let line = format!(
+                "| {scenario} | {strategy} | {:.1} | {:.1} | {:.1} | {:.2} | {}/5 |",
+                100.0 * m("succeeded") / m("payments"),
+                m("double_charges"),
+                m("expired_key_charges"),
+                m("amplification"),
+                recovered(key)
+            );
+            assert!(readme.contains(&line), "README lacks {line}");
+        }
+    }
+    // The 30 s key: every row of the kept key's, column for column.
+    let of = |scenario: &str| {
+        rows.iter()
+            .filter(|row| row["scenario"] == scenario)
+            .map(|row| {
+                let mut row = row.clone();
+                row.remove("scenario");
+                row
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(of("kept"), of("ttl_30s"));
+    let all_recovered = |scenario: &str| -> usize {
+        strategies
+            .iter()
+            .map(|strategy| recovered((scenario, strategy)))
+            .sum()
+    };
+    assert!(all_recovered("ttl_5s") < all_recovered("kept"));
+    for strategy in strategies {
+        let five = mean(&rows, ("ttl_5s", strategy), "double_charges");
+        assert!((390.0..=460.0).contains(&five), "{strategy}: {five}");
+        if strategy != "check_then_insert" {
+            assert_eq!(
+                five,
+                mean(&rows, ("ttl_5s", strategy), "expired_key_charges")
+            );
+        }
+        let none = |column: &str| mean(&storm, ("no_budget", "none"), column);
+        let two = |column: &str| mean(&rows, ("ttl_2s", strategy), column);
+        let charged_twice = (two("double_charges") - none("double_charges")).abs();
+        assert!(charged_twice <= 0.02 * none("double_charges"), "{strategy}");
+        let share = |succeeded: f64, payments: f64| 100.0 * succeeded / payments;
+        let points =
+            share(two("succeeded"), two("payments")) - share(none("succeeded"), none("payments"));
+        assert!(points.abs() <= 1.0, "{strategy}: {points}");
+        assert_eq!(recovered(("ttl_2s", strategy)), 0);
+    }
+}
