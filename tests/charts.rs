@@ -117,15 +117,7 @@ fn data_marks(name: &str, svg: &[u8]) -> Vec<Mark> {
     let document = roxmltree::Document::parse(text)
         .unwrap_or_else(|error| panic!("{name} is not well-formed SVG: {error}"));
     assert_eq!(document.root_element().tag_name().name(), "svg", "{name}");
-    let legends: Vec<[f64; 4]> = document
-        .descendants()
-        .filter(|node| {
-            node.has_tag_name("rect")
-                && node.attribute("fill") == Some("#FFFFFF")
-                && node.attribute("opacity") == Some("0.9")
-        })
-        .filter_map(|node| measure(node).map(|(bounds, _)| bounds))
-        .collect();
+    let legends = legend_boxes(svg);
     let in_legend = |bounds: &[f64; 4]| {
         legends.iter().any(|legend| {
             bounds[0] >= legend[0]

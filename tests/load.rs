@@ -533,6 +533,30 @@ fn lock_wait_is_refused_without_a_shared_server() {
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
 
+/// A row of a committed `load.csv`, by column.
+type CsvRow = std::collections::HashMap<String, String>;
+
+/// The mean over the runs of (`scenario`, `strategy`) of `column` in `rows`.
+fn mean_over_runs(rows: &[CsvRow], (scenario, strategy): (&str, &str), column: &str) -> f64 {
+    let runs: Vec<f64> = rows
+        .iter()
+        .filter(|row| row["scenario"] == scenario && row["strategy"] == strategy)
+        .map(|row| row[column].parse::<f64>().unwrap())
+        .collect();
+    assert!(!runs.is_empty(), "no runs of {scenario} {strategy}");
+    runs.iter().sum::<f64>() / runs.len() as f64
+}
+
+/// How many runs of (`scenario`, `strategy`) in `rows` recovered, and how many there are.
+fn recovered_runs(rows: &[CsvRow], (scenario, strategy): (&str, &str)) -> (usize, usize) {
+    let runs: Vec<_> = rows
+        .iter()
+        .filter(|row| row["scenario"] == scenario && row["strategy"] == strategy)
+        .collect();
+    let recovered = runs.iter().filter(|row| row["recovered"] == "true").count();
+    (recovered, runs.len())
+}
+
 /// The README's table of `configs/capacity-drop.toml` is the committed `load.csv`: every row
 /// recomputed from it (means over runs) appears in the README as written.
 #[test]
@@ -549,28 +573,18 @@ fn the_readme_table_matches_the_committed_capacity_drop_outputs() {
     }
     assert_eq!(keys.len(), 16);
     let mean = |scenario: &str, strategy: &str, column: &str| {
-        let runs: Vec<f64> = rows
-            .iter()
-            .filter(|row| row["scenario"] == scenario && row["strategy"] == strategy)
-            .map(|row| row[column].parse::<f64>().unwrap())
-            .collect();
-        runs.iter().sum::<f64>() / runs.len() as f64
+        mean_over_runs(&rows, (scenario, strategy), column)
     };
     for (scenario, strategy) in &keys {
-        let runs: Vec<_> = rows
-            .iter()
-            .filter(|row| &row["scenario"] == scenario && &row["strategy"] == strategy)
-            .collect();
-        let recovered = runs.iter().filter(|row| row["recovered"] == "true").count();
+        let (recovered, runs) = recovered_runs(&rows, (scenario, strategy));
         let m = |column: &str| mean(scenario, strategy, column);
         let line = format!(
-            "| {scenario} | {strategy} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {recovered}/{} |",
+            "| {scenario} | {strategy} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {recovered}/{runs} |",
             100.0 * m("succeeded") / m("payments"),
             m("double_charges"),
             m("failed_charged"),
             m("amplification"),
             m("throttled"),
-            runs.len()
         );
         assert!(readme.contains(&line), "README lacks {line}");
     }
@@ -639,21 +653,11 @@ fn the_readme_table_matches_the_committed_key_ttl_outputs() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let rows = common::csv_rows(&root.join("output/key-ttl-under-load/load.csv"));
     let storm = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
-    let mean =
-        |rows: &[std::collections::HashMap<String, String>], key: (&str, &str), column: &str| {
-            let runs: Vec<f64> = rows
-                .iter()
-                .filter(|row| row["scenario"] == key.0 && row["strategy"] == key.1)
-                .map(|row| row[column].parse::<f64>().unwrap())
-                .collect();
-            assert_eq!(runs.len(), 5, "{key:?}");
-            runs.iter().sum::<f64>() / 5.0
-        };
+    let mean = mean_over_runs;
     let recovered = |key: (&str, &str)| {
-        rows.iter()
-            .filter(|row| row["scenario"] == key.0 && row["strategy"] == key.1)
-            .filter(|row| row["recovered"] == "true")
-            .count()
+        let (recovered, runs) = recovered_runs(&rows, key);
+        assert_eq!(runs, 5, "{key:?}");
+        recovered
     };
     let strategies = ["check_then_insert", "unique_key", "lock_wait"];
     for scenario in ["kept", "ttl_30s", "ttl_5s", "ttl_2s"] {
