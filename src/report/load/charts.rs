@@ -309,6 +309,35 @@ fn span_s(results: &LoadResults) -> f64 {
         .fold(bucket_s, f64::max)
 }
 
+/// A time panel's axes (time in seconds across, `y_desc` up) and its grid, with the
+/// trigger windows of `scenario` shaded up to `top`.
+fn time_axes<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    y_desc: &str,
+    results: &LoadResults,
+    scenario: usize,
+    top: f64,
+) -> Result<(), String> {
+    chart
+        .configure_mesh()
+        .x_desc("time, s")
+        .y_desc(y_desc)
+        .x_labels(8)
+        .x_label_formatter(&|value| whole_tick(*value))
+        .y_labels(5)
+        .y_label_formatter(&|value| tick(*value))
+        .axis_desc_style((FONT, 12))
+        .label_style((FONT, 11))
+        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    shade(chart, results, scenario, top)
+}
+
 /// Shades the scenario's trigger windows.
 fn shade<DB: DrawingBackend>(
     chart: &mut ChartContext<
@@ -414,20 +443,7 @@ fn goodput_panel(
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(|e| e.to_string())?
         .set_secondary_coord(0.0..span, 0.0..queue_top);
-    chart
-        .configure_mesh()
-        .x_desc("time, s")
-        .y_desc("per second")
-        .x_labels(8)
-        .x_label_formatter(&|value| whole_tick(*value))
-        .y_labels(5)
-        .y_label_formatter(&|value| tick(*value))
-        .axis_desc_style((FONT, 12))
-        .label_style((FONT, 11))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    shade(&mut chart, results, scenario, top)?;
+    time_axes(&mut chart, "per second", results, scenario, top)?;
     for (points, colour) in [(offered, OFFERED), (retries, RETRIES), (good, GOODPUT)] {
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(2)))
@@ -509,20 +525,7 @@ fn double_charges_panel(
         .y_label_area_size(56)
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("time, s")
-        .y_desc("payments charged twice")
-        .x_labels(8)
-        .x_label_formatter(&|value| whole_tick(*value))
-        .y_labels(5)
-        .y_label_formatter(&|value| tick(*value))
-        .axis_desc_style((FONT, 12))
-        .label_style((FONT, 11))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    shade(&mut chart, results, scenario, top)?;
+    time_axes(&mut chart, "payments charged twice", results, scenario, top)?;
     let count = model.strategies.len();
     for (strategy, points) in lines {
         let index = model.strategies.iter().position(|&s| s == strategy);
