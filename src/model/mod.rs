@@ -3,7 +3,8 @@
 //! clock ([`timeline`]), the contention model of clients racing for one row
 //! ([`contention`]) and the load model of many clients sharing one server ([`load`]). What
 //! they share with their caller sits in [`progress`]; their run-time
-//! estimates in [`cost`]; the discrete-event queue in [`event_queue`]; the one-declaration
+//! estimates in [`cost`]; the discrete-event queue in [`event_queue`]; running simulations on several threads in
+//! [`parallel`]; the one-declaration
 //! counters macro in [`counters`].
 
 pub mod article;
@@ -12,6 +13,7 @@ pub mod cost;
 pub mod counters;
 pub mod event_queue;
 pub mod load;
+pub mod parallel;
 pub mod progress;
 pub mod timeline;
 

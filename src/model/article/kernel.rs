@@ -29,6 +29,7 @@ pub mod avx512;
 use rayon::prelude::*;
 
 use super::{AttemptHistogram, Interrupted, Progress};
+use crate::model::parallel::thread_pool;
 use crate::rng::{Jump, PcgState, SeedSequence, loss_threshold};
 
 /// Requests per unit of parallel work (and per progress report).
@@ -78,16 +79,9 @@ impl Implementation {
     }
 }
 
-/// A thread pool of `threads` workers (at least one) for [`attempt_histograms`].
-pub fn thread_pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool can be built")
-}
-
 /// The attempts-per-request histograms of every p in `ack_loss` (in that order), computed
-/// on the rayon thread pool this is called from (see [`thread_pool`]).
+/// on the rayon thread pool this is called from (see
+/// [`crate::model::parallel::thread_pool`]).
 pub fn attempt_histograms(
     seeds: &SeedSequence,
     requests: u64,

@@ -116,7 +116,7 @@ pub fn simulate(
     let runs: Vec<RunCounts> = match engine {
         // Runs in parallel too, so that many small runs use every core; rayon collects
         // them in run order.
-        Engine::Fast { threads } => kernel::thread_pool(threads).install(|| {
+        Engine::Fast { threads } => crate::model::parallel::thread_pool(threads).install(|| {
             (0..model.runs)
                 .into_par_iter()
                 .map(|run| {

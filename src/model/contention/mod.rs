@@ -18,13 +18,10 @@ pub mod delay;
 pub mod simulation;
 pub mod summary;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use rayon::prelude::*;
-
 pub use delay::Delay;
 pub use simulation::{RunTally, Simulator};
 
+use super::parallel::map_chunks;
 use super::{Interrupted, Progress};
 use crate::model::timeline::Backoff;
 use crate::rng::SeedSequence;
@@ -180,40 +177,21 @@ pub fn simulate(
                 .flat_map(move |&policy| (0..model.runs).map(move |run| (clients, policy, run)))
         })
         .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool can be built");
-    let stopped = AtomicBool::new(false);
-    let chunks: Vec<Vec<ContentionRow>> = pool.install(|| {
-        tasks
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                if stopped.load(Ordering::Relaxed) || progress.should_stop() {
-                    stopped.store(true, Ordering::Relaxed);
-                    return Vec::new();
-                }
-                let mut simulator = Simulator::default();
-                let rows = chunk
-                    .iter()
-                    .map(|&(clients, policy, run)| ContentionRow {
-                        clients,
-                        policy,
-                        run,
-                        tally: simulate_one(model, &mut simulator, clients, policy, run),
-                    })
-                    .collect();
-                progress.advance(chunk.len() as u64);
-                rows
+    let rows = map_chunks(&tasks, CHUNK, threads, progress, |chunk| {
+        let mut simulator = Simulator::default();
+        Ok(chunk
+            .iter()
+            .map(|&(clients, policy, run)| ContentionRow {
+                clients,
+                policy,
+                run,
+                tally: simulate_one(model, &mut simulator, clients, policy, run),
             })
-            .collect()
-    });
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
-    }
+            .collect())
+    })?;
     Ok(ContentionResults {
         model: model.clone(),
-        rows: chunks.into_iter().flatten().collect(),
+        rows,
     })
 }
 

@@ -22,14 +22,11 @@ pub mod client;
 pub mod simulation;
 pub mod tally;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use rayon::prelude::*;
-
 pub use arrivals::{Phase, PhaseRate};
 pub use client::{AdaptiveBucket, Breaker, TokenBucket};
 pub use tally::{Bucket, LoadTally};
 
+use super::parallel::map_chunks;
 use super::{Interrupted, Progress};
 use crate::model::timeline::{Backoff, Distribution, ErrorPolicy};
 use crate::rng::SeedSequence;
@@ -360,33 +357,15 @@ pub fn simulate(
             })
         })
         .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool can be built");
-    let stopped = AtomicBool::new(false);
-    let done: Vec<Option<(Option<usize>, LoadRow)>> = pool.install(|| {
-        tasks
-            .par_iter()
-            .map(|&task| {
-                if stopped.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let Ok(row) = run_task(model, task, progress) else {
-                    stopped.store(true, Ordering::Relaxed);
-                    return None;
-                };
-                progress.advance(1);
-                Some((task.0, row))
-            })
+    let done = map_chunks(&tasks, 1, threads, progress, |chunk| {
+        chunk
+            .iter()
+            .map(|&task| Ok((task.0, run_task(model, task, progress)?)))
             .collect()
-    });
-    if stopped.load(Ordering::Relaxed) {
-        return Err(Interrupted);
-    }
+    })?;
     let mut rows = Vec::new();
     let mut sweep = Vec::new();
-    for (point, row) in done.into_iter().flatten() {
+    for (point, row) in done {
         match point {
             None => rows.push(row),
             Some(index) => sweep.push(SweepRow {

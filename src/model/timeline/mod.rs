@@ -454,10 +454,7 @@ pub fn simulate(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<TimelineResults, Interrupted> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .expect("a thread pool can be built");
+    let pool = crate::model::parallel::thread_pool(threads);
     let mut rows = Vec::new();
     for run in 0..model.runs {
         let streams = Streams::of(model, run);
