@@ -401,7 +401,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 24] = [
+    let cases: [(&str, &[&str]); 26] = [
         (
             "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
             &[
@@ -447,6 +447,15 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         (
             "[server]\nworkers = 2\nwrokers = 3",
             &["wrokers", "or a load key of that table"],
+        ),
+        // A wrong type in a timeline key of a load file: the line of the file and the key.
+        (
+            "[server]\nworkers = 1\nkey_ttl_ms = \"abc\"",
+            &["line ", "expected f64", "(in `key_ttl_ms = \"abc\"`)"],
+        ),
+        (
+            "[[scenario]]\nname = \"a\"\nserver = { workers = 1, key_ttl_ms = \"abc\" }",
+            &["expected f64", "key_ttl_ms = \"abc\""],
         ),
         (
             "[server]\nqueue_limit = 0",

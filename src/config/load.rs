@@ -897,28 +897,47 @@ fn strategies(value: &toml::Value, path: &Path) -> Result<Vec<LoadStrategy>, Con
     Ok(strategies)
 }
 
-/// The timeline schema's error on the rest of the file, its line and column dropped (they
-/// count lines of the rest, not of the file).
-fn without_position(error: ConfigError) -> ConfigError {
-    match error {
-        ConfigError::Parse { path, message } => {
-            let message = match message.split_once(": ") {
-                Some((position, rest)) if position.starts_with("line ") => rest.to_string(),
-                _ => message,
-            };
-            let message = match message.rfind(" (in `") {
-                Some(cut) => message[..cut].to_string(),
-                None => message,
-            };
-            let message = if message.starts_with("unknown field") {
-                format!("{message}, or a load key of that table (README, section Load keys)")
-            } else {
-                message
-            };
-            ConfigError::Parse { path, message }
+/// The timeline schema's error on the rest of the file (`rest`, the file without its load
+/// keys, written out again) located in the file itself: the line and column the parser gives
+/// count lines of `rest`, so the line it quotes is looked up in `text`, and named when it
+/// stands there exactly once; else the quoted line alone says where (it names the key).
+fn located_in_file(error: ConfigError, text: &str) -> ConfigError {
+    let ConfigError::Parse { path, message } = error else {
+        return error;
+    };
+    let (message, quoted) = match message.split_once(": ") {
+        Some((position, rest)) if position.starts_with("line ") => match rest.rfind(" (in `") {
+            Some(cut) => (
+                rest[..cut].to_string(),
+                rest[cut + " (in `".len()..]
+                    .strip_suffix("`)")
+                    .map(str::to_string),
+            ),
+            None => (rest.to_string(), None),
+        },
+        _ => (message, None),
+    };
+    let message = if message.starts_with("unknown field") {
+        format!("{message}, or a load key of that table (README, section Load keys)")
+    } else {
+        message
+    };
+    let message = match quoted {
+        Some(quoted) => {
+            let mut lines = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.trim() == quoted);
+            match (lines.next(), lines.next()) {
+                (Some((index, _)), None) => {
+                    format!("line {}: {message} (in `{quoted}`)", index + 1)
+                }
+                _ => format!("{message} (in `{quoted}`)"),
+            }
         }
-        other => other,
-    }
+        None => message,
+    };
+    ConfigError::Parse { path, message }
 }
 
 impl LoadConfig {
@@ -935,7 +954,7 @@ impl LoadConfig {
         let (base_tables, scenario_tables) = split(&mut table);
         let rest = toml::to_string(&table).expect("a TOML table serialises");
         let timeline = TimelineConfig::from_toml(&rest, path, cli, default_threads)
-            .map_err(without_position)?;
+            .map_err(|error| located_in_file(error, text))?;
         let scenarios = scenarios(&timeline.model, path, &base_tables, &scenario_tables)?;
         let TimelineModel {
             title, seed, runs, ..
