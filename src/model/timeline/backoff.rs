@@ -42,13 +42,21 @@ pub enum Backoff {
     },
 }
 
+/// `2^exponent`, exactly (what `2f64.powi(exponent)` computes, without its loop of
+/// multiplications): the bits of a normal `f64` with that exponent and no fraction.
+#[inline(always)]
+fn power_of_two(exponent: u32) -> f64 {
+    assert!(exponent <= 1_000, "2^{exponent} is beyond the waits a backoff uses");
+    f64::from_bits((1_023 + u64::from(exponent)) << 52)
+}
+
 impl Backoff {
     /// The wait before retry number `retry` (0 for the first retry), given the previous wait
     /// (`previous_ms`, ignored by all but decorrelated jitter; pass `base_ms` before the first
     /// retry, see [`Backoff::initial_ms`]) and a uniform draw `u` in `[0, 1)`.
     pub fn delay_ms(&self, retry: u32, previous_ms: f64, u: f64) -> f64 {
         let exponential =
-            |base_ms: f64, cap_ms: f64| cap_ms.min(base_ms * 2f64.powi(retry.min(1_000) as i32));
+            |base_ms: f64, cap_ms: f64| cap_ms.min(base_ms * power_of_two(retry.min(1_000)));
         match *self {
             Backoff::None => 0.0,
             Backoff::Constant { base_ms } => base_ms,
@@ -111,6 +119,18 @@ impl Backoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The power of two is `powi`'s, from the first to the last exponent a wait uses.
+    #[test]
+    fn powers_of_two_are_powis() {
+        for exponent in 0..=1_000u32 {
+            assert_eq!(
+                power_of_two(exponent).to_bits(),
+                2f64.powi(exponent as i32).to_bits(),
+                "2^{exponent}"
+            );
+        }
+    }
 
     const BASE: f64 = 100.0;
     const CAP: f64 = 1_000.0;
