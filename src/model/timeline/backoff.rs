@@ -46,7 +46,10 @@ pub enum Backoff {
 /// multiplications): the bits of a normal `f64` with that exponent and no fraction.
 #[inline(always)]
 fn power_of_two(exponent: u32) -> f64 {
-    assert!(exponent <= 1_000, "2^{exponent} is beyond the waits a backoff uses");
+    assert!(
+        exponent <= 1_000,
+        "2^{exponent} is beyond the waits a backoff uses"
+    );
     f64::from_bits((1_023 + u64::from(exponent)) << 52)
 }
 

@@ -110,6 +110,32 @@ impl Sampler {
             Sampler::Other(distribution) => distribution.quantile(u),
         }
     }
+
+    /// [`Sampler::quantile`] of each of `u`, bit for bit, the log-normal's side by side.
+    #[inline(always)]
+    pub fn quantiles(&self, u: &[f64; LANES]) -> [f64; LANES] {
+        match *self {
+            Sampler::LogNormal { median_ms, sigma } => {
+                let z = normal_quantiles(u);
+                let mut exponents = [0.0; LANES];
+                for (exponent, z) in exponents.iter_mut().zip(z) {
+                    *exponent = sigma * z;
+                }
+                let mut durations = exp_lanes(&exponents);
+                for duration in &mut durations {
+                    *duration *= median_ms;
+                }
+                durations
+            }
+            Sampler::Other(distribution) => u.map(|u| distribution.quantile(u)),
+        }
+    }
+}
+
+/// `exp` of each lane, the C library's.
+#[inline(always)]
+fn exp_lanes(x: &[f64; LANES]) -> [f64; LANES] {
+    x.map(f64::exp)
 }
 
 /// The standard normal quantile (inverse cumulative distribution) at `u` in `[0, 1]`: `z`
@@ -124,15 +150,47 @@ impl Sampler {
 #[inline]
 pub fn normal_quantile(u: f64) -> f64 {
     let q = u - 0.5;
-    if q.abs() <= 0.425 {
-        let r = 0.180_625 - q * q;
-        return q * horner(r, &CENTRAL_NUMERATOR) / horner(r, &CENTRAL_DENOMINATOR);
+    if q.abs() <= CENTRAL_HALF_WIDTH {
+        return central_quantile(q);
     }
     normal_tail_quantile(u, q)
 }
 
+/// The half width of [`normal_quantile`]'s central region: `|u - 0.5| <= 0.425`.
+pub(super) const CENTRAL_HALF_WIDTH: f64 = 0.425;
+
+/// [`normal_quantile`] in its central region, at `q = u - 0.5`: `q P(r) / Q(r)` with
+/// `r = 0.180625 - q²`. Finite (and meaningless) outside it too, so that it can run on lanes
+/// that will take the tail.
+#[inline(always)]
+fn central_quantile(q: f64) -> f64 {
+    let r = 0.180_625 - q * q;
+    q * horner(r, &CENTRAL_NUMERATOR) / horner(r, &CENTRAL_DENOMINATOR)
+}
+
+/// Values sampled side by side: one per lane of a batch (eight payments at a time).
+pub const LANES: usize = 8;
+
+/// [`normal_quantile`] of each of `u`, bit for bit: the central region's rational function
+/// on every lane at once (straight-line arithmetic a compiler can put in vector registers),
+/// then the tail, one lane at a time, for the lanes beyond the central region.
+#[inline(always)]
+pub fn normal_quantiles(u: &[f64; LANES]) -> [f64; LANES] {
+    let mut z = [0.0; LANES];
+    for (z, &u) in z.iter_mut().zip(u) {
+        *z = central_quantile(u - 0.5);
+    }
+    for (z, &u) in z.iter_mut().zip(u) {
+        let q = u - 0.5;
+        if q.abs() > CENTRAL_HALF_WIDTH {
+            *z = normal_tail_quantile(u, q);
+        }
+    }
+    z
+}
+
 /// [`normal_quantile`] outside the central region (`|u - 0.5| > 0.425`).
-fn normal_tail_quantile(u: f64, q: f64) -> f64 {
+pub(super) fn normal_tail_quantile(u: f64, q: f64) -> f64 {
     let tail = if q < 0.0 { u } else { 1.0 - u };
     if tail <= 0.0 {
         return if q < 0.0 {
@@ -164,7 +222,7 @@ fn horner(x: f64, coefficients: &[f64; 8]) -> f64 {
 // AS241's coefficients, lowest degree first, with the published digits (more than an f64
 // holds; each literal rounds to the nearest f64).
 #[allow(clippy::excessive_precision)]
-const CENTRAL_NUMERATOR: [f64; 8] = [
+pub(super) const CENTRAL_NUMERATOR: [f64; 8] = [
     3.387_132_872_796_366_608,
     1.331_416_678_917_843_774_5e2,
     1.971_590_950_306_551_442_7e3,
@@ -175,7 +233,7 @@ const CENTRAL_NUMERATOR: [f64; 8] = [
     2.509_080_928_730_122_672_7e3,
 ];
 #[allow(clippy::excessive_precision)]
-const CENTRAL_DENOMINATOR: [f64; 8] = [
+pub(super) const CENTRAL_DENOMINATOR: [f64; 8] = [
     1.0,
     4.231_333_070_160_091_125_2e1,
     6.871_870_074_920_579_083e2,
@@ -186,7 +244,7 @@ const CENTRAL_DENOMINATOR: [f64; 8] = [
     5.226_495_278_852_854_561e3,
 ];
 #[allow(clippy::excessive_precision)]
-const NEAR_TAIL_NUMERATOR: [f64; 8] = [
+pub(super) const NEAR_TAIL_NUMERATOR: [f64; 8] = [
     1.423_437_110_749_683_577_34,
     4.630_337_846_156_545_295_9,
     5.769_497_221_460_691_405_5,
@@ -197,7 +255,7 @@ const NEAR_TAIL_NUMERATOR: [f64; 8] = [
     7.745_450_142_783_414_076_4e-4,
 ];
 #[allow(clippy::excessive_precision)]
-const NEAR_TAIL_DENOMINATOR: [f64; 8] = [
+pub(super) const NEAR_TAIL_DENOMINATOR: [f64; 8] = [
     1.0,
     2.053_191_626_637_758_821_87,
     1.676_384_830_183_803_849_4,
@@ -208,7 +266,7 @@ const NEAR_TAIL_DENOMINATOR: [f64; 8] = [
     1.050_750_071_644_416_843_24e-9,
 ];
 #[allow(clippy::excessive_precision)]
-const FAR_TAIL_NUMERATOR: [f64; 8] = [
+pub(super) const FAR_TAIL_NUMERATOR: [f64; 8] = [
     6.657_904_643_501_103_777_2,
     5.463_784_911_164_114_369_9,
     1.784_826_539_917_291_335_8,
@@ -219,7 +277,7 @@ const FAR_TAIL_NUMERATOR: [f64; 8] = [
     2.010_334_399_292_288_132_65e-7,
 ];
 #[allow(clippy::excessive_precision)]
-const FAR_TAIL_DENOMINATOR: [f64; 8] = [
+pub(super) const FAR_TAIL_DENOMINATOR: [f64; 8] = [
     1.0,
     5.998_322_065_558_879_376_9e-1,
     1.369_298_809_227_358_053_1e-1,

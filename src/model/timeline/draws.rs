@@ -4,8 +4,8 @@
 //! different bodies) draws from a second stream, so that the attempts' draws do not depend on
 //! the lifecycle settings.
 
-use super::Scenario;
-use super::distribution::Sampler;
+use super::distribution::{LANES, Sampler};
+use super::{Scenario, estimate};
 use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
@@ -56,18 +56,126 @@ impl AttemptSamplers {
 
 impl AttemptSample {
     fn draw(stream: &mut PcgState, samplers: &AttemptSamplers) -> Self {
-        let mut next = || unit_f64(stream.next_u64());
-        let (request_loss, request_latency, processing, ack_loss, response_latency, jitter) =
-            (next(), next(), next(), next(), next(), next());
-        Self {
+        let uniforms = AttemptUniforms::draw(stream);
+        let [_, request_latency, processing, _, response_latency, _] = uniforms.0;
+        uniforms.sample(
+            samplers,
+            [
+                samplers.request_latency.quantile(request_latency),
+                samplers.processing.quantile(processing),
+                samplers.response_latency.quantile(response_latency),
+            ],
+        )
+    }
+}
+
+/// An attempt's six uniform draws, in their order (see [`AttemptSample`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct AttemptUniforms([f64; DRAWS_PER_ATTEMPT as usize]);
+
+impl AttemptUniforms {
+    #[inline(always)]
+    fn draw(stream: &mut PcgState) -> Self {
+        Self(std::array::from_fn(|_| unit_f64(stream.next_u64())))
+    }
+
+    /// The sample, given the request latency, processing time and response latency sampled
+    /// from the second, third and fifth draws.
+    #[inline(always)]
+    fn sample(&self, samplers: &AttemptSamplers, durations: [f64; 3]) -> AttemptSample {
+        let [request_loss, _, _, ack_loss, _, jitter] = self.0;
+        let [request_ms, processing_ms, response_ms] = durations;
+        AttemptSample {
             request_lost: request_loss < samplers.request_loss,
-            request_ms: samplers.request_latency.quantile(request_latency),
-            processing_ms: samplers.processing.quantile(processing),
+            request_ms,
+            processing_ms,
             ack_lost: ack_loss < samplers.ack_loss,
-            response_ms: samplers.response_latency.quantile(response_latency),
+            response_ms,
             jitter,
         }
     }
+}
+
+/// The draws of a one-copy payment up to and including its first attempt, sampled with
+/// seven other payments' by [`PaymentDraws::sample_first_attempts`].
+#[derive(Debug, Clone, Copy)]
+pub struct FirstAttempt {
+    arrival_gap: f64,
+    /// [`estimate::ln_1m`]`(arrival_gap)`.
+    arrival_gap_ln_1m: f64,
+    copy_offset: f64,
+    /// The payment's stream after its first attempt's draws.
+    stream_after: PcgState,
+    sample: AttemptSample,
+}
+
+/// Eight payments' first attempts, sampled side by side: the same draws, in the same places
+/// of the stream, and the same values bit for bit as [`PaymentDraws::read`] and
+/// [`PaymentDraws::attempt`] one payment at a time (each quantile is the same arithmetic,
+/// lane by lane; see [`Sampler::quantiles`]).
+/// `quantiles` is [`Sampler::quantiles`] or an equivalent.
+#[inline(always)]
+fn sample_first_attempts(
+    starts: &[PcgState; LANES],
+    samplers: &AttemptSamplers,
+    quantiles: impl Fn(&Sampler, &[f64; LANES]) -> [f64; LANES],
+) -> [FirstAttempt; LANES] {
+    let mut streams = *starts;
+    let mut gaps = [0.0; LANES];
+    let mut offsets = [0.0; LANES];
+    let mut uniforms = [AttemptUniforms::default(); LANES];
+    for lane in 0..LANES {
+        let stream = &mut streams[lane];
+        gaps[lane] = unit_f64(stream.next_u64());
+        offsets[lane] = unit_f64(stream.next_u64());
+        uniforms[lane] = AttemptUniforms::draw(stream);
+    }
+    let mut gaps_ln_1m = [0.0; LANES];
+    for (ln, &gap) in gaps_ln_1m.iter_mut().zip(&gaps) {
+        *ln = estimate::ln_1m(gap);
+    }
+    let lanes_of = |draw: usize| uniforms.map(|uniforms| uniforms.0[draw]);
+    let request_ms = quantiles(&samplers.request_latency, &lanes_of(1));
+    let processing_ms = quantiles(&samplers.processing, &lanes_of(2));
+    let response_ms = quantiles(&samplers.response_latency, &lanes_of(4));
+    std::array::from_fn(|lane| FirstAttempt {
+        arrival_gap: gaps[lane],
+        arrival_gap_ln_1m: gaps_ln_1m[lane],
+        copy_offset: offsets[lane],
+        stream_after: streams[lane],
+        sample: uniforms[lane].sample(
+            samplers,
+            [request_ms[lane], processing_ms[lane], response_ms[lane]],
+        ),
+    })
+}
+
+/// [`sample_first_attempts`] compiled for AVX-512 (its lane-by-lane arithmetic in 512-bit
+/// registers).
+///
+/// # Safety
+/// The processor must have AVX-512F and AVX-512DQ.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn sample_first_attempts_avx512(
+    starts: &[PcgState; LANES],
+    samplers: &AttemptSamplers,
+) -> [FirstAttempt; LANES] {
+    sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
+        Sampler::LogNormal { median_ms, sigma } => {
+            super::quantile_avx512::log_normal_quantiles(median_ms, sigma, u)
+        }
+        Sampler::Other(_) => sampler.quantiles(u),
+    })
+}
+
+/// [`sample_first_attempts`] for any processor (never inlined, like the AVX-512 copy).
+#[inline(never)]
+fn sample_first_attempts_portable(
+    starts: &[PcgState; LANES],
+    samplers: &AttemptSamplers,
+) -> [FirstAttempt; LANES] {
+    sample_first_attempts(starts, samplers, Sampler::quantiles)
 }
 
 /// The random numbers of one payment, laid out in its slice of the run's stream as
@@ -78,6 +186,9 @@ impl AttemptSample {
 pub struct PaymentDraws {
     /// The uniform of the gap to the next payment's arrival (Poisson arrivals).
     pub arrival_gap: f64,
+    /// [`estimate::ln_1m`]`(arrival_gap)` when it was computed with the draws (by
+    /// [`PaymentDraws::read_first`]).
+    pub arrival_gap_ln_1m: Option<f64>,
     /// One uniform per copy, for its send offset (random copy spacing).
     pub copy_offsets: Vec<f64>,
     /// Each copy's stream, positioned after its last sampled attempt.
@@ -90,6 +201,21 @@ pub struct PaymentDraws {
     samplers: AttemptSamplers,
     /// The payment's lifecycle draws.
     pub lifecycle: LifecycleDraws,
+    /// Whether this processor has AVX-512F and AVX-512DQ (for
+    /// [`PaymentDraws::sample_first_attempts`]).
+    avx512: bool,
+}
+
+/// Whether this processor has AVX-512F and AVX-512DQ.
+fn avx512_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Uniform draws each attempt has in the lifecycle stream: first-processing failure,
@@ -170,19 +296,45 @@ impl PaymentDraws {
         let (copies, max_retries) = (scenario.arrivals.copies, scenario.client.max_retries);
         Self {
             arrival_gap: 0.0,
+            arrival_gap_ln_1m: None,
             copy_offsets: vec![0.0; copies as usize],
             copy_streams: vec![*stream; copies as usize],
             attempts: vec![Vec::new(); copies as usize],
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
             samplers: AttemptSamplers::of(scenario),
             lifecycle: LifecycleDraws::new(copies, max_retries),
+            avx512: avx512_available(),
         }
+    }
+
+    /// The first attempts of the eight one-copy payments whose streams start at `starts`
+    /// (each the state before its first draw), for [`PaymentDraws::read_first`].
+    pub fn sample_first_attempts(&self, starts: &[PcgState; LANES]) -> [FirstAttempt; LANES] {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            // SAFETY: `avx512` is true only where the processor has AVX-512F and DQ.
+            return unsafe { sample_first_attempts_avx512(starts, &self.samplers) };
+        }
+        sample_first_attempts_portable(starts, &self.samplers)
+    }
+
+    /// Reads a one-copy payment whose draws up to its first attempt are in `first`: the
+    /// same as [`PaymentDraws::read`] from its start, then [`PaymentDraws::attempt`]`(0, 0)`.
+    pub fn read_first(&mut self, first: &FirstAttempt) {
+        debug_assert_eq!(self.copy_streams.len(), 1, "one copy");
+        self.arrival_gap = first.arrival_gap;
+        self.arrival_gap_ln_1m = Some(first.arrival_gap_ln_1m);
+        self.copy_offsets[0] = first.copy_offset;
+        self.copy_streams[0] = first.stream_after;
+        self.attempts[0].clear();
+        self.attempts[0].push(first.sample);
     }
 
     /// Reads the payment whose stream starts at `start` (the state before its first draw).
     pub fn read(&mut self, start: &PcgState) {
         let mut stream = *start;
         self.arrival_gap = unit_f64(stream.next_u64());
+        self.arrival_gap_ln_1m = None;
         for offset in &mut self.copy_offsets {
             *offset = unit_f64(stream.next_u64());
         }
@@ -213,5 +365,73 @@ impl PaymentDraws {
             ));
         }
         samples[attempt]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::timeline::test_support::{mobile, model};
+    use crate::model::timeline::{Distribution, Streams};
+
+    /// What a test compares of a payment's draws: the arrival gap, its estimate (if any), the
+    /// copy's offset, and its first two attempts (the second shows where the first left the
+    /// stream).
+    fn seen(draws: &mut PaymentDraws) -> (f64, f64, AttemptSample, AttemptSample) {
+        (
+            draws.arrival_gap,
+            draws.copy_offsets[0],
+            draws.attempt(0, 0),
+            draws.attempt(0, 1),
+        )
+    }
+
+    /// Eight payments at a time, portable and (where the processor has it) AVX-512, read the
+    /// same draws and sample the same first attempts, bit for bit, as one at a time; for
+    /// log-normal, exponential, uniform and fixed distributions.
+    #[test]
+    fn first_attempts_eight_at_a_time_are_one_at_a_times() {
+        let mut scenarios = vec![mobile()];
+        let mut other = mobile();
+        other.processing = Distribution::Exponential { mean_ms: 90.0 };
+        other.network.request_latency = Distribution::Uniform {
+            low_ms: 5.0,
+            high_ms: 50.0,
+        };
+        other.network.response_latency = Distribution::Fixed { ms: 12.0 };
+        scenarios.push(other);
+        for scenario in &scenarios {
+            let streams = Streams::of(&model(scenario, 2_026), 0);
+            let jump = streams
+                .attempts
+                .jump(PaymentDraws::stride(1, scenario.client.max_retries));
+            let mut one = PaymentDraws::new(&streams.attempts, scenario);
+            let mut batched = PaymentDraws::new(&streams.attempts, scenario);
+            let mut start = streams.attempts;
+            for _ in 0..250 {
+                let starts: [PcgState; LANES] = std::array::from_fn(|_| {
+                    let this = start;
+                    start.apply(&jump);
+                    this
+                });
+                let portable = sample_first_attempts_portable(&starts, &batched.samplers);
+                let dispatched = batched.sample_first_attempts(&starts);
+                for (lane, start) in starts.iter().enumerate() {
+                    one.read(start);
+                    let expected = seen(&mut one);
+                    let expected_ln = estimate::ln_1m(expected.0);
+                    for first in [&portable[lane], &dispatched[lane]] {
+                        batched.read_first(first);
+                        assert_eq!(
+                            batched.arrival_gap_ln_1m.map(f64::to_bits),
+                            Some(expected_ln.to_bits())
+                        );
+                        let actual = seen(&mut batched);
+                        assert_eq!(format!("{actual:?}"), format!("{expected:?}"));
+                        assert_eq!(actual, expected);
+                    }
+                }
+            }
+        }
     }
 }

@@ -57,7 +57,12 @@ pub fn unambiguous_round(x: f64, error: f64) -> Option<u64> {
 /// [`ln_1m`] can tell, `None` when a rounding half lies within its error.
 #[inline(always)]
 pub fn exponential_us(scale_ms: f64, u: f64) -> Option<u64> {
-    let ln = ln_1m(u);
+    exponential_us_from(scale_ms, ln_1m(u))
+}
+
+/// [`exponential_us`] from `ln`, the estimate [`ln_1m`]`(u)` computed beforehand.
+#[inline(always)]
+pub fn exponential_us_from(scale_ms: f64, ln: f64) -> Option<u64> {
     // The estimate's bound, doubled for the products' roundings.
     let error_us = (scale_ms * 1000.0).abs() * (2.0 * RELATIVE_ERROR * ln.abs() + 2f64.powi(-51));
     unambiguous_round(scale_ms * ln * 1000.0, error_us)

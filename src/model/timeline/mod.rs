@@ -21,6 +21,8 @@ pub mod distribution;
 pub mod draws;
 pub mod estimate;
 pub mod latency;
+#[cfg(target_arch = "x86_64")]
+mod quantile_avx512;
 pub mod shortcut;
 pub mod simulation;
 pub mod single_copy;
@@ -32,6 +34,7 @@ pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts
 pub use backoff::Backoff;
 pub use counters::Counters;
 pub use distribution::Distribution;
+use distribution::LANES;
 use draws::{LifecycleDraws, PaymentDraws};
 pub use latency::LatencyHistogram;
 use shortcut::{SameAsUniqueKey, Shortcut};
@@ -390,9 +393,12 @@ fn microseconds(ms: f64) -> u64 {
 /// The exponential gap `-scale_ms × ln(1 - u)` (`scale_ms = -1000 / rate_per_s`) in whole
 /// microseconds: exactly `microseconds(scale_ms * (-u).ln_1p())`, from the faster estimate
 /// [`estimate::exponential_us`] when no rounding half lies within its error.
+/// `ln_1m` is [`estimate::ln_1m`]`(u)` if computed beforehand.
 #[inline]
-fn poisson_gap_us(scale_ms: f64, u: f64) -> u64 {
-    estimate::exponential_us(scale_ms, u).unwrap_or_else(|| microseconds(scale_ms * (-u).ln_1p()))
+fn poisson_gap_us(scale_ms: f64, u: f64, ln_1m: Option<f64>) -> u64 {
+    let ln_1m = ln_1m.unwrap_or_else(|| estimate::ln_1m(u));
+    estimate::exponential_us_from(scale_ms, ln_1m)
+        .unwrap_or_else(|| microseconds(scale_ms * (-u).ln_1p()))
 }
 
 /// One strategy's results in one run and scenario.
@@ -740,9 +746,11 @@ impl<'a> ChunkWalker<'a> {
     /// The gap to the next payment's start (µs), `None` for sequential arrivals.
     fn gap_us(&self, draws: &PaymentDraws) -> Option<u64> {
         match self.scenario.arrivals.process {
-            ArrivalProcess::Poisson { rate_per_s } => {
-                Some(poisson_gap_us(-1000.0 / rate_per_s, draws.arrival_gap))
-            }
+            ArrivalProcess::Poisson { rate_per_s } => Some(poisson_gap_us(
+                -1000.0 / rate_per_s,
+                draws.arrival_gap,
+                draws.arrival_gap_ln_1m,
+            )),
             ArrivalProcess::Burst => Some(0),
             ArrivalProcess::Sequential => None,
         }
@@ -776,11 +784,28 @@ impl<'a> ChunkWalker<'a> {
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
         let mut backend_stream = self.streams.backend;
         backend_stream.advance(u128::from(first) * self.backend_stride);
+        // One-copy payments have their first attempts sampled eight at a time.
+        let mut first_attempts = None;
         for index in 0..len {
             if index % PAYMENTS_BETWEEN_STOP_CHECKS == 0 && progress.should_stop() {
                 return Err(Interrupted);
             }
-            draws.read(&stream);
+            if self.scenario.arrivals.copies == 1 {
+                let lane = (index % LANES as u64) as usize;
+                if lane == 0 {
+                    let mut start = stream;
+                    let starts = std::array::from_fn(|_| {
+                        let this = start;
+                        start.apply(&self.payment_jump);
+                        this
+                    });
+                    first_attempts = Some(draws.sample_first_attempts(&starts));
+                }
+                let batch = first_attempts.as_ref().expect("sampled at lane 0");
+                draws.read_first(&batch[lane]);
+            } else {
+                draws.read(&stream);
+            }
             stream.apply(&self.payment_jump);
             if self.lifecycle_stride > 0 {
                 draws.lifecycle.read(&mut lifecycle_stream);
