@@ -206,11 +206,14 @@ pub struct PaymentDraws {
     avx512: bool,
 }
 
-/// Whether this processor has AVX-512F and AVX-512DQ.
+/// Whether this processor has AVX-512F and AVX-512DQ (never with the `portable-scan`
+/// feature, for benchmarks of the code other processors run).
 fn avx512_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+        !cfg!(feature = "portable-scan")
+            && is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512dq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -305,6 +308,13 @@ impl PaymentDraws {
             lifecycle: LifecycleDraws::new(copies, max_retries),
             avx512: avx512_available(),
         }
+    }
+
+    /// Whether one-copy payments are faster read eight at a time
+    /// ([`PaymentDraws::sample_first_attempts`], [`PaymentDraws::read_first`]) than one at a
+    /// time ([`PaymentDraws::read`]): with AVX-512. Either way gives the same draws.
+    pub fn samples_eight_at_a_time(&self) -> bool {
+        self.avx512
     }
 
     /// The first attempts of the eight one-copy payments whose streams start at `starts`
