@@ -450,9 +450,38 @@ pub fn exp8(x: [f64; 8]) -> [f64; 8] {
     #[cfg(target_arch = "x86_64")]
     if avx512_available() {
         // SAFETY: the processor supports AVX-512F (just detected).
-        return unsafe { lanes(exp_vector(vector(x))) };
+        return unsafe { exp8_avx512(x) };
     }
     x.map(exp)
+}
+
+/// [`exp8`] with AVX-512F: loading, [`exp_vector`] and storing in one function.
+///
+/// # Safety
+/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there, arrays
+/// and all (called through [`exp8`], the arrays go through memory: five times slower).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub fn exp8_avx512(x: [f64; 8]) -> [f64; 8] {
+    lanes(exp_vector(vector(x)))
+}
+
+/// [`log_normal8`] with AVX-512F, in one function as [`exp8_avx512`].
+///
+/// # Safety
+/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub fn log_normal8_avx512(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
+    lanes(log_normal_vector(
+        _mm512_set1_pd(median_ms),
+        _mm512_set1_pd(sigma),
+        vector(z),
+    ))
 }
 
 /// [`log_normal`] of eight lanes (`median_ms` and `sigma` shared): with AVX-512F
@@ -461,13 +490,7 @@ pub fn log_normal8(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
     #[cfg(target_arch = "x86_64")]
     if avx512_available() {
         // SAFETY: the processor supports AVX-512F (just detected).
-        return unsafe {
-            lanes(log_normal_vector(
-                _mm512_set1_pd(median_ms),
-                _mm512_set1_pd(sigma),
-                vector(z),
-            ))
-        };
+        return unsafe { log_normal8_avx512(median_ms, sigma, z) };
     }
     z.map(|z| log_normal(median_ms, sigma, z))
 }
