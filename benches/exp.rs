@@ -43,11 +43,13 @@ fn run(kind: &str, table: &[f64], values: usize) -> f64 {
             "replica" => pairs.for_each(|(y, &x)| *y = exp(x)),
             "exp8" => each_eight(&mut results, table, exp8),
             "log_normal8" => each_eight(&mut results, table, |z| log_normal8(150.0, 0.89, z)),
+            #[cfg(target_arch = "x86_64")]
             "exp_vector" => {
                 assert!(exp::avx512_available(), "exp_vector needs AVX-512F");
                 // SAFETY: the processor supports AVX-512F (just checked).
                 unsafe { exp_vector_loop(&mut results, table) }
             }
+            #[cfg(target_arch = "x86_64")]
             "exp8_avx512" => {
                 assert!(exp::avx512_available(), "exp8_avx512 needs AVX-512F");
                 // SAFETY: the processor supports AVX-512F (just checked).
@@ -64,6 +66,7 @@ fn run(kind: &str, table: &[f64], values: usize) -> f64 {
 ///
 /// # Safety
 /// The processor must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn exp_vector_loop(results: &mut [f64], table: &[f64]) {
     use std::arch::x86_64::{_mm512_loadu_pd, _mm512_storeu_pd};
@@ -78,6 +81,7 @@ unsafe fn exp_vector_loop(results: &mut [f64], table: &[f64]) {
 ///
 /// # Safety
 /// The processor must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn exp8_avx512_loop(results: &mut [f64], table: &[f64]) {
     for (y, x) in results.chunks_exact_mut(8).zip(table.chunks_exact(8)) {

@@ -423,10 +423,17 @@ pub fn log_normal(median_ms: f64, sigma: f64, z: f64) -> f64 {
     median_ms * exp(sigma * z)
 }
 
-/// Whether this processor can run [`exp_vector`] and [`log_normal_vector`] (AVX-512F).
-#[cfg(target_arch = "x86_64")]
+/// Whether this processor can run [`exp_vector`] and the other AVX-512F functions (never
+/// off x86-64, where they do not exist).
 pub fn avx512_available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Whether the C library's `exp` here is the one replicated (glibc's `__exp_fma`: x86-64
