@@ -280,7 +280,8 @@ pub fn exp(x: f64) -> f64 {
 }
 
 /// [`common_path`] compiled with the processor's `vfmadd` (without it `f64::mul_add` calls
-/// the C library's `fma`, giving the same bits more slowly).
+/// `fma` from Rust's compiler-builtins, which picks the instruction at run time or computes
+/// the correctly rounded result in software: the same bits, more slowly).
 ///
 /// # Safety
 /// The processor must support FMA.

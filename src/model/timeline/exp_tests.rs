@@ -156,6 +156,20 @@ fn a_million_random_inputs_in_the_models_range_give_the_c_library_exp() {
     let inputs = uniform(1_000_000, -40.0, 40.0, 1);
     assert_eq!(mismatches(&inputs, exp), Vec::<f64>::new());
     assert_eq!(mismatches8(&inputs), Vec::<f64>::new());
+    // The code taken where FMA is not enabled at compile time: `f64::mul_add` in code compiled
+    // without it (as this test is) calls `fma` from Rust's compiler-builtins (the instruction
+    // where the processor has it, a correctly rounded software one elsewhere).
+    let without_fma = |x: f64| {
+        if on_common_path(x) {
+            common_path(x, fused)
+        } else {
+            x.exp()
+        }
+    };
+    assert_eq!(
+        mismatches(&inputs[..100_000], without_fma),
+        Vec::<f64>::new()
+    );
 }
 
 #[test]
