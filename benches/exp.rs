@@ -5,9 +5,11 @@
 //!   (inlined in a loop with AVX-512F, as a batched sampler would call them) on 10^7 inputs in `[-10, 10]` (a table of 2^16 reused), in values per
 //!   second;
 //! - `cargo bench --bench exp -- --check COUNT`: compares the replica (scalar and eight lanes)
-//!   with the C library bit for bit on COUNT random inputs (a quarter each: uniform in
+//!   with the C library bit for bit on COUNT random inputs (a fifth each: uniform in
 //!   `[-40, 40]`, in `[-512, 512]`, log-uniform magnitudes in `[2^-60, 2^10]` of either sign,
-//!   and random bit patterns) and prints the mismatches;
+//!   random bit patterns, and `sigma * normal_quantile(u)` of the three log-normals of
+//!   `configs/mobile-network.toml` in turn, `u` a random draw as the model makes it) and
+//!   prints the mismatches;
 //! - `cargo bench --bench exp -- --only KIND COUNT` (KIND `c_library`, `replica`, `exp8`):
 //!   COUNT values of KIND once, untimed, for `benches/exp_instructions.sh` (callgrind).
 
@@ -16,6 +18,7 @@ mod timing;
 
 use std::hint::black_box;
 
+use simulate::model::timeline::distribution::{Distribution, Sampler, normal_quantile};
 use simulate::model::timeline::exp::{self, exp, exp8, log_normal8, replicates_c_library};
 use simulate::rng::{PcgState, unit_f64};
 
@@ -96,17 +99,29 @@ fn each_eight(results: &mut [f64], table: &[f64], function: impl Fn([f64; 8]) ->
     }
 }
 
-/// The `index`-th check input: a quarter each of four kinds (see the module's doc).
-fn check_input(raw: u64, index: u64) -> f64 {
+/// The `sigma` of the three log-normals of `configs/mobile-network.toml` (request 60/600 ms,
+/// response 80/2500 ms, processing 150/1200 ms).
+fn mobile_network_sigmas() -> [f64; 3] {
+    [(60.0, 600.0), (80.0, 2500.0), (150.0, 1200.0)].map(|(median_ms, p99_ms)| {
+        match (Distribution::LogNormal { median_ms, p99_ms }).sampler() {
+            Sampler::LogNormal { sigma, .. } => sigma,
+            Sampler::Other(_) => unreachable!("a log-normal's sampler"),
+        }
+    })
+}
+
+/// The `index`-th check input: a fifth each of five kinds (see the module's doc).
+fn check_input(raw: u64, index: u64, sigmas: &[f64; 3]) -> f64 {
     let unit = unit_f64(raw);
-    match index % 4 {
+    match index % 5 {
         0 => -40.0 + 80.0 * unit,
         1 => -512.0 + 1024.0 * unit,
         2 => {
             let magnitude = (unit * 70.0 - 60.0).exp2();
             if raw & 1 == 0 { magnitude } else { -magnitude }
         }
-        _ => f64::from_bits(raw),
+        3 => f64::from_bits(raw),
+        _ => sigmas[(index / 5 % 3) as usize] * normal_quantile(unit),
     }
 }
 
@@ -115,8 +130,9 @@ fn check(count: u64) -> u64 {
     let mut rng = PcgState::new(0xc4ec, 2);
     let mut mismatches = 0;
     let mut lanes = [0.0; 8];
+    let sigmas = mobile_network_sigmas();
     for index in 0..count {
-        let x = check_input(rng.next_u64(), index);
+        let x = check_input(rng.next_u64(), index, &sigmas);
         let expected = black_box(x).exp().to_bits();
         if exp(x).to_bits() != expected {
             mismatches += 1;
