@@ -20,6 +20,7 @@ pub mod counters;
 pub mod distribution;
 pub mod draws;
 pub mod estimate;
+pub mod exp;
 pub mod latency;
 #[cfg(target_arch = "x86_64")]
 mod quantile_avx512;
