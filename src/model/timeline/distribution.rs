@@ -44,7 +44,7 @@ impl Distribution {
             Distribution::Exponential { mean_ms } => -mean_ms * (-u).ln_1p(),
             Distribution::LogNormal { median_ms, p99_ms } => {
                 let sigma = (p99_ms / median_ms).ln() / Z_99;
-                median_ms * (sigma * normal_quantile(u)).exp()
+                median_ms * super::exp::exp(sigma * normal_quantile(u))
             }
         }
     }
@@ -105,7 +105,7 @@ impl Sampler {
     pub fn quantile(&self, u: f64) -> f64 {
         match *self {
             Sampler::LogNormal { median_ms, sigma } => {
-                median_ms * (sigma * normal_quantile(u)).exp()
+                median_ms * super::exp::exp(sigma * normal_quantile(u))
             }
             Sampler::Other(distribution) => distribution.quantile(u),
         }

@@ -44,16 +44,10 @@ pub fn log_normal_quantiles(median_ms: f64, sigma: f64, u: &[f64; LANES]) -> [f6
         } else {
             _mm512_mask_blend_pd(tail_lanes, central, tails(u, uniforms, q, tail_lanes))
         };
-        let mut exponents = [0.0; LANES];
-        _mm512_storeu_pd(
-            exponents.as_mut_ptr(),
-            _mm512_mul_pd(_mm512_set1_pd(sigma), z),
-        );
-        let powers = exponents.map(f64::exp);
         let mut durations = [0.0; LANES];
         _mm512_storeu_pd(
             durations.as_mut_ptr(),
-            _mm512_mul_pd(_mm512_set1_pd(median_ms), _mm512_loadu_pd(powers.as_ptr())),
+            super::exp::log_normal_vector(_mm512_set1_pd(median_ms), _mm512_set1_pd(sigma), z),
         );
         durations
     }
