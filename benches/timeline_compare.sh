@@ -7,6 +7,9 @@
 #
 # Usage: benches/timeline_compare.sh [RUST_PAYMENTS] [PYTHON_PAYMENTS] [ROUNDS]
 #
+# With PORTABLE=1 it times `simulate` built with the `portable-scan` feature: never AVX-512,
+# as on a processor without it (the same outputs).
+#
 # The two run alternately ROUNDS times (default 3) and each side's fastest round counts: the
 # speed of this kind of shared virtual machine drifts by tens of per cent within minutes
 # (the same binary, alone, took 0.41 s to 0.73 s of CPU for the same run), so a single
@@ -20,7 +23,14 @@ scenario=configs/mobile-network.toml
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+simulate=./target/release/simulate
+if [[ -n ${PORTABLE:-} ]]; then
+  cargo build --release --quiet --features portable-scan
+  cp target/release/simulate target/release/simulate-portable-scan
+  simulate=./target/release/simulate-portable-scan
+fi
 cargo build --release --quiet
+echo "simulate: $simulate"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "avx512f: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no);" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -28,7 +38,7 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
 # CPU time (user + system) of each, not wall time: on a shared machine wall time measures the
 # neighbours too. The Python reference times its own simulation loop (no start-up);
 # simulate's time includes its process start-up and writing every output file.
-python3 - "$out" "$python_payments" "$rust_payments" "$scenario" "$rounds" <<'EOF'
+python3 - "$out" "$python_payments" "$rust_payments" "$scenario" "$rounds" "$simulate" <<'EOF'
 import csv, json, math, resource, subprocess, sys
 
 out, scenario, rounds = sys.argv[1], sys.argv[4], int(sys.argv[5])
@@ -38,7 +48,7 @@ for _ in range(rounds):
                                check=True, capture_output=True, text=True)
     python_runs.append(json.loads(reference.stdout))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(["./target/release/simulate", "--config", scenario, "--payments", sys.argv[3],
+    subprocess.run([sys.argv[6], "--config", scenario, "--payments", sys.argv[3],
                     "--threads", "1", "--quiet", "--out", f"{out}/rust"], check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rust_runs.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
