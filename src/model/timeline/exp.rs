@@ -1,7 +1,8 @@
 //! `exp` giving bit for bit what the C library's gives on x86-64 glibc with FMA (the log-normal
 //! durations depend on it): a scalar [`exp`], eight lanes at a time with AVX-512F
-//! ([`exp_vector`], [`exp8`]) and the log-normal sample `median_ms * exp(sigma * z)`
-//! ([`log_normal`], [`log_normal_vector`], [`log_normal8`]).
+//! ([`exp_vector`], [`exp8`]), four lanes at a time with AVX2 and FMA ([`exp_vector_avx2`])
+//! and the log-normal sample `median_ms * exp(sigma * z)` ([`log_normal`],
+//! [`log_normal_vector`], [`log_normal_vector_avx2`], [`log_normal8`]).
 //!
 //! # What the C library computes
 //! glibc (2.28 and later) takes `exp` from Arm's optimized-routines (Szabolcs Nagy, MIT /
@@ -470,6 +471,110 @@ fn common_path_vector(x: __m512d) -> __m512d {
     let low = _mm512_fmadd_pd(poly23, r2, _mm512_add_pd(r, tail));
     let tmp = _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), poly45, low);
     _mm512_fmadd_pd(scale, tmp, scale)
+}
+
+/// Whether this processor can run [`exp_vector_avx2`] and [`log_normal_vector_avx2`]: AVX2
+/// and FMA (never off x86-64).
+pub fn avx2_fma_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `median * exp(sigma * z)` in four lanes, with the roundings of [`log_normal`]: the product
+/// `sigma * z`, [`exp_vector_avx2`], the product with `median` (no fused operation).
+///
+/// # Safety
+/// The processor must support AVX2 and FMA ([`avx2_fma_available`]). Called from a function
+/// with `#[target_feature(enable = "avx2,fma")]`, it needs no `unsafe` and is inlined there.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn log_normal_vector_avx2(median: __m256d, sigma: __m256d, z: __m256d) -> __m256d {
+    _mm256_mul_pd(median, exp_vector_avx2(_mm256_mul_pd(sigma, z)))
+}
+
+/// [`exp`] of four lanes with AVX2 and FMA, as [`exp_vector`] does eight: the common path of
+/// every lane in vectors (the table read with two gathers), then each lane off the common
+/// path (`|x| < 2^-54`, `|x| >= 512`, infinities, NaN) replaced by the C library's `exp` of it.
+///
+/// # Safety
+/// The processor must support AVX2 and FMA ([`avx2_fma_available`]). Called from a function
+/// with `#[target_feature(enable = "avx2,fma")]`, it needs no `unsafe` and is inlined there.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn exp_vector_avx2(x: __m256d) -> __m256d {
+    // `2^-54 <= |x| < 2^9` is the biased exponent test of `on_common_path` (ordered
+    // comparisons: NaN lanes are off the path).
+    let magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+    let common = _mm256_and_pd(
+        _mm256_cmp_pd::<_CMP_GE_OQ>(
+            magnitude,
+            _mm256_set1_pd(f64::from_bits(SMALLEST_COMMON_EXPONENT << 52)),
+        ),
+        _mm256_cmp_pd::<_CMP_LT_OQ>(
+            magnitude,
+            _mm256_set1_pd(f64::from_bits(
+                (SMALLEST_COMMON_EXPONENT + COMMON_EXPONENTS) << 52,
+            )),
+        ),
+    );
+    let common = _mm256_movemask_pd(common);
+    let result = common_path_vector_avx2(x);
+    if common == 0b1111 {
+        return result;
+    }
+    let (mut inputs, mut outputs) = ([0.0; 4], [0.0; 4]);
+    // SAFETY: both arrays hold four doubles; the loads and stores are unaligned.
+    unsafe {
+        _mm256_storeu_pd(inputs.as_mut_ptr(), x);
+        _mm256_storeu_pd(outputs.as_mut_ptr(), result);
+    }
+    for lane in 0..4 {
+        if common & (1 << lane) == 0 {
+            outputs[lane] = inputs[lane].exp();
+        }
+    }
+    // SAFETY: as above.
+    unsafe { _mm256_loadu_pd(outputs.as_ptr()) }
+}
+
+/// [`common_path`] in four lanes with AVX2 and FMA (lanes off the common path give garbage,
+/// not faults: the table index is always in range and floating-point exceptions are masked).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn common_path_vector_avx2(x: __m256d) -> __m256d {
+    let shift = _mm256_set1_pd(SHIFT);
+    let shifted = _mm256_fmadd_pd(x, _mm256_set1_pd(INV_LN2_N), shift);
+    let ki = _mm256_castpd_si256(shifted);
+    let kd = _mm256_sub_pd(shifted, shift);
+    let r = _mm256_fmadd_pd(kd, _mm256_set1_pd(NEG_LN2_HI_N), x);
+    let r = _mm256_fmadd_pd(kd, _mm256_set1_pd(NEG_LN2_LO_N), r);
+    let index = _mm256_slli_epi64::<1>(_mm256_and_si256(ki, _mm256_set1_epi64x(N as i64 - 1)));
+    // SAFETY: every index is `2 (ki mod N)` or one more, below `2 N`, the table's length.
+    let (tail, scale_bits) = unsafe {
+        (
+            _mm256_i64gather_pd::<8>(TABLE.as_ptr().cast(), index),
+            _mm256_i64gather_epi64::<8>(TABLE.as_ptr().add(1).cast(), index),
+        )
+    };
+    let scale = _mm256_castsi256_pd(_mm256_add_epi64(
+        scale_bits,
+        _mm256_slli_epi64::<{ 52 - TABLE_BITS as i32 }>(ki),
+    ));
+    let r2 = _mm256_mul_pd(r, r);
+    let poly23 = _mm256_fmadd_pd(r, _mm256_set1_pd(C3), _mm256_set1_pd(C2));
+    let poly45 = _mm256_fmadd_pd(r, _mm256_set1_pd(C5), _mm256_set1_pd(C4));
+    let low = _mm256_fmadd_pd(poly23, r2, _mm256_add_pd(r, tail));
+    let tmp = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), poly45, low);
+    _mm256_fmadd_pd(scale, tmp, scale)
 }
 
 #[cfg(test)]

@@ -203,6 +203,48 @@ fn eight_lanes_give_the_scalar_results_with_and_without_avx512() {
     }
 }
 
+/// [`exp_vector_avx2`] and [`log_normal_vector_avx2`] of four lanes, bit for bit the scalar
+/// [`exp`] and [`log_normal`] lane by lane, on the model's range, the whole common path, the
+/// rounding half-way points, every edge (the scalar detour) and random bits.
+#[test]
+fn four_lanes_with_avx2_and_fma_give_the_scalar_results() {
+    if !avx2_fma_available() {
+        eprintln!("skipped: this processor has no AVX2 and FMA");
+        return;
+    }
+    let mut inputs = uniform(100_000, -40.0, 40.0, 5);
+    inputs.extend(uniform(20_000, -512.0, 512.0, 6));
+    inputs.extend(half_way_points());
+    inputs.extend(edges());
+    inputs.extend(random_bits(20_000));
+    let mut wrong = Vec::new();
+    for chunk in inputs.chunks_exact(4) {
+        let lanes: [f64; 4] = chunk.try_into().expect("four lanes");
+        let (mut exps, mut durations) = ([0.0; 4], [0.0; 4]);
+        // SAFETY: the processor has AVX2 and FMA (checked above); the arrays hold four
+        // doubles.
+        unsafe {
+            let x = _mm256_loadu_pd(lanes.as_ptr());
+            _mm256_storeu_pd(exps.as_mut_ptr(), exp_vector_avx2(x));
+            let median = _mm256_set1_pd(150.0);
+            let sigma = _mm256_set1_pd(0.89);
+            _mm256_storeu_pd(
+                durations.as_mut_ptr(),
+                log_normal_vector_avx2(median, sigma, x),
+            );
+        }
+        for lane in 0..4 {
+            let x = lanes[lane];
+            if exps[lane].to_bits() != exp(x).to_bits()
+                || durations[lane].to_bits() != log_normal(150.0, 0.89, x).to_bits()
+            {
+                wrong.push(x);
+            }
+        }
+    }
+    assert_eq!(wrong, Vec::<f64>::new());
+}
+
 /// The replica with the multiply-add of `unfused` rounded twice (`a * b`, then `+ c`).
 fn replica_without_fusing(unfused: Step) -> impl Fn(f64) -> f64 {
     move |x| {
