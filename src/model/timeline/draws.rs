@@ -169,7 +169,26 @@ unsafe fn sample_first_attempts_avx512(
     })
 }
 
-/// [`sample_first_attempts`] for any processor (never inlined, like the AVX-512 copy).
+/// [`sample_first_attempts`] compiled for AVX2 and FMA (processors without AVX-512: the
+/// log-normal quantiles as two halves of four lanes).
+///
+/// # Safety
+/// The processor must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sample_first_attempts_avx2(
+    starts: &[PcgState; LANES],
+    samplers: &AttemptSamplers,
+) -> [FirstAttempt; LANES] {
+    sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
+        Sampler::LogNormal { median_ms, sigma } => {
+            super::quantile_avx2::log_normal_quantiles(median_ms, sigma, u)
+        }
+        Sampler::Other(_) => sampler.quantiles(u),
+    })
+}
+
+/// [`sample_first_attempts`] for any processor (never inlined, like the SIMD copies).
 #[inline(never)]
 fn sample_first_attempts_portable(
     starts: &[PcgState; LANES],
@@ -201,23 +220,44 @@ pub struct PaymentDraws {
     samplers: AttemptSamplers,
     /// The payment's lifecycle draws.
     pub lifecycle: LifecycleDraws,
-    /// Whether this processor has AVX-512F and AVX-512DQ (for
-    /// [`PaymentDraws::sample_first_attempts`]).
-    avx512: bool,
+    /// The vector instructions [`PaymentDraws::sample_first_attempts`] uses on this
+    /// processor.
+    vectors: Vectors,
 }
 
-/// Whether this processor has AVX-512F and AVX-512DQ (never with the `portable-scan`
-/// feature, for benchmarks of the code other processors run).
-fn avx512_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        !cfg!(feature = "portable-scan")
-            && is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512dq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+/// The vector instructions that sample eight first attempts at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Vectors {
+    /// AVX-512F and AVX-512DQ: the eight lanes in one register.
+    Avx512,
+    /// AVX2 and FMA: the eight lanes in two registers of four.
+    Avx2,
+    /// Neither: one payment at a time is faster (the eight-lane code is portable, but the
+    /// compiler's plain build of it gains nothing).
+    None,
+}
+
+impl Vectors {
+    /// The best this processor has, in the order AVX-512, AVX2 with FMA, none. The
+    /// benchmarks' features take the faster ones away: `portable-scan` AVX-512 (as on a
+    /// processor without it), `scalar-only` both.
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if cfg!(feature = "scalar-only") {
+                return Self::None;
+            }
+            if !cfg!(feature = "portable-scan")
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512dq")
+            {
+                return Self::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                return Self::Avx2;
+            }
+        }
+        Self::None
     }
 }
 
@@ -306,26 +346,30 @@ impl PaymentDraws {
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
             samplers: AttemptSamplers::of(scenario),
             lifecycle: LifecycleDraws::new(copies, max_retries),
-            avx512: avx512_available(),
+            vectors: Vectors::detect(),
         }
     }
 
     /// Whether one-copy payments are faster read eight at a time
     /// ([`PaymentDraws::sample_first_attempts`], [`PaymentDraws::read_first`]) than one at a
-    /// time ([`PaymentDraws::read`]): with AVX-512. Either way gives the same draws.
+    /// time ([`PaymentDraws::read`]): with AVX-512, or with AVX2 and FMA. Either way gives the
+    /// same draws.
     pub fn samples_eight_at_a_time(&self) -> bool {
-        self.avx512
+        self.vectors != Vectors::None
     }
 
     /// The first attempts of the eight one-copy payments whose streams start at `starts`
     /// (each the state before its first draw), for [`PaymentDraws::read_first`].
     pub fn sample_first_attempts(&self, starts: &[PcgState; LANES]) -> [FirstAttempt; LANES] {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx512 {
-            // SAFETY: `avx512` is true only where the processor has AVX-512F and DQ.
-            return unsafe { sample_first_attempts_avx512(starts, &self.samplers) };
+        match self.vectors {
+            // SAFETY: `Vectors::detect` found AVX-512F and DQ on this processor.
+            #[cfg(target_arch = "x86_64")]
+            Vectors::Avx512 => unsafe { sample_first_attempts_avx512(starts, &self.samplers) },
+            // SAFETY: `Vectors::detect` found AVX2 and FMA on this processor.
+            #[cfg(target_arch = "x86_64")]
+            Vectors::Avx2 => unsafe { sample_first_attempts_avx2(starts, &self.samplers) },
+            _ => sample_first_attempts_portable(starts, &self.samplers),
         }
-        sample_first_attempts_portable(starts, &self.samplers)
     }
 
     /// Reads a one-copy payment whose draws up to its first attempt are in `first`: the
@@ -396,9 +440,30 @@ mod tests {
         )
     }
 
-    /// Eight payments at a time, portable and (where the processor has it) AVX-512, read the
-    /// same draws and sample the same first attempts, bit for bit, as one at a time; for
-    /// log-normal, exponential, uniform and fixed distributions.
+    /// The first attempts of the payments starting at `starts` by every eight-at-a-time path
+    /// this processor can run: portable, AVX2 with FMA, AVX-512, and the one `draws` picks.
+    fn every_path(starts: &[PcgState; LANES], draws: &PaymentDraws) -> Vec<[FirstAttempt; LANES]> {
+        let mut paths = vec![
+            sample_first_attempts_portable(starts, &draws.samplers),
+            draws.sample_first_attempts(starts),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                // SAFETY: the processor has AVX2 and FMA (just detected).
+                paths.push(unsafe { sample_first_attempts_avx2(starts, &draws.samplers) });
+            }
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq") {
+                // SAFETY: the processor has AVX-512F and DQ (just detected).
+                paths.push(unsafe { sample_first_attempts_avx512(starts, &draws.samplers) });
+            }
+        }
+        paths
+    }
+
+    /// Eight payments at a time, portable and (where the processor has them) with AVX2 and
+    /// FMA and with AVX-512, read the same draws and sample the same first attempts, bit for
+    /// bit, as one at a time; for log-normal, exponential, uniform and fixed distributions.
     #[test]
     fn first_attempts_eight_at_a_time_are_one_at_a_times() {
         let mut scenarios = vec![mobile()];
@@ -424,13 +489,12 @@ mod tests {
                     start.apply(&jump);
                     this
                 });
-                let portable = sample_first_attempts_portable(&starts, &batched.samplers);
-                let dispatched = batched.sample_first_attempts(&starts);
+                let paths = every_path(&starts, &batched);
                 for (lane, start) in starts.iter().enumerate() {
                     one.read(start);
                     let expected = seen(&mut one);
                     let expected_ln = estimate::ln_1m(expected.0);
-                    for first in [&portable[lane], &dispatched[lane]] {
+                    for first in paths.iter().map(|path| &path[lane]) {
                         batched.read_first(first);
                         assert_eq!(
                             batched.arrival_gap_ln_1m.map(f64::to_bits),

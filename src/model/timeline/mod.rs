@@ -23,6 +23,8 @@ pub mod estimate;
 pub mod exp;
 pub mod latency;
 #[cfg(target_arch = "x86_64")]
+mod quantile_avx2;
+#[cfg(target_arch = "x86_64")]
 mod quantile_avx512;
 pub mod shortcut;
 pub mod simulation;

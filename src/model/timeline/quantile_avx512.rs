@@ -118,14 +118,14 @@ fn tails(u: &[f64; LANES], uniforms: __m512d, q: __m512d, tail_lanes: u8) -> __m
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::timeline::distribution::Distribution;
 
     /// Uniforms where the arithmetic changes course: 0, the smallest draws, both edges of the
     /// central region, the median, the near and far tails' border (`r = 5`, `u ≈ 1.4e-11`),
     /// the largest draw below 1, and a dense grid and random draws in between.
-    fn uniforms() -> Vec<f64> {
+    pub(in crate::model::timeline) fn uniforms() -> Vec<f64> {
         let step = 2f64.powi(-53);
         let mut u = vec![0.0, step, 2.0 * step, 1e-300_f64.max(step), 1.0 - step, 0.5];
         for edge in [0.075, 0.925, (-25.0f64).exp(), 1.0 - (-25.0f64).exp()] {
