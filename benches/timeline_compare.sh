@@ -8,7 +8,10 @@
 # Usage: benches/timeline_compare.sh [RUST_PAYMENTS] [PYTHON_PAYMENTS] [ROUNDS]
 #
 # With PORTABLE=1 it times `simulate` built with the `portable-scan` feature: never AVX-512,
-# as on a processor without it (the same outputs).
+# as on a processor without it (eight payments at a time with AVX2 and FMA where the processor
+# has them, as most without AVX-512 do). With SCALAR=1, the `scalar-only` feature: one payment
+# at a time, as on a processor with neither. The outputs are the same. SIMULATE=path times that
+# binary instead (e.g. one built from another commit), building nothing.
 #
 # The two run alternately ROUNDS times (default 3) and each side's fastest round counts: the
 # speed of this kind of shared virtual machine drifts by tens of per cent within minutes
@@ -24,12 +27,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 simulate=./target/release/simulate
-if [[ -n ${PORTABLE:-} ]]; then
+if [[ -n ${SIMULATE:-} ]]; then
+  simulate=$SIMULATE
+elif [[ -n ${SCALAR:-} ]]; then
+  cargo build --release --quiet --features scalar-only
+  cp target/release/simulate target/release/simulate-scalar-only
+  simulate=./target/release/simulate-scalar-only
+elif [[ -n ${PORTABLE:-} ]]; then
   cargo build --release --quiet --features portable-scan
   cp target/release/simulate target/release/simulate-portable-scan
   simulate=./target/release/simulate-portable-scan
 fi
-cargo build --release --quiet
+[[ -n ${SIMULATE:-} ]] || cargo build --release --quiet
 echo "simulate: $simulate"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "avx512f: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no);" \
