@@ -5,6 +5,8 @@
 //! the lifecycle settings.
 
 use super::distribution::{LANES, Sampler};
+#[cfg(target_arch = "x86_64")]
+use super::quantile_simd::{Avx2, Avx512};
 use super::{Scenario, estimate};
 use crate::rng::{Jump, PcgState, unit_f64};
 
@@ -162,9 +164,10 @@ unsafe fn sample_first_attempts_avx512(
     samplers: &AttemptSamplers,
 ) -> [FirstAttempt; LANES] {
     sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
-        Sampler::LogNormal { median_ms, sigma } => {
-            super::quantile_avx512::log_normal_quantiles(median_ms, sigma, u)
-        }
+        // SAFETY: the caller guarantees AVX-512F and DQ.
+        Sampler::LogNormal { median_ms, sigma } => unsafe {
+            super::quantile_simd::log_normal_quantiles::<Avx512>(median_ms, sigma, u)
+        },
         Sampler::Other(_) => sampler.quantiles(u),
     })
 }
@@ -181,9 +184,10 @@ unsafe fn sample_first_attempts_avx2(
     samplers: &AttemptSamplers,
 ) -> [FirstAttempt; LANES] {
     sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
-        Sampler::LogNormal { median_ms, sigma } => {
-            super::quantile_avx2::log_normal_quantiles(median_ms, sigma, u)
-        }
+        // SAFETY: the caller guarantees AVX2 and FMA.
+        Sampler::LogNormal { median_ms, sigma } => unsafe {
+            super::quantile_simd::log_normal_quantiles::<Avx2>(median_ms, sigma, u)
+        },
         Sampler::Other(_) => sampler.quantiles(u),
     })
 }

@@ -23,9 +23,7 @@ pub mod estimate;
 pub mod exp;
 pub mod latency;
 #[cfg(target_arch = "x86_64")]
-mod quantile_avx2;
-#[cfg(target_arch = "x86_64")]
-mod quantile_avx512;
+mod quantile_simd;
 pub mod shortcut;
 pub mod simulation;
 pub mod single_copy;
