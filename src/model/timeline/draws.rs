@@ -6,7 +6,7 @@
 
 use super::distribution::{LANES, Sampler};
 #[cfg(target_arch = "x86_64")]
-use super::quantile_simd::{Avx2, Avx512};
+use super::vector::{Avx2, Avx512};
 use super::{Scenario, estimate};
 use crate::rng::{Jump, PcgState, unit_f64};
 

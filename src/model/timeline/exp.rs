@@ -45,10 +45,13 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
+#[cfg(target_arch = "x86_64")]
+use super::vector::{Avx2, Avx512, Vector, all_lanes};
+
 /// log2 of the number of table entries, `N = 2^7 = 128` (glibc's `EXP_TABLE_BITS`).
-const TABLE_BITS: u32 = 7;
+pub(super) const TABLE_BITS: u32 = 7;
 /// The number of table entries `N`.
-const N: u64 = 1 << TABLE_BITS;
+pub(super) const N: u64 = 1 << TABLE_BITS;
 /// `N / ln 2` (glibc `__exp_data.invln2N`, `0x1.71547652b82fep0 * N`).
 const INV_LN2_N: f64 = f64::from_bits(0x4067_1547_652b_82fe);
 /// `1.5 * 2^52`: adding it rounds `x N / ln 2` to an integer kept in the low mantissa bits
@@ -408,7 +411,9 @@ fn lanes(values: __m512d) -> [f64; 8] {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub fn log_normal_vector(median: __m512d, sigma: __m512d, z: __m512d) -> __m512d {
-    _mm512_mul_pd(median, exp_vector(_mm512_mul_pd(sigma, z)))
+    // SAFETY: this function's target features are the type's.
+    let lanes = |vector| unsafe { Avx512::new(vector) };
+    log_normal_lanes(lanes(median), lanes(sigma), lanes(z)).get()
 }
 
 /// [`exp`] of eight lanes with AVX-512F: the common path of every lane in vectors (the table
@@ -422,55 +427,8 @@ pub fn log_normal_vector(median: __m512d, sigma: __m512d, z: __m512d) -> __m512d
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub fn exp_vector(x: __m512d) -> __m512d {
-    let bits = _mm512_castpd_si512(x);
-    let exponent = _mm512_and_si512(_mm512_srli_epi64::<52>(bits), _mm512_set1_epi64(0x7ff));
-    let common = _mm512_cmplt_epu64_mask(
-        _mm512_sub_epi64(exponent, _mm512_set1_epi64(SMALLEST_COMMON_EXPONENT as i64)),
-        _mm512_set1_epi64(COMMON_EXPONENTS as i64),
-    );
-    let result = common_path_vector(x);
-    if common == 0xff {
-        return result;
-    }
-    let (inputs, mut outputs) = (lanes(x), lanes(result));
-    for lane in 0..8 {
-        if common & (1 << lane) == 0 {
-            outputs[lane] = inputs[lane].exp();
-        }
-    }
-    vector(outputs)
-}
-
-/// [`common_path`] in eight lanes (lanes off the common path give garbage, not faults: the
-/// table index is always in range and floating-point exceptions are masked).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn common_path_vector(x: __m512d) -> __m512d {
-    let shift = _mm512_set1_pd(SHIFT);
-    let shifted = _mm512_fmadd_pd(x, _mm512_set1_pd(INV_LN2_N), shift);
-    let ki = _mm512_castpd_si512(shifted);
-    let kd = _mm512_sub_pd(shifted, shift);
-    let r = _mm512_fmadd_pd(kd, _mm512_set1_pd(NEG_LN2_HI_N), x);
-    let r = _mm512_fmadd_pd(kd, _mm512_set1_pd(NEG_LN2_LO_N), r);
-    let index = _mm512_slli_epi64::<1>(_mm512_and_si512(ki, _mm512_set1_epi64(N as i64 - 1)));
-    // SAFETY: every index is `2 (ki mod N)` or one more, below `2 N`, the table's length.
-    let (tail, scale_bits) = unsafe {
-        (
-            _mm512_i64gather_pd::<8>(index, TABLE.as_ptr().cast()),
-            _mm512_i64gather_epi64::<8>(index, TABLE.as_ptr().add(1).cast()),
-        )
-    };
-    let scale = _mm512_castsi512_pd(_mm512_add_epi64(
-        scale_bits,
-        _mm512_slli_epi64::<{ 52 - TABLE_BITS }>(ki),
-    ));
-    let r2 = _mm512_mul_pd(r, r);
-    let poly23 = _mm512_fmadd_pd(r, _mm512_set1_pd(C3), _mm512_set1_pd(C2));
-    let poly45 = _mm512_fmadd_pd(r, _mm512_set1_pd(C5), _mm512_set1_pd(C4));
-    let low = _mm512_fmadd_pd(poly23, r2, _mm512_add_pd(r, tail));
-    let tmp = _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), poly45, low);
-    _mm512_fmadd_pd(scale, tmp, scale)
+    // SAFETY: this function's target features are the type's.
+    exp_lanes(unsafe { Avx512::new(x) }).get()
 }
 
 /// Whether this processor can run [`exp_vector_avx2`] and [`log_normal_vector_avx2`]: AVX2
@@ -496,7 +454,9 @@ pub fn avx2_fma_available() -> bool {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn log_normal_vector_avx2(median: __m256d, sigma: __m256d, z: __m256d) -> __m256d {
-    _mm256_mul_pd(median, exp_vector_avx2(_mm256_mul_pd(sigma, z)))
+    // SAFETY: this function's target features are the type's.
+    let lanes = |vector| unsafe { Avx2::new(vector) };
+    log_normal_lanes(lanes(median), lanes(sigma), lanes(z)).get()
 }
 
 /// [`exp`] of four lanes with AVX2 and FMA, as [`exp_vector`] does eight: the common path of
@@ -510,71 +470,68 @@ pub fn log_normal_vector_avx2(median: __m256d, sigma: __m256d, z: __m256d) -> __
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn exp_vector_avx2(x: __m256d) -> __m256d {
-    // `2^-54 <= |x| < 2^9` is the biased exponent test of `on_common_path` (ordered
-    // comparisons: NaN lanes are off the path).
-    let magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
-    let common = _mm256_and_pd(
-        _mm256_cmp_pd::<_CMP_GE_OQ>(
-            magnitude,
-            _mm256_set1_pd(f64::from_bits(SMALLEST_COMMON_EXPONENT << 52)),
-        ),
-        _mm256_cmp_pd::<_CMP_LT_OQ>(
-            magnitude,
-            _mm256_set1_pd(f64::from_bits(
-                (SMALLEST_COMMON_EXPONENT + COMMON_EXPONENTS) << 52,
-            )),
-        ),
-    );
-    let common = _mm256_movemask_pd(common);
-    let result = common_path_vector_avx2(x);
-    if common == 0b1111 {
+    // SAFETY: this function's target features are the type's.
+    exp_lanes(unsafe { Avx2::new(x) }).get()
+}
+
+/// `median * exp(sigma * z)` lane by lane, with the roundings of [`log_normal`]: the product
+/// `sigma * z`, [`exp_lanes`], the product with `median` (no fused operation).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn log_normal_lanes<V: Vector>(median: V, sigma: V, z: V) -> V {
+    median.mul(exp_lanes(sigma.mul(z)))
+}
+
+/// [`exp`] lane by lane: the common path of every lane in vectors (the table read with
+/// [`Vector::exp_table`]), then each lane off the common path (`|x| < 2^-54`, `|x| >= 512`,
+/// infinities, NaN) replaced by the C library's `exp` of it (a rare scalar detour).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn exp_lanes<V: Vector>(x: V) -> V {
+    // SAFETY (the splats and the load): `x` exists, so the processor has `V`'s instruction
+    // set.
+    let constant = |value: f64| unsafe { V::splat(value) };
+    // `2^-54 <= |x| < 2^9`, `on_common_path`'s exponent test as ordered comparisons (NaN
+    // lanes are off the path).
+    let magnitude = x.abs();
+    let common = magnitude.at_least(constant(f64::from_bits(SMALLEST_COMMON_EXPONENT << 52)))
+        & magnitude.less(constant(f64::from_bits(
+            (SMALLEST_COMMON_EXPONENT + COMMON_EXPONENTS) << 52,
+        )));
+    let result = common_path_lanes(x);
+    if common == all_lanes(V::WIDTH) {
         return result;
     }
-    let (mut inputs, mut outputs) = ([0.0; 4], [0.0; 4]);
-    // SAFETY: both arrays hold four doubles; the loads and stores are unaligned.
-    unsafe {
-        _mm256_storeu_pd(inputs.as_mut_ptr(), x);
-        _mm256_storeu_pd(outputs.as_mut_ptr(), result);
-    }
-    for lane in 0..4 {
+    let (mut inputs, mut outputs) = ([0.0; 8], [0.0; 8]);
+    x.store(&mut inputs);
+    result.store(&mut outputs);
+    for lane in 0..V::WIDTH {
         if common & (1 << lane) == 0 {
             outputs[lane] = inputs[lane].exp();
         }
     }
-    // SAFETY: as above.
-    unsafe { _mm256_loadu_pd(outputs.as_ptr()) }
+    unsafe { V::load(&outputs) }
 }
 
-/// [`common_path`] in four lanes with AVX2 and FMA (lanes off the common path give garbage,
-/// not faults: the table index is always in range and floating-point exceptions are masked).
+/// [`common_path`] lane by lane, fused exactly where glibc's `__exp_fma` fuses (lanes off the
+/// common path give garbage, not faults: the table index is always in range and
+/// floating-point exceptions are masked).
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn common_path_vector_avx2(x: __m256d) -> __m256d {
-    let shift = _mm256_set1_pd(SHIFT);
-    let shifted = _mm256_fmadd_pd(x, _mm256_set1_pd(INV_LN2_N), shift);
-    let ki = _mm256_castpd_si256(shifted);
-    let kd = _mm256_sub_pd(shifted, shift);
-    let r = _mm256_fmadd_pd(kd, _mm256_set1_pd(NEG_LN2_HI_N), x);
-    let r = _mm256_fmadd_pd(kd, _mm256_set1_pd(NEG_LN2_LO_N), r);
-    let index = _mm256_slli_epi64::<1>(_mm256_and_si256(ki, _mm256_set1_epi64x(N as i64 - 1)));
-    // SAFETY: every index is `2 (ki mod N)` or one more, below `2 N`, the table's length.
-    let (tail, scale_bits) = unsafe {
-        (
-            _mm256_i64gather_pd::<8>(TABLE.as_ptr().cast(), index),
-            _mm256_i64gather_epi64::<8>(TABLE.as_ptr().add(1).cast(), index),
-        )
-    };
-    let scale = _mm256_castsi256_pd(_mm256_add_epi64(
-        scale_bits,
-        _mm256_slli_epi64::<{ 52 - TABLE_BITS as i32 }>(ki),
-    ));
-    let r2 = _mm256_mul_pd(r, r);
-    let poly23 = _mm256_fmadd_pd(r, _mm256_set1_pd(C3), _mm256_set1_pd(C2));
-    let poly45 = _mm256_fmadd_pd(r, _mm256_set1_pd(C5), _mm256_set1_pd(C4));
-    let low = _mm256_fmadd_pd(poly23, r2, _mm256_add_pd(r, tail));
-    let tmp = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), poly45, low);
-    _mm256_fmadd_pd(scale, tmp, scale)
+#[inline(always)]
+fn common_path_lanes<V: Vector>(x: V) -> V {
+    // SAFETY: `x` exists, so the processor has `V`'s instruction set.
+    let constant = |value: f64| unsafe { V::splat(value) };
+    let shifted = x.fma(constant(INV_LN2_N), constant(SHIFT));
+    let kd = shifted.sub(constant(SHIFT));
+    let r = kd.fma(constant(NEG_LN2_HI_N), x);
+    let r = kd.fma(constant(NEG_LN2_LO_N), r);
+    let (tail, scale) = V::exp_table(shifted);
+    let r2 = r.mul(r);
+    let poly23 = r.fma(constant(C3), constant(C2));
+    let poly45 = r.fma(constant(C5), constant(C4));
+    let low = poly23.fma(r2, r.add(tail));
+    let tmp = r2.mul(r2).fma(poly45, low);
+    scale.fma(tmp, scale)
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ mod quantile_simd;
 pub mod shortcut;
 pub mod simulation;
 pub mod single_copy;
+#[cfg(target_arch = "x86_64")]
+mod vector;
 
 use rayon::prelude::*;
 

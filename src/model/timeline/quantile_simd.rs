@@ -4,217 +4,16 @@
 //! fused multiply-adds; the tails' rational functions likewise, with the C library's
 //! logarithm lane by lane), then the exp replica ([`super::exp`]).
 //!
-//! The arithmetic is written once, over [`Vector`]: eight lanes in one AVX-512 register
-//! ([`Avx512`]) or four in an AVX2 one, twice ([`Avx2`], processors with AVX2 and FMA but
-//! without AVX-512). Every method is inlined into the caller's function compiled for the
-//! instruction set (`#[target_feature]`), so each type's intrinsics become single
-//! instructions there.
-
-use std::arch::x86_64::*;
+//! The arithmetic is written once, over [`Vector`](super::vector::Vector): eight lanes in one
+//! AVX-512 register or four in an AVX2 one, twice (processors with AVX2 and FMA but without
+//! AVX-512).
 
 use super::distribution::{
     CENTRAL_DENOMINATOR, CENTRAL_HALF_WIDTH, CENTRAL_NUMERATOR, FAR_TAIL_DENOMINATOR,
     FAR_TAIL_NUMERATOR, LANES, NEAR_TAIL_DENOMINATOR, NEAR_TAIL_NUMERATOR, normal_tail_quantile,
 };
-
-/// A register of `WIDTH` doubles and the few operations the quantiles need, each the IEEE
-/// operation lane by lane.
-///
-/// # Safety
-/// A value of an implementing type may only exist on a processor with its instruction set:
-/// [`Vector::splat`] and [`Vector::load`] are `unsafe` and demand it, so that the other
-/// methods can be safe.
-pub unsafe trait Vector: Copy {
-    /// Lanes per register (a divisor of [`LANES`]).
-    const WIDTH: usize;
-    /// `x` in every lane.
-    ///
-    /// # Safety
-    /// The processor must have the type's instruction set.
-    unsafe fn splat(x: f64) -> Self;
-    /// The `WIDTH` doubles of `values`.
-    ///
-    /// # Safety
-    /// The processor must have the type's instruction set.
-    unsafe fn load(values: &[f64]) -> Self;
-    /// Writes the lanes to `values` (`WIDTH` of them).
-    fn store(self, values: &mut [f64]);
-    /// `self + other`.
-    fn add(self, other: Self) -> Self;
-    /// `self - other`.
-    fn sub(self, other: Self) -> Self;
-    /// `self * other`.
-    fn mul(self, other: Self) -> Self;
-    /// `self / other`.
-    fn div(self, other: Self) -> Self;
-    /// The square root, correctly rounded.
-    fn sqrt(self) -> Self;
-    /// The sign bit flipped.
-    fn negate(self) -> Self;
-    /// The sign bit cleared.
-    fn abs(self) -> Self;
-    /// Bit `i` set where lane `i` of `self` is greater than `other`'s (ordered).
-    fn greater(self, other: Self) -> u32;
-    /// Bit `i` set where lane `i` of `self` is less than `other`'s (ordered).
-    fn less(self, other: Self) -> u32;
-    /// Lane `i` from `if_set` where bit `i` of `lanes` is set, else from `self`.
-    fn blend(self, lanes: u32, if_set: Self) -> Self;
-    /// `median * exp(sigma * z)` lane by lane, the exp replica's rounding.
-    fn log_normal(median: Self, sigma: Self, z: Self) -> Self;
-}
-
-/// Eight lanes of AVX-512F (and DQ).
-#[derive(Debug, Clone, Copy)]
-pub struct Avx512(__m512d);
-
-// SAFETY: `splat` and `load` require AVX-512F and DQ, and so every value's existence does.
-unsafe impl Vector for Avx512 {
-    const WIDTH: usize = 8;
-    #[inline(always)]
-    unsafe fn splat(x: f64) -> Self {
-        // SAFETY: the caller guarantees AVX-512F.
-        Self(unsafe { _mm512_set1_pd(x) })
-    }
-    #[inline(always)]
-    unsafe fn load(values: &[f64]) -> Self {
-        assert!(values.len() >= Self::WIDTH);
-        // SAFETY: AVX-512F (the caller); eight doubles of `values`, unaligned.
-        Self(unsafe { _mm512_loadu_pd(values.as_ptr()) })
-    }
-    #[inline(always)]
-    fn store(self, values: &mut [f64]) {
-        assert!(values.len() >= Self::WIDTH);
-        // SAFETY: AVX-512F (the value exists); eight doubles of `values`, unaligned.
-        unsafe { _mm512_storeu_pd(values.as_mut_ptr(), self.0) }
-    }
-    #[inline(always)]
-    fn add(self, other: Self) -> Self {
-        // SAFETY (this and the methods below): the value exists, so AVX-512F and DQ do.
-        Self(unsafe { _mm512_add_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        Self(unsafe { _mm512_sub_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn mul(self, other: Self) -> Self {
-        Self(unsafe { _mm512_mul_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn div(self, other: Self) -> Self {
-        Self(unsafe { _mm512_div_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        Self(unsafe { _mm512_sqrt_pd(self.0) })
-    }
-    #[inline(always)]
-    fn negate(self) -> Self {
-        Self(unsafe { _mm512_xor_pd(self.0, _mm512_set1_pd(-0.0)) })
-    }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        Self(unsafe { _mm512_abs_pd(self.0) })
-    }
-    #[inline(always)]
-    fn greater(self, other: Self) -> u32 {
-        u32::from(unsafe { _mm512_cmp_pd_mask::<_CMP_GT_OQ>(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn less(self, other: Self) -> u32 {
-        u32::from(unsafe { _mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn blend(self, lanes: u32, if_set: Self) -> Self {
-        Self(unsafe { _mm512_mask_blend_pd(lanes as u8, self.0, if_set.0) })
-    }
-    #[inline(always)]
-    fn log_normal(median: Self, sigma: Self, z: Self) -> Self {
-        Self(unsafe { super::exp::log_normal_vector(median.0, sigma.0, z.0) })
-    }
-}
-
-/// Four lanes of AVX2 (with FMA, which the exp replica needs).
-#[derive(Debug, Clone, Copy)]
-pub struct Avx2(__m256d);
-
-impl Avx2 {
-    /// Bit `i` of `lanes` as an all-ones or all-zeros lane `i`, as `_mm256_blendv_pd` takes
-    /// it (AVX2 has no mask registers).
-    #[inline(always)]
-    fn lane_mask(lanes: u32) -> __m256d {
-        let bit = |lane: u32| -i64::from((lanes >> lane) & 1);
-        // SAFETY: the value exists, so AVX2 does.
-        unsafe { _mm256_castsi256_pd(_mm256_set_epi64x(bit(3), bit(2), bit(1), bit(0))) }
-    }
-}
-
-// SAFETY: `splat` and `load` require AVX2 and FMA, and so every value's existence does.
-unsafe impl Vector for Avx2 {
-    const WIDTH: usize = 4;
-    #[inline(always)]
-    unsafe fn splat(x: f64) -> Self {
-        // SAFETY: the caller guarantees AVX2.
-        Self(unsafe { _mm256_set1_pd(x) })
-    }
-    #[inline(always)]
-    unsafe fn load(values: &[f64]) -> Self {
-        assert!(values.len() >= Self::WIDTH);
-        // SAFETY: AVX2 (the caller); four doubles of `values`, unaligned.
-        Self(unsafe { _mm256_loadu_pd(values.as_ptr()) })
-    }
-    #[inline(always)]
-    fn store(self, values: &mut [f64]) {
-        assert!(values.len() >= Self::WIDTH);
-        // SAFETY: AVX2 (the value exists); four doubles of `values`, unaligned.
-        unsafe { _mm256_storeu_pd(values.as_mut_ptr(), self.0) }
-    }
-    #[inline(always)]
-    fn add(self, other: Self) -> Self {
-        // SAFETY (this and the methods below): the value exists, so AVX2 and FMA do.
-        Self(unsafe { _mm256_add_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        Self(unsafe { _mm256_sub_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn mul(self, other: Self) -> Self {
-        Self(unsafe { _mm256_mul_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn div(self, other: Self) -> Self {
-        Self(unsafe { _mm256_div_pd(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        Self(unsafe { _mm256_sqrt_pd(self.0) })
-    }
-    #[inline(always)]
-    fn negate(self) -> Self {
-        Self(unsafe { _mm256_xor_pd(self.0, _mm256_set1_pd(-0.0)) })
-    }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        Self(unsafe { _mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0) })
-    }
-    #[inline(always)]
-    fn greater(self, other: Self) -> u32 {
-        unsafe { _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, other.0)) as u32 }
-    }
-    #[inline(always)]
-    fn less(self, other: Self) -> u32 {
-        unsafe { _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(self.0, other.0)) as u32 }
-    }
-    #[inline(always)]
-    fn blend(self, lanes: u32, if_set: Self) -> Self {
-        Self(unsafe { _mm256_blendv_pd(self.0, if_set.0, Self::lane_mask(lanes)) })
-    }
-    #[inline(always)]
-    fn log_normal(median: Self, sigma: Self, z: Self) -> Self {
-        Self(unsafe { super::exp::log_normal_vector_avx2(median.0, sigma.0, z.0) })
-    }
-}
+use super::exp::log_normal_lanes;
+use super::vector::Vector;
 
 /// `c[0] + c[1] x + ... + c[7] x^7` by Horner's rule from 0, as the scalar `horner` (a product
 /// then a sum at each step, never fused).
@@ -249,7 +48,7 @@ pub unsafe fn log_normal_quantiles<V: Vector>(
         let lanes = &u[first..first + V::WIDTH];
         // SAFETY: as above.
         let z = normal_quantiles(lanes, unsafe { V::load(lanes) });
-        V::log_normal(median, sigma, z).store(&mut durations[first..first + V::WIDTH]);
+        log_normal_lanes(median, sigma, z).store(&mut durations[first..first + V::WIDTH]);
         first += V::WIDTH;
     }
     durations
@@ -331,6 +130,7 @@ fn tails<V: Vector>(u: &[f64], uniforms: V, q: V, tail_lanes: u32) -> V {
 mod tests {
     use super::*;
     use crate::model::timeline::distribution::{Distribution, Sampler};
+    use crate::model::timeline::vector::{Avx2, Avx512};
 
     /// Uniforms where the arithmetic changes course: 0, the smallest draws, both edges of the
     /// central region, the median, the near and far tails' border (`r = 5`, `u ≈ 1.4e-11`),
