@@ -70,7 +70,7 @@ fn run(kind: &str, table: &[f64], values: usize) -> f64 {
 /// # Safety
 /// The processor must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn exp_vector_loop(results: &mut [f64], table: &[f64]) {
     use std::arch::x86_64::{_mm512_loadu_pd, _mm512_storeu_pd};
     for (y, x) in results.chunks_exact_mut(8).zip(table.chunks_exact(8)) {
@@ -85,7 +85,7 @@ unsafe fn exp_vector_loop(results: &mut [f64], table: &[f64]) {
 /// # Safety
 /// The processor must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn exp8_avx512_loop(results: &mut [f64], table: &[f64]) {
     for (y, x) in results.chunks_exact_mut(8).zip(table.chunks_exact(8)) {
         y.copy_from_slice(&exp::exp8_avx512(x.try_into().expect("eight lanes")));

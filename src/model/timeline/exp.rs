@@ -302,12 +302,14 @@ pub fn log_normal(median_ms: f64, sigma: f64, z: f64) -> f64 {
     median_ms * exp(sigma * z)
 }
 
-/// Whether this processor can run [`exp_vector`] and the other AVX-512F functions (never
-/// off x86-64, where they do not exist).
+/// Whether this processor can run [`exp_vector`] and the other AVX-512 functions: AVX-512F
+/// and DQ, the instruction set of the eight-lane [`Vector`] (never off x86-64, where they do
+/// not exist).
 pub fn avx512_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -344,12 +346,12 @@ pub fn exp8(x: [f64; 8]) -> [f64; 8] {
 /// [`exp8`] with AVX-512F: loading, [`exp_vector`] and storing in one function.
 ///
 /// # Safety
-/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
-/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there, arrays
+/// The processor must support AVX-512F and DQ ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f,avx512dq")]`, it needs no `unsafe` and is inlined there, arrays
 /// and all (through [`exp8`], a call and the arrays in memory cost about as much again).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 pub fn exp8_avx512(x: [f64; 8]) -> [f64; 8] {
     lanes(exp_vector(vector(x)))
 }
@@ -357,11 +359,11 @@ pub fn exp8_avx512(x: [f64; 8]) -> [f64; 8] {
 /// [`log_normal8`] with AVX-512F, in one function as [`exp8_avx512`].
 ///
 /// # Safety
-/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
-/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there.
+/// The processor must support AVX-512F and DQ ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f,avx512dq")]`, it needs no `unsafe` and is inlined there.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 pub fn log_normal8_avx512(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
     lanes(log_normal_vector(
         _mm512_set1_pd(median_ms),
@@ -384,7 +386,7 @@ pub fn log_normal8(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
 /// Eight doubles as a vector.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 fn vector(values: [f64; 8]) -> __m512d {
     // SAFETY: `values` holds eight doubles; the load is unaligned.
     unsafe { _mm512_loadu_pd(values.as_ptr()) }
@@ -393,7 +395,7 @@ fn vector(values: [f64; 8]) -> __m512d {
 /// A vector as eight doubles.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 fn lanes(values: __m512d) -> [f64; 8] {
     let mut out = [0.0; 8];
     // SAFETY: `out` has room for eight doubles; the store is unaligned.
@@ -405,11 +407,11 @@ fn lanes(values: __m512d) -> [f64; 8] {
 /// `sigma * z`, [`exp_vector`], the product with `median` (no fused operation).
 ///
 /// # Safety
-/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
-/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there.
+/// The processor must support AVX-512F and DQ ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f,avx512dq")]`, it needs no `unsafe` and is inlined there.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 pub fn log_normal_vector(median: __m512d, sigma: __m512d, z: __m512d) -> __m512d {
     // SAFETY: this function's target features are the type's.
     let lanes = |vector| unsafe { Avx512::new(vector) };
@@ -421,11 +423,11 @@ pub fn log_normal_vector(median: __m512d, sigma: __m512d, z: __m512d) -> __m512d
 /// `exp` of it (a rare scalar detour: zero, tiny or huge inputs, infinities, NaN).
 ///
 /// # Safety
-/// The processor must support AVX-512F ([`avx512_available`]). Called from a function with
-/// `#[target_feature(enable = "avx512f")]`, it needs no `unsafe` and is inlined there.
+/// The processor must support AVX-512F and DQ ([`avx512_available`]). Called from a function with
+/// `#[target_feature(enable = "avx512f,avx512dq")]`, it needs no `unsafe` and is inlined there.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 pub fn exp_vector(x: __m512d) -> __m512d {
     // SAFETY: this function's target features are the type's.
     exp_lanes(unsafe { Avx512::new(x) }).get()
