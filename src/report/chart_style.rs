@@ -162,10 +162,13 @@ pub fn layered_stroke(index: usize, count: usize) -> u32 {
     2 + count.saturating_sub(index + 1).min(2) as u32
 }
 
+/// A chart area with linear axes, x and y in `f64`: what every line and bar chart draws on.
+pub type LinearChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// Draws `points` as a line of `colour`, `stroke` pixels wide, with a dot at each point,
 /// labelled `label` in the legend by a stroke `legend_width` pixels long.
 pub fn draw_marked_line<'a, DB>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    chart: &mut LinearChart<'a, DB>,
     points: &[(f64, f64)],
     (colour, stroke): (RGBColor, u32),
     label: &str,

@@ -5,14 +5,14 @@
 //! the results, so the same results give the same bytes.
 
 use plotters::coord::Shift;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::model::article::server::ServerKind;
 use crate::model::article::{ArticleResults, PointResult};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, draw_legend, svg, value_label,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
+    value_label,
 };
 use crate::report::format::{grouped, shortest};
 
@@ -87,7 +87,7 @@ fn bar_chart<'a, 'b>(
     x_label_area: u32,
     x_desc: &str,
     y_desc: &str,
-) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
     let mut chart = ChartBuilder::on(area)
         .margin(16)
         .x_label_area_size(x_label_area)
@@ -201,8 +201,7 @@ pub fn double_charges(results: &ArticleResults) -> String {
 }
 
 /// The chart area of the per-p bar charts.
-type BarChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+type BarChart<'a, 'b> = LinearChart<'a, SVGBackend<'b>>;
 
 /// Where each server's bar starts within its p group (the group spans 1 on x).
 const SERVER_BARS: [(f64, ServerKind); 2] = [

@@ -13,8 +13,8 @@ use plotters::prelude::*;
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    FONT, LEGEND_ROW_HEIGHT, LegendEntry, SIZE, draw_marked_line, layered_stroke, legend_row, svg,
-    svg_sized,
+    FONT, LEGEND_ROW_HEIGHT, LegendEntry, LinearChart, SIZE, draw_marked_line, layered_stroke,
+    legend_row, svg, svg_sized,
 };
 use crate::report::format::{tick, whole_tick};
 
@@ -312,11 +312,7 @@ fn span_s(results: &LoadResults) -> f64 {
 /// A time panel's axes (time in seconds across, `y_desc` up) and its grid, with the
 /// trigger windows of `scenario` shaded up to `top`.
 fn time_axes<DB: DrawingBackend>(
-    chart: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    chart: &mut LinearChart<'_, DB>,
     y_desc: &str,
     results: &LoadResults,
     scenario: usize,
@@ -340,11 +336,7 @@ fn time_axes<DB: DrawingBackend>(
 
 /// Shades the scenario's trigger windows.
 fn shade<DB: DrawingBackend>(
-    chart: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    chart: &mut LinearChart<'_, DB>,
     results: &LoadResults,
     scenario: usize,
     top: f64,

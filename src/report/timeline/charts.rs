@@ -3,14 +3,14 @@
 //! article's charts ([`crate::report::chart_style`]).
 
 use plotters::coord::Shift;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, bar, draw_legend, svg, value_label,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
+    value_label,
 };
 use crate::report::format::grouped;
 
@@ -106,7 +106,7 @@ pub(super) fn strategy_chart<'a, 'b>(
     top: f64,
     y_desc: &str,
     y_label: &dyn Fn(&f64) -> String,
-) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
     let mut chart = ChartBuilder::on(area)
         .margin(16)
         .x_label_area_size(48)
@@ -132,7 +132,7 @@ impl<'a> Layout<'a> {
     /// With several scenarios, each one's name centred over its group of bars at height `y`.
     fn draw_scenario_titles(
         &self,
-        chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        chart: &mut LinearChart<'_, SVGBackend<'_>>,
         results: &TimelineResults,
         y: f64,
     ) -> Result<(), String> {
