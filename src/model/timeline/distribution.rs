@@ -110,32 +110,6 @@ impl Sampler {
             Sampler::Other(distribution) => distribution.quantile(u),
         }
     }
-
-    /// [`Sampler::quantile`] of each of `u`, bit for bit, the log-normal's side by side.
-    #[inline(always)]
-    pub fn quantiles(&self, u: &[f64; LANES]) -> [f64; LANES] {
-        match *self {
-            Sampler::LogNormal { median_ms, sigma } => {
-                let z = normal_quantiles(u);
-                let mut exponents = [0.0; LANES];
-                for (exponent, z) in exponents.iter_mut().zip(z) {
-                    *exponent = sigma * z;
-                }
-                let mut durations = exp_lanes(&exponents);
-                for duration in &mut durations {
-                    *duration *= median_ms;
-                }
-                durations
-            }
-            Sampler::Other(distribution) => u.map(|u| distribution.quantile(u)),
-        }
-    }
-}
-
-/// `exp` of each lane, the C library's.
-#[inline(always)]
-fn exp_lanes(x: &[f64; LANES]) -> [f64; LANES] {
-    x.map(f64::exp)
 }
 
 /// The standard normal quantile (inverse cumulative distribution) at `u` in `[0, 1]`: `z`
@@ -151,7 +125,8 @@ fn exp_lanes(x: &[f64; LANES]) -> [f64; LANES] {
 pub fn normal_quantile(u: f64) -> f64 {
     let q = u - 0.5;
     if q.abs() <= CENTRAL_HALF_WIDTH {
-        return central_quantile(q);
+        let r = 0.180_625 - q * q;
+        return q * horner(r, &CENTRAL_NUMERATOR) / horner(r, &CENTRAL_DENOMINATOR);
     }
     normal_tail_quantile(u, q)
 }
@@ -159,35 +134,8 @@ pub fn normal_quantile(u: f64) -> f64 {
 /// The half width of [`normal_quantile`]'s central region: `|u - 0.5| <= 0.425`.
 pub(super) const CENTRAL_HALF_WIDTH: f64 = 0.425;
 
-/// [`normal_quantile`] in its central region, at `q = u - 0.5`: `q P(r) / Q(r)` with
-/// `r = 0.180625 - q²`. Finite (and meaningless) outside it too, so that it can run on lanes
-/// that will take the tail.
-#[inline(always)]
-fn central_quantile(q: f64) -> f64 {
-    let r = 0.180_625 - q * q;
-    q * horner(r, &CENTRAL_NUMERATOR) / horner(r, &CENTRAL_DENOMINATOR)
-}
-
 /// Values sampled side by side: one per lane of a batch (eight payments at a time).
 pub const LANES: usize = 8;
-
-/// [`normal_quantile`] of each of `u`, bit for bit: the central region's rational function
-/// on every lane at once (straight-line arithmetic a compiler can put in vector registers),
-/// then the tail, one lane at a time, for the lanes beyond the central region.
-#[inline(always)]
-pub fn normal_quantiles(u: &[f64; LANES]) -> [f64; LANES] {
-    let mut z = [0.0; LANES];
-    for (z, &u) in z.iter_mut().zip(u) {
-        *z = central_quantile(u - 0.5);
-    }
-    for (z, &u) in z.iter_mut().zip(u) {
-        let q = u - 0.5;
-        if q.abs() > CENTRAL_HALF_WIDTH {
-            *z = normal_tail_quantile(u, q);
-        }
-    }
-    z
-}
 
 /// [`normal_quantile`] outside the central region (`|u - 0.5| > 0.425`).
 pub(super) fn normal_tail_quantile(u: f64, q: f64) -> f64 {

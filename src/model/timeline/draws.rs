@@ -7,7 +7,7 @@
 use super::distribution::{LANES, Sampler};
 #[cfg(target_arch = "x86_64")]
 use super::vector::{Avx2, Avx512};
-use super::{Scenario, estimate};
+use super::{Scenario, estimate, exp};
 use crate::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
@@ -59,7 +59,7 @@ impl AttemptSamplers {
 impl AttemptSample {
     fn draw(stream: &mut PcgState, samplers: &AttemptSamplers) -> Self {
         let uniforms = AttemptUniforms::draw(stream);
-        let [_, request_latency, processing, _, response_latency, _] = uniforms.0;
+        let [request_latency, processing, response_latency] = uniforms.durations();
         uniforms.sample(
             samplers,
             [
@@ -81,8 +81,15 @@ impl AttemptUniforms {
         Self(std::array::from_fn(|_| unit_f64(stream.next_u64())))
     }
 
+    /// The draws of the request latency, the processing time and the response latency.
+    #[inline(always)]
+    fn durations(&self) -> [f64; 3] {
+        let [_, request_latency, processing, _, response_latency, _] = self.0;
+        [request_latency, processing, response_latency]
+    }
+
     /// The sample, given the request latency, processing time and response latency sampled
-    /// from the second, third and fifth draws.
+    /// from [`AttemptUniforms::durations`].
     #[inline(always)]
     fn sample(&self, samplers: &AttemptSamplers, durations: [f64; 3]) -> AttemptSample {
         let [request_loss, _, _, ack_loss, _, jitter] = self.0;
@@ -113,9 +120,9 @@ pub struct FirstAttempt {
 
 /// Eight payments' first attempts, sampled side by side: the same draws, in the same places
 /// of the stream, and the same values bit for bit as [`PaymentDraws::read`] and
-/// [`PaymentDraws::attempt`] one payment at a time (each quantile is the same arithmetic,
-/// lane by lane; see [`Sampler::quantiles`]).
-/// `quantiles` is [`Sampler::quantiles`] or an equivalent.
+/// [`PaymentDraws::attempt`] one payment at a time: `quantiles` gives each lane
+/// [`Sampler::quantile`]'s value bit for bit ([`quantiles_one_at_a_time`], or the same
+/// arithmetic in vector registers).
 #[inline(always)]
 fn sample_first_attempts(
     starts: &[PcgState; LANES],
@@ -136,10 +143,11 @@ fn sample_first_attempts(
     for (ln, &gap) in gaps_ln_1m.iter_mut().zip(&gaps) {
         *ln = estimate::ln_1m(gap);
     }
-    let lanes_of = |draw: usize| uniforms.map(|uniforms| uniforms.0[draw]);
-    let request_ms = quantiles(&samplers.request_latency, &lanes_of(1));
-    let processing_ms = quantiles(&samplers.processing, &lanes_of(2));
-    let response_ms = quantiles(&samplers.response_latency, &lanes_of(4));
+    let durations = uniforms.map(|uniforms| uniforms.durations());
+    let lanes_of = |duration: usize| durations.map(|draws| draws[duration]);
+    let request_ms = quantiles(&samplers.request_latency, &lanes_of(0));
+    let processing_ms = quantiles(&samplers.processing, &lanes_of(1));
+    let response_ms = quantiles(&samplers.response_latency, &lanes_of(2));
     std::array::from_fn(|lane| FirstAttempt {
         arrival_gap: gaps[lane],
         arrival_gap_ln_1m: gaps_ln_1m[lane],
@@ -168,7 +176,7 @@ unsafe fn sample_first_attempts_avx512(
         Sampler::LogNormal { median_ms, sigma } => unsafe {
             super::quantile_simd::log_normal_quantiles::<Avx512>(median_ms, sigma, u)
         },
-        Sampler::Other(_) => sampler.quantiles(u),
+        Sampler::Other(_) => quantiles_one_at_a_time(sampler, u),
     })
 }
 
@@ -188,17 +196,24 @@ unsafe fn sample_first_attempts_avx2(
         Sampler::LogNormal { median_ms, sigma } => unsafe {
             super::quantile_simd::log_normal_quantiles::<Avx2>(median_ms, sigma, u)
         },
-        Sampler::Other(_) => sampler.quantiles(u),
+        Sampler::Other(_) => quantiles_one_at_a_time(sampler, u),
     })
 }
 
-/// [`sample_first_attempts`] for any processor (never inlined, like the SIMD copies).
+/// [`sample_first_attempts`] for any processor, each quantile one lane at a time (never
+/// inlined, like the SIMD copies).
 #[inline(never)]
 fn sample_first_attempts_portable(
     starts: &[PcgState; LANES],
     samplers: &AttemptSamplers,
 ) -> [FirstAttempt; LANES] {
-    sample_first_attempts(starts, samplers, Sampler::quantiles)
+    sample_first_attempts(starts, samplers, quantiles_one_at_a_time)
+}
+
+/// [`Sampler::quantile`] of each of `u`.
+#[inline(always)]
+fn quantiles_one_at_a_time(sampler: &Sampler, u: &[f64; LANES]) -> [f64; LANES] {
+    u.map(|u| sampler.quantile(u))
 }
 
 /// The random numbers of one payment, laid out in its slice of the run's stream as
@@ -251,13 +266,10 @@ impl Vectors {
             if cfg!(feature = "scalar-only") {
                 return Self::None;
             }
-            if !cfg!(feature = "portable-scan")
-                && is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512dq")
-            {
+            if !cfg!(feature = "portable-scan") && exp::avx512_available() {
                 return Self::Avx512;
             }
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            if exp::avx2_fma_available() {
                 return Self::Avx2;
             }
         }
@@ -453,11 +465,11 @@ mod tests {
         ];
         #[cfg(target_arch = "x86_64")]
         {
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            if exp::avx2_fma_available() {
                 // SAFETY: the processor has AVX2 and FMA (just detected).
                 paths.push(unsafe { sample_first_attempts_avx2(starts, &draws.samplers) });
             }
-            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq") {
+            if exp::avx512_available() {
                 // SAFETY: the processor has AVX-512F and DQ (just detected).
                 paths.push(unsafe { sample_first_attempts_avx512(starts, &draws.samplers) });
             }

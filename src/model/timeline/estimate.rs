@@ -53,16 +53,10 @@ pub fn unambiguous_round(x: f64, error: f64) -> Option<u64> {
 }
 
 /// `microseconds(scale_ms * (-u).ln_1p())` (an exponential duration with mean `-scale_ms`,
-/// in whole µs, rounded as [`super::latency::whole_microseconds`]) when the estimate
-/// [`ln_1m`] can tell, `None` when a rounding half lies within its error.
+/// in whole µs, rounded as [`super::latency::whole_microseconds`]) from `ln`, the estimate
+/// [`ln_1m`]`(u)`, when it can tell; `None` when a rounding half lies within its error.
 #[inline(always)]
-pub fn exponential_us(scale_ms: f64, u: f64) -> Option<u64> {
-    exponential_us_from(scale_ms, ln_1m(u))
-}
-
-/// [`exponential_us`] from `ln`, the estimate [`ln_1m`]`(u)` computed beforehand.
-#[inline(always)]
-pub fn exponential_us_from(scale_ms: f64, ln: f64) -> Option<u64> {
+pub fn exponential_us(scale_ms: f64, ln: f64) -> Option<u64> {
     // The estimate's bound, doubled for the products' roundings.
     let error_us = (scale_ms * 1000.0).abs() * (2.0 * RELATIVE_ERROR * ln.abs() + 2f64.powi(-51));
     unambiguous_round(scale_ms * ln * 1000.0, error_us)
@@ -109,7 +103,7 @@ mod tests {
         let exact = |u: f64| super::super::latency::whole_microseconds(scale_ms * (-u).ln_1p());
         let mut told = 0;
         for u in uniforms(300_000) {
-            if let Some(us) = exponential_us(scale_ms, u) {
+            if let Some(us) = exponential_us(scale_ms, ln_1m(u)) {
                 assert_eq!(us, exact(u), "u = {u}");
                 told += 1;
             }
@@ -118,7 +112,7 @@ mod tests {
         // Gaps of exactly k + 1/2 µs (up to the last bits): too close to tell.
         for k in [0.0, 1.0, 17.0, 4_321.0, 98_765.0] {
             let u = -(-(k + 0.5) / (scale_ms * 1000.0)).exp_m1();
-            assert_eq!(exponential_us(scale_ms, u), None, "{k} + 1/2 µs");
+            assert_eq!(exponential_us(scale_ms, ln_1m(u)), None, "{k} + 1/2 µs");
         }
     }
 

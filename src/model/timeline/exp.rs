@@ -322,14 +322,7 @@ pub fn avx512_available() -> bool {
 /// it is not, the C library may round differently, and comparing it with [`exp`] means
 /// nothing (the tests skip).
 pub fn replicates_c_library() -> bool {
-    #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
-    {
-        std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
-    {
-        false
-    }
+    cfg!(all(target_os = "linux", target_env = "gnu")) && avx2_fma_available()
 }
 
 /// [`exp`] of eight lanes: with AVX-512F ([`exp_vector`]) where the processor has it, lane by

@@ -395,12 +395,12 @@ fn microseconds(ms: f64) -> u64 {
 
 /// The exponential gap `-scale_ms × ln(1 - u)` (`scale_ms = -1000 / rate_per_s`) in whole
 /// microseconds: exactly `microseconds(scale_ms * (-u).ln_1p())`, from the faster estimate
-/// [`estimate::exponential_us`] when no rounding half lies within its error.
-/// `ln_1m` is [`estimate::ln_1m`]`(u)` if computed beforehand.
+/// [`estimate::exponential_us`] when no rounding half lies within its error. `ln_1m` is
+/// [`estimate::ln_1m`]`(u)` if computed beforehand (eight payments at a time).
 #[inline]
 fn poisson_gap_us(scale_ms: f64, u: f64, ln_1m: Option<f64>) -> u64 {
     let ln_1m = ln_1m.unwrap_or_else(|| estimate::ln_1m(u));
-    estimate::exponential_us_from(scale_ms, ln_1m)
+    estimate::exponential_us(scale_ms, ln_1m)
         .unwrap_or_else(|| microseconds(scale_ms * (-u).ln_1p()))
 }
 

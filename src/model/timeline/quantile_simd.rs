@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn eight_at_a_time_with_avx512_is_the_scalar_quantile_bit_for_bit() {
-        if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")) {
+        if !crate::model::timeline::exp::avx512_available() {
             eprintln!("skipped: this processor has no AVX-512");
             return;
         }
