@@ -8,6 +8,7 @@
 //! counters macro in [`counters`].
 
 pub mod article;
+pub mod calendar_queue;
 pub mod contention;
 pub mod cost;
 pub mod counters;

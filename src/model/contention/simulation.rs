@@ -1,5 +1,7 @@
 //! One run of the contention model: clients racing to update one row under optimistic
-//! concurrency control on the shared clock of an [`IdQueue`](crate::model::event_queue::IdQueue).
+//! concurrency control on one shared clock, a [`CalendarQueue`] (an
+//! [`IdQueue`](crate::model::event_queue::IdQueue) when the delay is fixed), both popping
+//! requests in the same order.
 //!
 //! Each client reads the row's version, then writes with it; the server accepts a write whose
 //! version is the current one (and increments the version) and rejects a stale one. After a
@@ -26,6 +28,7 @@ use rand_pcg::Pcg64;
 
 use super::delay::{folded_normal_sample, timeline_sample};
 use super::{ContentionSetup, Delay};
+use crate::model::calendar_queue::CalendarQueue;
 use crate::model::event_queue::IdQueue;
 use crate::model::timeline::{Backoff, Distribution};
 use crate::rng::unit_f64;
@@ -108,12 +111,65 @@ struct Client {
     previous_sleep_ms: f64,
 }
 
+/// The queue of requests reaching the server: the client's number, at its arrival time.
+/// Two implementations give the same order (by time, then by scheduling order), so the choice
+/// is one of speed only.
+trait Arrivals {
+    /// Schedules `client`'s request at `time_ms`.
+    fn schedule(&mut self, time_ms: f64, client: u32);
+    /// The earliest request, taken out of the queue.
+    fn pop(&mut self) -> Option<(f64, u32)>;
+}
+
+impl Arrivals for CalendarQueue {
+    #[inline(always)]
+    fn schedule(&mut self, time_ms: f64, client: u32) {
+        CalendarQueue::schedule(self, time_ms, client);
+    }
+    #[inline(always)]
+    fn pop(&mut self) -> Option<(f64, u32)> {
+        CalendarQueue::pop(self)
+    }
+}
+
+impl Arrivals for IdQueue {
+    #[inline(always)]
+    fn schedule(&mut self, time_ms: f64, client: u32) {
+        IdQueue::schedule(self, time_ms, client);
+    }
+    #[inline(always)]
+    fn pop(&mut self) -> Option<(f64, u32)> {
+        IdQueue::pop(self)
+    }
+}
+
 /// Reusable buffers for runs on one thread.
 #[derive(Debug, Default)]
 pub struct Simulator {
-    /// Requests reaching the server: the client's number, at the arrival time.
-    queue: IdQueue,
+    /// The queue of the runs whose delays spread (see [`calendar_width_ms`]).
+    calendar: Option<CalendarQueue>,
+    /// The queue of the runs whose delays do not: many requests at one time.
+    heap: IdQueue,
+    /// The clients of the run.
     clients: Vec<Client>,
+}
+
+/// The bucket width of a calendar queue for `clients` clients with `delay` per message (ms):
+/// half the mean gap between two requests when each client sends one per two typical message
+/// delays, so that most buckets hold one request or none (measured: narrower or twice as wide
+/// is no faster, four times as wide is slower). `None` when the delay does not spread (a fixed
+/// delay): clients in lockstep would put all their requests in one bucket, where a heap is
+/// faster. The width is a choice of speed only; any width gives the same order.
+fn calendar_width_ms(delay: Delay, clients: u32) -> Option<f64> {
+    let (typical_ms, spread_ms) = match delay {
+        Delay::FoldedNormal { mean_ms, sd_ms } => (mean_ms.abs().max(sd_ms), sd_ms),
+        Delay::Timeline(distribution) => (
+            distribution.quantile(0.5),
+            distribution.quantile(0.75) - distribution.quantile(0.25),
+        ),
+    };
+    let width_ms = typical_ms / f64::from(clients.max(1));
+    (spread_ms > 0.0 && width_ms > 0.0 && width_ms.is_finite()).then_some(width_ms)
 }
 
 impl Simulator {
@@ -142,22 +198,88 @@ impl Simulator {
         }
     }
 
-    /// [`Simulator::run`] with `draw` drawing one message's delay. A function of its own per
-    /// kind of delay (never inlined into `run`), so that the compiler inlines the draw and the
-    /// queue's steps into it.
+    /// [`Simulator::run`] with `draw` drawing one message's delay, on the queue that suits
+    /// the delay. A function of its own per kind of delay (never inlined into `run`), so that
+    /// the compiler inlines the draw and the queue's steps into it.
     #[inline(never)]
-    fn run_with(
+    fn run_with<D: DrawDelay>(
         &mut self,
         setup: &ContentionSetup,
         backoff: Backoff,
         clients: u32,
         stream: &mut Pcg64,
-        draw: impl DrawDelay,
+        draw: D,
     ) -> RunTally {
-        let delay = |stream: &mut Pcg64| draw.draw(stream);
-        self.queue.clear();
-        self.clients.clear();
-        self.clients.resize(
+        match calendar_width_ms(setup.delay, clients) {
+            Some(width_ms) => {
+                let queue = self
+                    .calendar
+                    .get_or_insert_with(|| CalendarQueue::new(clients, width_ms));
+                queue.reset(clients, width_ms);
+                Race::start(
+                    setup,
+                    backoff,
+                    clients,
+                    stream,
+                    queue,
+                    &mut self.clients,
+                    &draw,
+                )
+                .run()
+            }
+            None => {
+                self.heap.clear();
+                Race::start(
+                    setup,
+                    backoff,
+                    clients,
+                    stream,
+                    &mut self.heap,
+                    &mut self.clients,
+                    &draw,
+                )
+                .run()
+            }
+        }
+    }
+}
+
+/// One run in progress: its settings, its state and what it has counted so far.
+struct Race<'a, Q, D> {
+    /// Retries a client makes at most; `None`: until it succeeds.
+    max_retries: Option<u32>,
+    /// The clients' backoff policy.
+    backoff: Backoff,
+    /// The run's stream.
+    stream: &'a mut Pcg64,
+    /// The requests on their way to the server.
+    queue: &'a mut Q,
+    /// Each client's state.
+    clients: &'a mut [Client],
+    /// One message's delay.
+    draw: &'a D,
+    /// What the run has counted so far.
+    tally: RunTally,
+    /// The row's version.
+    version: u64,
+    /// The sum over finished clients of the time of their final reply (ms).
+    completion_sum_ms: f64,
+}
+
+impl<'a, Q: Arrivals, D: DrawDelay> Race<'a, Q, D> {
+    /// The run at time 0: every client's first read request scheduled, in client order.
+    #[inline(always)]
+    fn start(
+        setup: &ContentionSetup,
+        backoff: Backoff,
+        clients: u32,
+        stream: &'a mut Pcg64,
+        queue: &'a mut Q,
+        states: &'a mut Vec<Client>,
+        draw: &'a D,
+    ) -> Self {
+        states.clear();
+        states.resize(
             clients as usize,
             Client {
                 request: Request::Read,
@@ -166,69 +288,98 @@ impl Simulator {
             },
         );
         for client in 0..clients {
-            self.queue.schedule(delay(stream), client);
+            queue.schedule(draw.draw(stream), client);
         }
-        let mut tally = RunTally::default();
-        let mut version = 0u64;
-        let mut completion_sum_ms = 0.0;
-        while let Some((now, client)) = self.queue.peek() {
-            let state = &mut self.clients[client as usize];
-            // When the client's next request reaches the server; `None` after its final reply.
-            let next_arrival_ms = match state.request {
-                Request::Read => {
-                    tally.reads += 1;
-                    state.request = Request::Write { version };
-                    let reply_at = now + delay(stream);
-                    Some(reply_at + delay(stream))
-                }
-                Request::Write { version: read } => {
-                    tally.writes += 1;
-                    let reply_at = now + delay(stream);
-                    let accepted = read == version;
-                    let retry = if accepted {
-                        version += 1;
-                        tally.succeeded += 1;
-                        false
-                    } else {
-                        tally.failed_writes += 1;
-                        state.failures += 1;
-                        setup.max_retries.is_none_or(|max| state.failures <= max)
-                    };
-                    if retry {
-                        let network_ms = delay(stream);
-                        let sleep_ms = backoff.delay_ms(
-                            state.failures,
-                            state.previous_sleep_ms,
-                            unit_f64(stream.next_u64()),
-                        );
-                        state.previous_sleep_ms = sleep_ms;
-                        state.request = Request::Read;
-                        Some(reply_at + network_ms + sleep_ms)
-                    } else {
-                        // The client's final reply: accepted, or rejected once too often.
-                        tally.gave_up += u32::from(!accepted);
-                        completion_sum_ms += reply_at;
-                        tally.completion_ms = tally.completion_ms.max(reply_at);
-                        None
-                    }
-                }
-            };
-            // One place that moves the queue on, so that its code is inlined once.
-            match next_arrival_ms {
-                Some(arrival_ms) => {
-                    self.queue.replace_earliest(arrival_ms, client);
-                }
-                None => {
-                    self.queue.pop();
+        Self {
+            max_retries: setup.max_retries,
+            backoff,
+            stream,
+            queue,
+            clients: states,
+            draw,
+            tally: RunTally::default(),
+            version: 0,
+            completion_sum_ms: 0.0,
+        }
+    }
+
+    /// Handles every request until no client has one in flight; the tally.
+    #[inline(always)]
+    fn run(mut self) -> RunTally {
+        while self.step() {}
+        self.finish()
+    }
+
+    /// Handles the earliest request; `false` when none is left.
+    #[inline(always)]
+    fn step(&mut self) -> bool {
+        let Some((now, client)) = self.queue.pop() else {
+            return false;
+        };
+        let state = &mut self.clients[client as usize];
+        let stream = &mut *self.stream;
+        let draw = self.draw;
+        let tally = &mut self.tally;
+        // When the client's next request reaches the server; `None` after its final reply.
+        let next_arrival_ms = match state.request {
+            Request::Read => {
+                tally.reads += 1;
+                state.request = Request::Write {
+                    version: self.version,
+                };
+                let reply_at = now + draw.draw(stream);
+                Some(reply_at + draw.draw(stream))
+            }
+            Request::Write { version: read } => {
+                tally.writes += 1;
+                let reply_at = now + draw.draw(stream);
+                let accepted = read == self.version;
+                let retry = if accepted {
+                    self.version += 1;
+                    tally.succeeded += 1;
+                    false
+                } else {
+                    tally.failed_writes += 1;
+                    state.failures += 1;
+                    self.max_retries.is_none_or(|max| state.failures <= max)
+                };
+                if retry {
+                    let network_ms = draw.draw(stream);
+                    let sleep_ms = self.backoff.delay_ms(
+                        state.failures,
+                        state.previous_sleep_ms,
+                        unit_f64(stream.next_u64()),
+                    );
+                    state.previous_sleep_ms = sleep_ms;
+                    state.request = Request::Read;
+                    Some(reply_at + network_ms + sleep_ms)
+                } else {
+                    // The client's final reply: accepted, or rejected once too often.
+                    tally.gave_up += u32::from(!accepted);
+                    self.completion_sum_ms += reply_at;
+                    tally.completion_ms = tally.completion_ms.max(reply_at);
+                    None
                 }
             }
-        }
-        tally.mean_client_completion_ms = if clients == 0 {
-            0.0
-        } else {
-            completion_sum_ms / f64::from(clients)
         };
-        tally.final_version = version;
-        tally
+        // One place that schedules, so that its code is inlined once.
+        if let Some(arrival_ms) = next_arrival_ms {
+            self.queue.schedule(arrival_ms, client);
+        }
+        true
+    }
+
+    /// The tally, with the mean completion time and the final version.
+    fn finish(self) -> RunTally {
+        let clients = self.clients.len();
+        RunTally {
+            mean_client_completion_ms: if clients == 0 {
+                0.0
+            } else {
+                self.completion_sum_ms / clients as f64
+            },
+            final_version: self.version,
+            ..self.tally
+        }
     }
 }

@@ -1,0 +1,407 @@
+//! A calendar queue for events that are small numbers, each with at most one event waiting
+//! (the contention model's clients): the same order as an [`IdQueue`], by time, then by
+//! scheduling order, found through buckets of simulated time rather than a heap.
+//!
+//! Time is cut into days of a fixed width; a ring of [`SLOTS`] buckets holds the events of the
+//! days from the current one on, and the rest wait in an overflow [`IdQueue`]-style heap of
+//! keys until the ring reaches their day. A bucket is a list threaded through a per-event
+//! array, a bit per bucket says which are occupied, and a bit per 64 buckets which words of
+//! those bits are, so the next occupied bucket is found with two trailing-zero counts. The
+//! earliest event of a bucket is the smallest key in its list, so the order is exactly the
+//! heap's: the day of a time is monotone in the time, and within a day the keys (time bits,
+//! sequence number) decide. Where the events spread over many days, most buckets hold one or
+//! two, and finding the earliest takes a few loads whose addresses do not depend on
+//! comparisons, instead of a heap's chain of dependent loads and unpredictable branches.
+//!
+//! [`IdQueue`]: crate::model::event_queue::IdQueue
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Buckets in the ring: 64 words of occupancy bits, so that one `u64` says which words have
+/// any.
+pub const SLOTS: usize = 4096;
+
+/// `SLOTS - 1`: a day's bucket is `day & MASK`.
+const MASK: usize = SLOTS - 1;
+
+/// The latest day a time maps to (`2^62`): later times share it, which keeps the order.
+const LAST_DAY: f64 = 4_611_686_018_427_387_904.0;
+
+/// The end of a bucket's list.
+const NONE: u32 = u32::MAX;
+
+/// An event waiting in a bucket.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// The bits of its time (ms), which order like the times (never negative).
+    time_bits: u64,
+    /// How many events were scheduled before it: the order among equal times.
+    sequence: u32,
+    /// The next event in its bucket's list, or [`NONE`].
+    next: u32,
+}
+
+impl Node {
+    /// The order of the queue: by time, then by sequence number.
+    #[inline(always)]
+    fn before(&self, other: &Node) -> bool {
+        (self.time_bits, self.sequence) < (other.time_bits, other.sequence)
+    }
+}
+
+/// Events `0..events` on one clock, each with at most one waiting, ordered by
+/// `(time, sequence number)` as in an [`IdQueue`](crate::model::event_queue::IdQueue).
+#[derive(Debug)]
+pub struct CalendarQueue {
+    /// Days per millisecond: `1 / width` of a bucket.
+    days_per_ms: f64,
+    /// The current day: every event in the ring has a day in `day..day + SLOTS`.
+    day: u64,
+    /// The first event of each bucket's list, or [`NONE`].
+    heads: Box<[u32; SLOTS]>,
+    /// Each event's place in its bucket, while it waits in the ring.
+    nodes: Vec<Node>,
+    /// A bit per bucket: whether its list has an event.
+    occupied: [u64; SLOTS / 64],
+    /// A bit per word of `occupied`: whether it has a bit set.
+    occupied_words: u64,
+    /// Events whose day was beyond the ring when they were scheduled, as keys
+    /// `time bits << 64 | sequence << 32 | event`, earliest first.
+    overflow: BinaryHeap<Reverse<u128>>,
+    /// The day of the overflow's earliest event (`u64::MAX` when it is empty).
+    overflow_day: u64,
+    next_sequence: u32,
+    now_ms: f64,
+    len: usize,
+}
+
+impl CalendarQueue {
+    /// An empty queue for events `0..events`, with buckets `width_ms` wide (a choice of
+    /// speed only: any positive finite width gives the same order).
+    ///
+    /// # Panics
+    /// If `width_ms` is not positive and finite.
+    pub fn new(events: u32, width_ms: f64) -> Self {
+        let mut queue = Self {
+            days_per_ms: 1.0,
+            day: 0,
+            heads: Box::new([NONE; SLOTS]),
+            nodes: Vec::new(),
+            occupied: [0; SLOTS / 64],
+            occupied_words: 0,
+            overflow: BinaryHeap::new(),
+            overflow_day: u64::MAX,
+            next_sequence: 0,
+            now_ms: 0.0,
+            len: 0,
+        };
+        queue.reset(events, width_ms);
+        queue
+    }
+
+    /// Empties the queue for events `0..events` with buckets `width_ms` wide, the clock back
+    /// at 0 ms, keeping the allocations.
+    ///
+    /// # Panics
+    /// If `width_ms` is not positive and finite.
+    pub fn reset(&mut self, events: u32, width_ms: f64) {
+        assert!(
+            width_ms > 0.0 && width_ms.is_finite(),
+            "a calendar queue's buckets need a positive finite width, not {width_ms} ms"
+        );
+        if self.len != 0 {
+            // A queue its run emptied has every bucket empty already.
+            self.heads.fill(NONE);
+            self.occupied = [0; SLOTS / 64];
+            self.occupied_words = 0;
+            self.overflow.clear();
+            self.overflow_day = u64::MAX;
+            self.len = 0;
+        }
+        self.days_per_ms = 1.0 / width_ms;
+        self.day = 0;
+        let empty = Node {
+            time_bits: 0,
+            sequence: 0,
+            next: NONE,
+        };
+        self.nodes.clear();
+        self.nodes.resize(events as usize, empty);
+        self.next_sequence = 0;
+        self.now_ms = 0.0;
+    }
+
+    /// The day of a time (its bits): monotone in the time (a multiplication by a positive
+    /// constant, a clamp and a truncation, each monotone). Times are never negative or NaN
+    /// here (the clock's assertion), and the clamp at [`LAST_DAY`] keeps the conversion exact.
+    #[inline(always)]
+    fn day_of(&self, time_bits: u64) -> u64 {
+        let day = (f64::from_bits(time_bits) * self.days_per_ms).min(LAST_DAY);
+        // SAFETY: `day` is in `0..=2^62` (a time at least -0.0 times a positive finite
+        // number, capped; `min` with a NaN gives `LAST_DAY`), so it converts exactly, without
+        // the saturating conversion's checks.
+        unsafe { day.to_int_unchecked::<i64>() as u64 }
+    }
+
+    /// Schedules `event` at `time_ms`.
+    ///
+    /// # Panics
+    /// If `time_ms` is before the clock or not a number, if `event` is not below the bound
+    /// given to [`CalendarQueue::reset`], or after `2^32` events scheduled since it.
+    #[inline(always)]
+    pub fn schedule(&mut self, time_ms: f64, event: u32) {
+        assert!(
+            time_ms >= self.now_ms,
+            "an event at {time_ms} ms is before the clock ({} ms)",
+            self.now_ms
+        );
+        let sequence = self.next_sequence;
+        self.next_sequence = sequence
+            .checked_add(1)
+            .expect("a CalendarQueue schedules at most 2^32 events between resets");
+        self.len += 1;
+        // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+        self.insert(event, (time_ms + 0.0).to_bits(), sequence);
+    }
+
+    /// Puts `event` in its day's bucket, or in the overflow if its day is beyond the ring.
+    #[inline(always)]
+    fn insert(&mut self, event: u32, time_bits: u64, sequence: u32) {
+        let day = self.day_of(time_bits);
+        if day - self.day < SLOTS as u64 {
+            let slot = day as usize & MASK;
+            self.nodes[event as usize] = Node {
+                time_bits,
+                sequence,
+                next: self.heads[slot],
+            };
+            self.heads[slot] = event;
+            self.occupied[slot / 64] |= 1 << (slot % 64);
+            self.occupied_words |= 1 << (slot / 64);
+        } else {
+            let key =
+                (u128::from(time_bits) << 64) | (u128::from(sequence) << 32) | u128::from(event);
+            self.overflow.push(Reverse(key));
+            self.overflow_day = self.overflow_day.min(day);
+        }
+    }
+
+    /// The first occupied bucket in ring order from the current day's, if any.
+    #[inline(always)]
+    fn first_occupied(&self) -> Option<usize> {
+        let current = self.day as usize & MASK;
+        let word = current / 64;
+        let here = self.occupied[word] & (u64::MAX << (current % 64));
+        if here != 0 {
+            return Some(word * 64 + here.trailing_zeros() as usize);
+        }
+        // The words after this one, then (the ring wrapping round) those up to it.
+        let after = self.occupied_words & (u64::MAX << word << 1);
+        let from = if after != 0 {
+            after
+        } else {
+            self.occupied_words & (2u64 << word).wrapping_sub(1)
+        };
+        if from == 0 {
+            return None;
+        }
+        let word = from.trailing_zeros() as usize % 64;
+        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
+    }
+
+    /// Moves the overflow's events whose day has come within the ring into it.
+    #[inline(never)]
+    fn pull_overflow(&mut self) {
+        self.overflow_day = u64::MAX;
+        while let Some(&Reverse(key)) = self.overflow.peek() {
+            let time_bits = (key >> 64) as u64;
+            let day = self.day_of(time_bits);
+            if day - self.day >= SLOTS as u64 {
+                self.overflow_day = day;
+                break;
+            }
+            self.overflow.pop();
+            self.insert(key as u32, time_bits, (key >> 32) as u32);
+        }
+    }
+
+    /// The bucket of the earliest event, the current day moved to its day; `None` when the
+    /// queue is empty.
+    #[inline(always)]
+    fn earliest_bucket(&mut self) -> Option<usize> {
+        loop {
+            if let Some(slot) = self.first_occupied() {
+                // Forward to the bucket's day (without a branch: often it is the same).
+                let current = self.day as usize & MASK;
+                self.day += (slot.wrapping_sub(current) & MASK) as u64;
+                // The overflow's days are at least the old day + SLOTS, beyond this one.
+                if self.overflow_day - self.day < SLOTS as u64 {
+                    self.pull_overflow();
+                }
+                return Some(slot);
+            }
+            if self.overflow.is_empty() {
+                return None;
+            }
+            self.day = self.overflow_day;
+            self.pull_overflow();
+        }
+    }
+
+    /// The earliest event and its time, the clock moved to that time; `None` when empty.
+    #[inline(always)]
+    pub fn pop(&mut self) -> Option<(f64, u32)> {
+        let slot = self.earliest_bucket()?;
+        // The smallest in the bucket's list, and the event before it.
+        let mut best = self.heads[slot];
+        let mut best_node = self.nodes[best as usize];
+        let mut best_previous = NONE;
+        let mut previous = best;
+        let mut event = best_node.next;
+        while event != NONE {
+            let node = self.nodes[event as usize];
+            if node.before(&best_node) {
+                (best, best_node, best_previous) = (event, node, previous);
+            }
+            previous = event;
+            event = node.next;
+        }
+        // Out of the list.
+        if best_previous == NONE {
+            self.heads[slot] = best_node.next;
+            if best_node.next == NONE {
+                let word = &mut self.occupied[slot / 64];
+                *word &= !(1 << (slot % 64));
+                if *word == 0 {
+                    self.occupied_words &= !(1 << (slot / 64));
+                }
+            }
+        } else {
+            self.nodes[best_previous as usize].next = best_node.next;
+        }
+        self.len -= 1;
+        self.now_ms = f64::from_bits(best_node.time_bits);
+        Some((self.now_ms, best))
+    }
+
+    /// The clock: the time of the last event popped (ms; 0 before the first).
+    pub fn now_ms(&self) -> f64 {
+        self.now_ms
+    }
+
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no event is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::Rng;
+
+    /// Equal times come out in the order they were scheduled, an event beyond the ring after
+    /// the ones in it, and a bucket that holds several events gives its earliest first.
+    #[test]
+    fn pops_by_time_then_by_scheduling_order() {
+        // Buckets 1 ms wide: the ring covers 4,096 ms.
+        let mut queue = CalendarQueue::new(6, 1.0);
+        queue.schedule(5_000.0, 0); // beyond the ring: the overflow
+        queue.schedule(2.5, 1);
+        queue.schedule(2.25, 2); // the same bucket as 1, earlier
+        queue.schedule(2.5, 3); // the same time as 1, scheduled after it
+        queue.schedule(0.0, 4);
+        assert_eq!(queue.len(), 5);
+        assert_eq!(queue.pop(), Some((0.0, 4)));
+        assert_eq!(queue.pop(), Some((2.25, 2)));
+        assert_eq!(queue.pop(), Some((2.5, 1)));
+        assert_eq!(queue.now_ms(), 2.5);
+        queue.schedule(2.5, 5); // at the clock, after 3
+        assert_eq!(queue.pop(), Some((2.5, 3)));
+        assert_eq!(queue.pop(), Some((2.5, 5)));
+        assert_eq!(queue.pop(), Some((5_000.0, 0)));
+        assert_eq!(queue.pop(), None);
+        assert!(queue.is_empty());
+    }
+
+    /// An event exactly one ring ahead of the current day (its day maps to the current
+    /// bucket) stays in the overflow until the ring reaches it, behind the events before it.
+    #[test]
+    fn an_event_one_ring_ahead_waits_its_turn() {
+        let mut queue = CalendarQueue::new(4, 1.0);
+        queue.schedule(0.5, 0); // day 0
+        queue.schedule(SLOTS as f64 + 1.5, 1); // day SLOTS + 1: the overflow
+        queue.schedule(1.5, 2); // day 1
+        queue.schedule(4_000.5, 3); // day 4,000: in the ring
+        let order: Vec<u32> = std::iter::from_fn(|| queue.pop().map(|(_, event)| event)).collect();
+        assert_eq!(order, vec![0, 2, 3, 1]);
+    }
+
+    /// A run that did not empty its queue leaves nothing behind after a reset.
+    #[test]
+    fn a_reset_empties_the_queue() {
+        let mut queue = CalendarQueue::new(3, 0.5);
+        queue.schedule(1.0, 0);
+        queue.schedule(9_999.0, 1);
+        queue.reset(3, 2.0);
+        assert_eq!(queue.pop(), None);
+        queue.schedule(3.0, 2);
+        assert_eq!(queue.pop(), Some((3.0, 2)));
+        assert_eq!(queue.pop(), None);
+    }
+
+    /// Random scheduling and popping against a plain list ordered by (time, sequence), for
+    /// bucket widths from far narrower to far wider than the gaps between the times: leads of
+    /// zero, on a coarse grid (many equal times), continuous, and far beyond the ring (the
+    /// overflow and the ring wrapping round), and a last stretch of huge times that all share
+    /// the last day.
+    #[test]
+    fn agrees_with_a_sorted_list_on_random_operations() {
+        for (seed, width_ms) in [(1, 0.001), (2, 0.1), (3, 1.0), (4, 37.5), (5, 1e6)] {
+            let mut stream = crate::rng::SeedSequence::new(seed).pcg64();
+            let events = 97;
+            let mut queue = CalendarQueue::new(events, width_ms);
+            // (time, sequence) of each event's waiting request.
+            let mut waiting: Vec<Option<(f64, u32)>> = vec![None; events as usize];
+            let mut sequence = 0u32;
+            for step in 0..60_000 {
+                let draw = stream.next_u64();
+                let u = crate::rng::unit_f64(stream.next_u64());
+                let event = (draw % u64::from(events)) as usize;
+                let now = queue.now_ms();
+                if waiting[event].is_none() && (draw >> 8) % 5 < 3 {
+                    let lead_ms = match (draw >> 16) % 6 {
+                        0 => 0.0,
+                        1 => ((draw >> 24) % 4) as f64 * 0.5,
+                        2 => u * 3.0,
+                        3 => u * 50.0,
+                        4 => u * SLOTS as f64 * width_ms * 3.0,
+                        _ if step > 55_000 => 1e300 * u,
+                        _ => u * 0.01,
+                    };
+                    let time = now + lead_ms;
+                    queue.schedule(time, event as u32);
+                    waiting[event] = Some((time, sequence));
+                    sequence += 1;
+                } else {
+                    let earliest = (0..events as usize)
+                        .filter_map(|e| waiting[e].map(|key| (key, e)))
+                        .min_by(|(a, _), (b, _)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                    let expected = earliest.map(|((time, _), e)| {
+                        waiting[e] = None;
+                        (time, e as u32)
+                    });
+                    assert_eq!(queue.pop(), expected, "width {width_ms} ms, step {step}");
+                }
+                let count = waiting.iter().flatten().count();
+                assert_eq!(queue.len(), count);
+            }
+        }
+    }
+}
