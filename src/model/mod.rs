@@ -13,6 +13,7 @@ pub mod cost;
 pub mod counters;
 pub mod event_queue;
 pub mod load;
+pub mod log1p;
 pub mod parallel;
 pub mod progress;
 pub mod timeline;
