@@ -3,6 +3,11 @@
 //! exponential processing, 20 ms latencies, retries after 1 s) and the shipped
 //! `configs/capacity-drop.toml` (every run, scenario and strategy, one thread). Std-only timer,
 //! `benches/support/timing.rs`.
+//!
+//! - `cargo bench --bench load [-- FILTER]`: the timed cases (median and fastest of 5);
+//! - `cargo bench --bench load -- --once FILTER`: each case whose name contains FILTER once,
+//!   untimed, for instruction counts (`benches/load_instructions.sh`, callgrind) and
+//!   alternating A/B runs of two builds (`benches/load_ab.sh`).
 
 #[path = "support/timing.rs"]
 mod timing;
@@ -47,13 +52,28 @@ fn events(model: &LoadModel) -> u64 {
     results.rows.iter().map(|row| row.tally.counts.events).sum()
 }
 
-fn main() {
-    let timer = timing::Timer::from_args(5);
-    println!("events per second per thread (each case on one thread, wall clock; target 10 M)");
-    for (name, model) in [
+/// The cases: name and model.
+fn cases() -> [(&'static str, LoadModel); 2] {
+    [
         ("load/steady_2000_per_s_300_s_1_thread", steady()),
         ("load/capacity_drop_toml_1_thread", shipped()),
-    ] {
+    ]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|arg| arg == "--once") {
+        let filter = args.get(at + 1).map_or("", String::as_str);
+        for (name, model) in cases() {
+            if name.contains(filter) {
+                println!("{name}: {} events", events(&model));
+            }
+        }
+        return;
+    }
+    let timer = timing::Timer::from_args(5);
+    println!("events per second per thread (each case on one thread, wall clock; target 10 M)");
+    for (name, model) in cases() {
         let count = events(&model);
         timer.run(name, (count, "events"), || {
             load::simulate(&model, 1, &Silent).expect("not interrupted")
