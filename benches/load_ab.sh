@@ -9,8 +9,8 @@
 # the cases whose name contains FILTER (default: both); each run prints the median and
 # fastest of its 5 samples. At the end, per BINARY and case: the minimum and the median over
 # the rounds of those medians (events per second per thread, millions) and of the user CPU
-# seconds of the whole run (6 runs of the case plus set-up), and the load average before and
-# after.
+# seconds of the binary's whole run (every case selected, each run 7 times: once to count
+# its events, once to warm up, 5 samples), and the load average before and after.
 set -euo pipefail
 rounds=7
 filter=
@@ -51,6 +51,6 @@ for case in sorted({row[1] for row in rows}):
         rates = [float(r[2]) for r in rows if r[0] == str(index) and r[1] == case]
         users = [float(r[3]) for r in rows if r[0] == str(index) and r[1] == case]
         print(f"  {binary}: M events/s per thread at the median sample: max {max(rates):.1f}, "
-              f"median {statistics.median(rates):.1f}; user s per run of the bench: "
+              f"median {statistics.median(rates):.1f}; user s of the whole run: "
               f"min {min(users):.2f}, median {statistics.median(users):.2f} ({len(rates)} rounds)")
 PY

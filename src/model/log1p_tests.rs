@@ -236,3 +236,31 @@ fn blocks_give_the_scalar_results() {
     );
     assert_eq!(block_mismatches(&inputs), Vec::<f64>::new());
 }
+
+#[test]
+fn each_block_path_gives_the_scalar_results() {
+    // The dispatch above takes one path on this processor; the others explicitly: the
+    // portable one (software fma) everywhere, AVX2 where the processor has it.
+    let inputs = model_inputs(20 * BLOCK, 7);
+    let mut expected = Vec::new();
+    let mut portable = Vec::new();
+    let mut avx2 = Vec::new();
+    for chunk in inputs.chunks(BLOCK) {
+        let block_in: [f64; BLOCK] = chunk.try_into().unwrap();
+        expected.extend(block_in.map(ln_1p).map(f64::to_bits));
+        let mut values = block_in;
+        block(&mut values);
+        portable.extend(values.map(f64::to_bits));
+        #[cfg(target_arch = "x86_64")]
+        if crate::model::timeline::exp::avx2_fma_available() {
+            let mut values = block_in;
+            // SAFETY: the processor supports AVX2 and FMA (just checked).
+            unsafe { ln_1p_block_avx2(&mut values) };
+            avx2.extend(values.map(f64::to_bits));
+        }
+    }
+    assert_eq!(portable, expected);
+    if !avx2.is_empty() {
+        assert_eq!(avx2, expected);
+    }
+}
