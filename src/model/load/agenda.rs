@@ -1,51 +1,76 @@
-//! The load model's agenda: the shared [`EventQueue`] plus lanes, first-in first-out queues
-//! for events that are scheduled in order of their time (every attempt's timeout is the send
-//! time plus one constant; the next arrival is always later than the last), popped in exactly
-//! the order one [`EventQueue`] would pop them all.
+//! The load model's agenda: events in order of `(time, scheduling order)`, popped in exactly
+//! the order one [`EventQueue`](crate::model::event_queue::EventQueue) would pop them all,
+//! held in a binary heap plus lanes, first-in first-out queues for events that are scheduled
+//! in order of their time (every attempt's timeout is the send time plus one constant; the
+//! next arrival is always later than the last).
 //!
 //! A timeout is scheduled for every attempt and most are stale long before they are due, so
-//! in a busy run they are most of the queue: on a lane they cost a push and a pop instead of
+//! in a busy run they are most of the events: on a lane they cost a push and a pop instead of
 //! two sifts through a heap that they would make several levels deeper.
+//!
+//! The heap is the agenda's own (not `std`'s `BinaryHeap`): four children per parent (half
+//! the levels), a popped event stays at the root until the next event scheduled replaces it
+//! (one sift instead of two), and a sift from the root moves the hole down to a leaf along
+//! the smallest children (without a branch to mispredict) and the new event up from there
+//! (Floyd's bottom-up step; most events scheduled are later than most waiting, so they rise
+//! little). Entries are 40 bytes: the key's two halves (no 16-byte alignment) and the event.
 
 use std::collections::VecDeque;
 
-use crate::model::event_queue::EventQueue;
-
-/// An event on a lane: its key and the event.
+/// An event and its key, `(time bits, scheduling number)`: the bits of a time that is at
+/// least `+0.0` order like the times, so the pair orders by time, then by scheduling number.
 #[derive(Debug, Clone, Copy)]
-struct Laned<E> {
-    /// Its [`key`].
-    key: u128,
+struct Keyed<E> {
+    /// The bits of its time (ms, at least `+0.0`).
+    time_bits: u64,
+    /// Its scheduling number.
+    sequence: u64,
     /// What happens.
     event: E,
 }
 
-/// `(time bits << 64) | sequence`, as [`EventQueue`] orders its events: the bits of a time
-/// that is at least `+0.0` order like the times, so one integer comparison orders by time,
-/// then by scheduling number.
-fn key(at_ms: f64, sequence: u64) -> u128 {
-    // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
-    (u128::from((at_ms + 0.0).to_bits()) << 64) | u128::from(sequence)
+impl<E> Keyed<E> {
+    /// `event` at `at_ms` with scheduling number `sequence`.
+    #[inline(always)]
+    fn new(at_ms: f64, sequence: u64, event: E) -> Self {
+        Self {
+            // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+            time_bits: (at_ms + 0.0).to_bits(),
+            sequence,
+            event,
+        }
+    }
+
+    /// `(time bits << 64) | sequence`: one integer that orders the events.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (u128::from(self.time_bits) << 64) | u128::from(self.sequence)
+    }
+
+    /// Its time (ms).
+    #[inline(always)]
+    fn time_ms(&self) -> f64 {
+        f64::from_bits(self.time_bits)
+    }
 }
 
-/// The time of a [`key`] (ms).
-fn time_ms(key: u128) -> f64 {
-    f64::from_bits((key >> 64) as u64)
-}
+/// Children per parent in the heap: half the levels of a binary heap, and the four
+/// children of a parent are compared side by side.
+const ARITY: usize = 4;
 
-/// Events ordered by `(time, scheduling order)`, as [`EventQueue`] orders them, with `LANES`
-/// first-in first-out lanes beside the heap.
+/// Events ordered by `(time, scheduling order)`, as the event queue orders them, with
+/// `LANES` first-in first-out lanes beside the heap.
 #[derive(Debug)]
 pub struct Agenda<E, const LANES: usize> {
-    /// Events scheduled out of order, each with its scheduling number.
-    heap: EventQueue<(u64, E)>,
+    /// Events scheduled out of order: a four-ary min-heap by key (the children of entry `i`
+    /// are `4i + 1` to `4i + 4`).
+    heap: Vec<Keyed<E>>,
     /// Events scheduled in order of their time, per lane.
-    lanes: [VecDeque<Laned<E>>; LANES],
+    lanes: [VecDeque<Keyed<E>>; LANES],
     /// Events scheduled so far.
     next_sequence: u64,
-    /// Whether the heap's earliest event was popped but is still in the heap: the next event
-    /// scheduled in the heap replaces it (one sift instead of two), else the next pop removes
-    /// it.
+    /// Whether the heap's earliest event was popped but is still at the root: the next event
+    /// scheduled in the heap replaces it, else the next pop removes it.
     popped_in_heap: bool,
 }
 
@@ -66,7 +91,7 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
     /// An empty agenda.
     pub fn new() -> Self {
         Self {
-            heap: EventQueue::new(),
+            heap: Vec::new(),
             lanes: std::array::from_fn(|_| VecDeque::new()),
             next_sequence: 0,
             popped_in_heap: false,
@@ -74,60 +99,137 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
     }
 
     /// Schedules `event` at `at_ms` (ms of simulated time, not before the last event popped).
+    #[inline]
     pub fn schedule(&mut self, at_ms: f64, event: E) {
-        let scheduled = (self.next_sequence, event);
+        let scheduled = Keyed::new(at_ms, self.next_sequence, event);
+        self.next_sequence += 1;
         if self.popped_in_heap {
             self.popped_in_heap = false;
-            self.heap.replace_earliest(at_ms, scheduled);
+            self.sift_from_root(scheduled);
         } else {
-            self.heap.schedule(at_ms, scheduled);
+            self.heap.push(scheduled);
+            self.sift_up(self.heap.len() - 1, scheduled);
         }
-        self.next_sequence += 1;
     }
 
     /// Schedules `event` at `at_ms` on lane `lane` if it is not earlier than the lane's last
     /// event (else in the heap: the order is the same either way, only the cost differs).
+    #[inline]
     pub fn schedule_on_lane(&mut self, lane: usize, at_ms: f64, event: E) {
-        let key = key(at_ms, self.next_sequence);
+        let scheduled = Keyed::new(at_ms, self.next_sequence, event);
         let queue = &mut self.lanes[lane];
-        if queue.back().is_some_and(|last| key < last.key) {
+        if queue
+            .back()
+            .is_some_and(|last| scheduled.key() < last.key())
+        {
             return self.schedule(at_ms, event);
         }
-        queue.push_back(Laned { key, event });
+        queue.push_back(scheduled);
         self.next_sequence += 1;
     }
 
-    /// Where the earliest `(time, scheduling number)` waits; `None` when nothing does.
-    fn earliest(&self) -> Option<Source> {
-        let mut best = self
+    /// The key of the entry at `index`.
+    #[inline(always)]
+    fn key_at(&self, index: usize) -> u128 {
+        self.heap[index].key()
+    }
+
+    /// Puts `entry` in the hole at `hole` or above it, moving larger parents down.
+    #[inline(always)]
+    fn sift_up(&mut self, mut hole: usize, entry: Keyed<E>) {
+        let key = entry.key();
+        while hole > 0 {
+            let parent = (hole - 1) / ARITY;
+            if key >= self.key_at(parent) {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = entry;
+    }
+
+    /// Replaces the root with `entry`: the hole goes down to a leaf along the smallest
+    /// children, then `entry` rises from there.
+    #[inline(always)]
+    fn sift_from_root(&mut self, entry: Keyed<E>) {
+        let len = self.heap.len();
+        let mut hole = 0;
+        loop {
+            let first = ARITY * hole + 1;
+            let child = if first + ARITY <= len {
+                // The smallest of four: two pairs, then the pairs' smaller.
+                let left = first + usize::from(self.key_at(first + 1) < self.key_at(first));
+                let right =
+                    first + 2 + usize::from(self.key_at(first + 3) < self.key_at(first + 2));
+                if self.key_at(right) < self.key_at(left) {
+                    right
+                } else {
+                    left
+                }
+            } else if first < len {
+                // The last parent, with fewer than four children (which have none).
+                let smallest = (first + 1..len).fold(first, |smallest, index| {
+                    if self.key_at(index) < self.key_at(smallest) {
+                        index
+                    } else {
+                        smallest
+                    }
+                });
+                self.heap[hole] = self.heap[smallest];
+                hole = smallest;
+                break;
+            } else {
+                break;
+            };
+            self.heap[hole] = self.heap[child];
+            hole = child;
+        }
+        self.sift_up(hole, entry);
+    }
+
+    /// Removes the root (the event popped last).
+    fn remove_root(&mut self) {
+        let last = self
             .heap
-            .peek()
-            .map(|(at_ms, &(sequence, _))| (key(at_ms, sequence), Source::Heap));
+            .pop()
+            .expect("the popped event is still in the heap");
+        if !self.heap.is_empty() {
+            self.sift_from_root(last);
+        }
+    }
+
+    /// Where the earliest `(time, scheduling number)` waits; `None` when nothing does.
+    #[inline]
+    fn earliest(&self) -> Option<Source> {
+        let mut best = self.heap.first().map(|root| (root.key(), Source::Heap));
         for (index, lane) in self.lanes.iter().enumerate() {
             if let Some(front) = lane.front()
-                && best.is_none_or(|(key, _)| front.key < key)
+                && best.is_none_or(|(key, _)| front.key() < key)
             {
-                best = Some((front.key, Source::Lane(index)));
+                best = Some((front.key(), Source::Lane(index)));
             }
         }
         best.map(|(_, source)| source)
     }
 
     /// The earliest event and its time; `None` when empty.
+    #[inline]
     pub fn pop(&mut self) -> Option<(f64, E)> {
         if self.popped_in_heap {
             self.popped_in_heap = false;
-            self.heap.pop();
+            self.remove_root();
         }
         match self.earliest()? {
             Source::Heap => {
-                // Left in the heap until the next schedule replaces it or the next pop.
+                // Left at the root until the next schedule replaces it or the next pop.
                 self.popped_in_heap = true;
-                self.heap.peek().map(|(at_ms, &(_, event))| (at_ms, event))
+                let root = &self.heap[0];
+                Some((root.time_ms(), root.event))
             }
             Source::Lane(index) => self.lanes[index]
                 .pop_front()
-                .map(|laned| (time_ms(laned.key), laned.event)),
+                .map(|laned| (laned.time_ms(), laned.event)),
         }
     }
 }
@@ -138,6 +240,7 @@ mod tests {
     use rand_core::Rng;
 
     use super::*;
+    use crate::model::event_queue::EventQueue;
     use crate::rng::{SeedSequence, unit_f64};
 
     /// Pops everything in order, scheduling the draws' events as it goes, on an agenda and on

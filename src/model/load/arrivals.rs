@@ -117,6 +117,19 @@ impl RateCurve {
         while self.current < self.segments.len() {
             let (start, end, from, to) = self.segments[self.current];
             let now_here = now.max(start);
+            if from == to && from > 0.0 {
+                // A constant rate: the general steps below with a slope of exactly 0 and the
+                // rate `from` (`from + 0 * .. / ..`), without their two divisions.
+                let left = end - now_here;
+                let available = from * left;
+                if available >= mass && available > 0.0 {
+                    return Some((now_here + mass / from).min(end));
+                }
+                mass -= available.max(0.0);
+                now = now.max(end);
+                self.current += 1;
+                continue;
+            }
             let rate_now = self.rate(self.current, now_here);
             let slope = if end > start {
                 (to - from) / (end - start)

@@ -19,6 +19,7 @@
 pub mod agenda;
 pub mod arrivals;
 pub mod client;
+pub mod draws;
 pub mod simulation;
 pub mod tally;
 

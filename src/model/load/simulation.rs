@@ -15,18 +15,17 @@
 
 use std::collections::VecDeque;
 
-use rand_core::Rng;
 use rand_pcg::Pcg64;
 
 use super::agenda::Agenda;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
+use super::draws::Draws;
 use super::tally::{Bucket, LoadTally, recovery};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy};
-use crate::model::timeline::ErrorPolicy;
 use crate::model::timeline::distribution::Sampler;
+use crate::model::timeline::{Distribution, ErrorPolicy};
 use crate::model::{Interrupted, Progress};
-use crate::rng::unit_f64;
 
 /// An answer from the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,12 +180,14 @@ pub struct Simulation<'a> {
     scenario: &'a LoadScenario,
     strategy: LoadStrategy,
     bucket_ms: f64,
-    arrivals_stream: Pcg64,
-    stream: Pcg64,
+    /// The arrivals' draws: each arrival's gap, then its client.
+    arrivals_stream: Draws,
+    /// Every other draw, in the order the events make them.
+    stream: Draws,
     curve: RateCurve,
-    request_latency: Sampler,
-    response_latency: Sampler,
-    processing: Sampler,
+    request_latency: Durations,
+    response_latency: Durations,
+    processing: Durations,
     queue: Agenda<Event, 2>,
     fifo: VecDeque<Request>,
     busy: u32,
@@ -203,9 +204,34 @@ pub struct Simulation<'a> {
     script: Option<VecDeque<f64>>,
 }
 
-/// A uniform draw in `[0, 1)`.
-fn unit(stream: &mut Pcg64) -> f64 {
-    unit_f64(stream.next_u64())
+/// A duration distribution ready for sampling: the exponential's `-mean ln(1 - u)` from the
+/// draw's exponential made ahead ([`Draws::exponential`]: the bits of the C library's
+/// `log1p`, which [`Sampler`] calls), the others through [`Sampler`] from the uniform draw.
+#[derive(Debug, Clone, Copy)]
+enum Durations {
+    /// Exponential with mean `mean_ms` (ms).
+    Exponential { mean_ms: f64 },
+    /// Any other distribution.
+    Other(Sampler),
+}
+
+impl Durations {
+    fn new(distribution: &Distribution) -> Self {
+        match *distribution {
+            Distribution::Exponential { mean_ms } => Self::Exponential { mean_ms },
+            other => Self::Other(other.sampler()),
+        }
+    }
+
+    /// A duration from the next draw of `draws` (ms), bit for bit [`Sampler::quantile`] of
+    /// that draw.
+    #[inline]
+    fn sample(&self, draws: &mut Draws) -> f64 {
+        match *self {
+            Self::Exponential { mean_ms } => mean_ms * draws.exponential(),
+            Self::Other(sampler) => sampler.quantile(draws.uniform()),
+        }
+    }
 }
 
 impl<'a> Simulation<'a> {
@@ -223,12 +249,12 @@ impl<'a> Simulation<'a> {
             scenario,
             strategy,
             bucket_ms,
-            arrivals_stream,
-            stream,
+            arrivals_stream: Draws::new(arrivals_stream),
+            stream: Draws::new(stream),
             curve: RateCurve::new(&scenario.arrivals.phases, scenario.arrivals.duration_ms),
-            request_latency: scenario.network.request_latency.sampler(),
-            response_latency: scenario.network.response_latency.sampler(),
-            processing: scenario.server.processing.sampler(),
+            request_latency: Durations::new(&scenario.network.request_latency),
+            response_latency: Durations::new(&scenario.network.response_latency),
+            processing: Durations::new(&scenario.server.processing),
             queue: Agenda::new(),
             fifo: VecDeque::new(),
             busy: 0,
@@ -436,7 +462,7 @@ impl<'a> Simulation<'a> {
             }
             return;
         }
-        let mass = -(-unit(&mut self.arrivals_stream)).ln_1p();
+        let mass = self.arrivals_stream.exponential();
         if let Some(at) = self.curve.next(now, mass) {
             self.queue
                 .schedule_on_lane(ARRIVAL_LANE, at, Event::Arrival);
@@ -459,7 +485,7 @@ impl<'a> Simulation<'a> {
         self.bucket.arrivals += 1;
         let client = match self.scenario.arrivals.clients {
             Some(clients) => {
-                let draw = unit(&mut self.arrivals_stream) * f64::from(clients);
+                let draw = self.arrivals_stream.uniform() * f64::from(clients);
                 (draw as u32).min(clients - 1)
             }
             None => 0,
@@ -513,7 +539,7 @@ impl<'a> Simulation<'a> {
             .outages
             .iter()
             .any(|window| window.contains(now));
-        outage || (rate > 0.0 && unit(&mut self.stream) < rate)
+        outage || (rate > 0.0 && self.stream.uniform() < rate)
     }
 
     /// The client sends the payment's current attempt.
@@ -538,7 +564,7 @@ impl<'a> Simulation<'a> {
             self.tally.counts.lost_requests += 1;
             return;
         }
-        let latency = self.request_latency.quantile(unit(&mut self.stream));
+        let latency = self.request_latency.sample(&mut self.stream);
         let reach = Event::Reach {
             payment,
             attempt,
@@ -631,7 +657,7 @@ impl<'a> Simulation<'a> {
 
     /// Processing on a worker already counted busy: `processing + slope × busy`.
     fn process(&mut self, now: f64, request: Request) {
-        let base = self.processing.quantile(unit(&mut self.stream));
+        let base = self.processing.sample(&mut self.stream);
         let slope = self.scenario.server.processing_per_in_flight_ms;
         let duration = base + slope * f64::from(self.busy);
         let done = Event::Done {
@@ -672,7 +698,7 @@ impl<'a> Simulation<'a> {
             self.tally.counts.lost_answers += 1;
             return;
         }
-        let latency = self.response_latency.quantile(unit(&mut self.stream));
+        let latency = self.response_latency.sample(&mut self.stream);
         let event = Event::Reply {
             payment,
             attempt,
@@ -687,7 +713,7 @@ impl<'a> Simulation<'a> {
         self.busy -= 1;
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
-        let failed = server.error_rate > 0.0 && unit(&mut self.stream) < server.error_rate;
+        let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
         let keyed = self.strategy != LoadStrategy::None;
         let error_policy = server.error_policy;
         let slot = &mut self.payments[payment as usize];
@@ -794,7 +820,7 @@ impl<'a> Simulation<'a> {
         let (retries, previous) = (slot.retries, slot.previous_sleep_ms);
         let delay = policy
             .backoff
-            .delay_ms(retries, previous, unit(&mut self.stream));
+            .delay_ms(retries, previous, self.stream.uniform());
         if now + delay >= deadline {
             return self.give_up(payment);
         }
