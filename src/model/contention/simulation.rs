@@ -216,136 +216,87 @@ impl Simulator {
                     .calendar
                     .get_or_insert_with(|| CalendarQueue::new(clients, width_ms));
                 queue.reset(clients, width_ms);
-                Race::start(
+                race(
                     setup,
                     backoff,
                     clients,
                     stream,
                     queue,
                     &mut self.clients,
-                    &draw,
+                    draw,
                 )
-                .run()
             }
             None => {
                 self.heap.clear();
-                Race::start(
+                race(
                     setup,
                     backoff,
                     clients,
                     stream,
                     &mut self.heap,
                     &mut self.clients,
-                    &draw,
+                    draw,
                 )
-                .run()
             }
         }
     }
 }
 
-/// One run in progress: its settings, its state and what it has counted so far.
-struct Race<'a, Q, D> {
-    /// Retries a client makes at most; `None`: until it succeeds.
-    max_retries: Option<u32>,
-    /// The clients' backoff policy.
+/// One run on `queue` (empty), with `states` for the clients' states: every client's first
+/// read request in client order at time 0, then request by request until no client has one
+/// in flight. Never inlined: one copy per queue and kind of delay, each compiled on its own.
+#[inline(never)]
+fn race(
+    setup: &ContentionSetup,
     backoff: Backoff,
-    /// The run's stream.
-    stream: &'a mut Pcg64,
-    /// The requests on their way to the server.
-    queue: &'a mut Q,
-    /// Each client's state.
-    clients: &'a mut [Client],
-    /// One message's delay.
-    draw: &'a D,
-    /// What the run has counted so far.
-    tally: RunTally,
-    /// The row's version.
-    version: u64,
-    /// The sum over finished clients of the time of their final reply (ms).
-    completion_sum_ms: f64,
-}
-
-impl<'a, Q: Arrivals, D: DrawDelay> Race<'a, Q, D> {
-    /// The run at time 0: every client's first read request scheduled, in client order.
-    #[inline(always)]
-    fn start(
-        setup: &ContentionSetup,
-        backoff: Backoff,
-        clients: u32,
-        stream: &'a mut Pcg64,
-        queue: &'a mut Q,
-        states: &'a mut Vec<Client>,
-        draw: &'a D,
-    ) -> Self {
-        states.clear();
-        states.resize(
-            clients as usize,
-            Client {
-                request: Request::Read,
-                failures: 0,
-                previous_sleep_ms: backoff.initial_ms(),
-            },
-        );
-        for client in 0..clients {
-            queue.schedule(draw.draw(stream), client);
-        }
-        Self {
-            max_retries: setup.max_retries,
-            backoff,
-            stream,
-            queue,
-            clients: states,
-            draw,
-            tally: RunTally::default(),
-            version: 0,
-            completion_sum_ms: 0.0,
-        }
+    clients: u32,
+    stream: &mut Pcg64,
+    queue: &mut impl Arrivals,
+    states: &mut Vec<Client>,
+    draw: impl DrawDelay,
+) -> RunTally {
+    let delay = |stream: &mut Pcg64| draw.draw(stream);
+    states.clear();
+    states.resize(
+        clients as usize,
+        Client {
+            request: Request::Read,
+            failures: 0,
+            previous_sleep_ms: backoff.initial_ms(),
+        },
+    );
+    for client in 0..clients {
+        queue.schedule(delay(stream), client);
     }
-
-    /// Handles every request until no client has one in flight; the tally.
-    #[inline(always)]
-    fn run(mut self) -> RunTally {
-        while self.step() {}
-        self.finish()
-    }
-
-    /// Handles the earliest request; `false` when none is left.
-    #[inline(always)]
-    fn step(&mut self) -> bool {
-        let Some((now, client)) = self.queue.pop() else {
-            return false;
-        };
-        let state = &mut self.clients[client as usize];
-        let stream = &mut *self.stream;
-        let draw = self.draw;
-        let tally = &mut self.tally;
+    let mut tally = RunTally::default();
+    let mut version = 0u64;
+    let mut completion_sum_ms = 0.0;
+    while let Some((now, client)) = queue.pop() {
+        let state = &mut states[client as usize];
         // When the client's next request reaches the server; `None` after its final reply.
         let next_arrival_ms = match state.request {
             Request::Read => {
                 tally.reads += 1;
-                state.request = Request::Write {
-                    version: self.version,
-                };
-                let reply_at = now + draw.draw(stream);
-                Some(reply_at + draw.draw(stream))
+                state.request = Request::Write { version };
+                let reply_at = now + delay(stream);
+                Some(reply_at + delay(stream))
             }
             Request::Write { version: read } => {
                 tally.writes += 1;
-                let reply_at = now + draw.draw(stream);
-                let accepted = read == self.version;
+                let reply_at = now + delay(stream);
+                let accepted = read == version;
                 let retry = if accepted {
-                    self.version += 1;
+                    version += 1;
                     tally.succeeded += 1;
                     false
                 } else {
                     tally.failed_writes += 1;
                     state.failures += 1;
-                    self.max_retries.is_none_or(|max| state.failures <= max)
+                    setup.max_retries.is_none_or(|max| state.failures <= max)
                 };
                 if retry {
-                    let network_ms = draw.draw(stream);
-                    let sleep_ms = self.backoff.delay_ms(
+                    let network_ms = delay(stream);
+                    let sleep_ms = backoff.delay_ms(
                         state.failures,
                         state.previous_sleep_ms,
                         unit_f64(stream.next_u64()),
@@ -356,7 +307,7 @@ impl<'a, Q: Arrivals, D: DrawDelay> Race<'a, Q, D> {
                 } else {
                     // The client's final reply: accepted, or rejected once too often.
                     tally.gave_up += u32::from(!accepted);
-                    self.completion_sum_ms += reply_at;
+                    completion_sum_ms += reply_at;
                     tally.completion_ms = tally.completion_ms.max(reply_at);
                     None
                 }
@@ -364,22 +315,14 @@ impl<'a, Q: Arrivals, D: DrawDelay> Race<'a, Q, D> {
         };
         // One place that schedules, so that its code is inlined once.
         if let Some(arrival_ms) = next_arrival_ms {
-            self.queue.schedule(arrival_ms, client);
-        }
-        true
-    }
-
-    /// The tally, with the mean completion time and the final version.
-    fn finish(self) -> RunTally {
-        let clients = self.clients.len();
-        RunTally {
-            mean_client_completion_ms: if clients == 0 {
-                0.0
-            } else {
-                self.completion_sum_ms / clients as f64
-            },
-            final_version: self.version,
-            ..self.tally
+            queue.schedule(arrival_ms, client);
         }
     }
+    tally.mean_client_completion_ms = if clients == 0 {
+        0.0
+    } else {
+        completion_sum_ms / f64::from(clients)
+    };
+    tally.final_version = version;
+    tally
 }
