@@ -326,3 +326,101 @@ fn race(
     tally.final_version = version;
     tally
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::contention::Policy;
+    use crate::rng::SeedSequence;
+
+    /// One run on `queue` with `delay`, from seed 11.
+    fn race_on(
+        queue: &mut impl Arrivals,
+        delay: Delay,
+        policy: Policy,
+        clients: u32,
+        max_retries: Option<u32>,
+    ) -> RunTally {
+        let setup = ContentionSetup { delay, max_retries };
+        let backoff = policy.backoff(5.0, 2_000.0);
+        let mut stream = SeedSequence::new(11).pcg64();
+        let mut states = Vec::new();
+        match delay {
+            Delay::FoldedNormal { mean_ms, sd_ms } => race(
+                &setup,
+                backoff,
+                clients,
+                &mut stream,
+                queue,
+                &mut states,
+                FoldedNormal { mean_ms, sd_ms },
+            ),
+            Delay::Timeline(distribution) => race(
+                &setup,
+                backoff,
+                clients,
+                &mut stream,
+                queue,
+                &mut states,
+                TimelineDelay(distribution),
+            ),
+        }
+    }
+
+    /// The calendar queue gives the runs of the heap, every count and time equal, for every
+    /// policy, normal, log-normal and uniform delays, with and without a retry limit, at the
+    /// width the model picks and at one so narrow that most requests wait in the overflow.
+    #[test]
+    fn the_calendar_queue_gives_the_runs_of_the_heap() {
+        let delays = [
+            Delay::FoldedNormal {
+                mean_ms: 10.0,
+                sd_ms: 2.0,
+            },
+            Delay::Timeline(Distribution::LogNormal {
+                median_ms: 8.0,
+                p99_ms: 40.0,
+            }),
+            Delay::Timeline(Distribution::Uniform {
+                low_ms: 1.0,
+                high_ms: 3.0,
+            }),
+        ];
+        for delay in delays {
+            for policy in Policy::ALL {
+                for (clients, max_retries) in [(1, None), (7, Some(2)), (40, None)] {
+                    let heap = race_on(&mut IdQueue::new(), delay, policy, clients, max_retries);
+                    assert!(heap.writes > u64::from(clients) || clients == 1);
+                    let chosen = calendar_width_ms(delay, clients).expect("these delays spread");
+                    for width_ms in [chosen, 0.001] {
+                        let mut calendar = CalendarQueue::new(clients, width_ms);
+                        let tally = race_on(&mut calendar, delay, policy, clients, max_retries);
+                        assert_eq!(
+                            tally, heap,
+                            "{delay:?}, {policy:?}, {clients} clients, {width_ms} ms"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Delays that do not spread run on the heap: clients in lockstep would share a bucket.
+    #[test]
+    fn fixed_delays_run_on_the_heap() {
+        assert_eq!(
+            calendar_width_ms(Delay::Timeline(Distribution::Fixed { ms: 10.0 }), 5),
+            None
+        );
+        let no_spread = Delay::FoldedNormal {
+            mean_ms: 10.0,
+            sd_ms: 0.0,
+        };
+        assert_eq!(calendar_width_ms(no_spread, 5), None);
+        let normal = Delay::FoldedNormal {
+            mean_ms: 10.0,
+            sd_ms: 2.0,
+        };
+        assert_eq!(calendar_width_ms(normal, 5), Some(2.0));
+    }
+}
