@@ -3,7 +3,8 @@
 //! clock ([`timeline`]), the contention model of clients racing for one row
 //! ([`contention`]) and the load model of many clients sharing one server ([`load`]). What
 //! they share with their caller sits in [`progress`]; their run-time
-//! estimates in [`cost`]; the discrete-event queue in [`event_queue`]; the C library's
+//! estimates in [`cost`]; the discrete-event queue in [`event_queue`], and a calendar queue for
+//! events that are small numbers in [`calendar_queue`]; the C library's
 //! `log1p`, bit for bit and a block at a time, in [`log1p`]; running simulations on several threads in
 //! [`parallel`]; the one-declaration
 //! counters macro in [`counters`].
