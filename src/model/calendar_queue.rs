@@ -18,6 +18,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::model::event_queue::{NumberedClock, numbered_key};
+
 /// Buckets in the ring: 64 words of occupancy bits, so that one `u64` says which words have
 /// any.
 pub const SLOTS: usize = 4096;
@@ -71,8 +73,8 @@ pub struct CalendarQueue {
     overflow: BinaryHeap<Reverse<u128>>,
     /// The day of the overflow's earliest event (`u64::MAX` when it is empty).
     overflow_day: u64,
-    next_sequence: u32,
-    now_ms: f64,
+    /// The clock and the count of events scheduled.
+    clock: NumberedClock,
 }
 
 impl CalendarQueue {
@@ -91,8 +93,7 @@ impl CalendarQueue {
             occupied_words: 0,
             overflow: BinaryHeap::new(),
             overflow_day: u64::MAX,
-            next_sequence: 0,
-            now_ms: 0.0,
+            clock: NumberedClock::default(),
         };
         queue.reset(events, width_ms);
         queue
@@ -125,8 +126,7 @@ impl CalendarQueue {
         };
         self.nodes.clear();
         self.nodes.resize(events as usize, empty);
-        self.next_sequence = 0;
-        self.now_ms = 0.0;
+        self.clock = NumberedClock::default();
     }
 
     /// The day of a time (its bits): monotone in the time (a multiplication by a positive
@@ -148,15 +148,7 @@ impl CalendarQueue {
     /// given to [`CalendarQueue::reset`], or after `2^32` events scheduled since it.
     #[inline(always)]
     pub fn schedule(&mut self, time_ms: f64, event: u32) {
-        assert!(
-            time_ms >= self.now_ms,
-            "an event at {time_ms} ms is before the clock ({} ms)",
-            self.now_ms
-        );
-        let sequence = self.next_sequence;
-        self.next_sequence = sequence
-            .checked_add(1)
-            .expect("a CalendarQueue schedules at most 2^32 events between resets");
+        let sequence = self.clock.stamp(time_ms);
         // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
         self.insert(event, (time_ms + 0.0).to_bits(), sequence);
     }
@@ -176,9 +168,8 @@ impl CalendarQueue {
             self.occupied[slot / 64] |= 1 << (slot % 64);
             self.occupied_words |= 1 << (slot / 64);
         } else {
-            let key =
-                (u128::from(time_bits) << 64) | (u128::from(sequence) << 32) | u128::from(event);
-            self.overflow.push(Reverse(key));
+            self.overflow
+                .push(Reverse(numbered_key(time_bits, sequence, event)));
             self.overflow_day = self.overflow_day.min(day);
         }
     }
@@ -276,13 +267,14 @@ impl CalendarQueue {
         } else {
             self.nodes[best_previous as usize].next = best_node.next;
         }
-        self.now_ms = f64::from_bits(best_node.time_bits);
-        Some((self.now_ms, best))
+        let now_ms = f64::from_bits(best_node.time_bits);
+        self.clock.advance(now_ms);
+        Some((now_ms, best))
     }
 
     /// The clock: the time of the last event popped (ms; 0 before the first).
     pub fn now_ms(&self) -> f64 {
-        self.now_ms
+        self.clock.now_ms()
     }
 
     /// Events waiting (counted through the buckets: for checks, not for a simulation loop).

@@ -163,9 +163,59 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// The clock of a queue of events that are a number, and its count of events scheduled, which
+/// orders equal times: what [`IdQueue`] and the
+/// [`CalendarQueue`](crate::model::calendar_queue::CalendarQueue) share.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NumberedClock {
+    /// The time of the last event popped (ms; 0 before the first).
+    now_ms: f64,
+    /// The sequence number of the next event scheduled.
+    next_sequence: u32,
+}
+
+impl NumberedClock {
+    /// The sequence number of an event scheduled at `time_ms`.
+    ///
+    /// # Panics
+    /// If `time_ms` is before the clock (time never runs backwards) or is not a number, or
+    /// after `2^32` events scheduled since the clock was last set back.
+    #[inline(always)]
+    pub fn stamp(&mut self, time_ms: f64) -> u32 {
+        assert!(
+            time_ms >= self.now_ms,
+            "an event at {time_ms} ms is before the clock ({} ms)",
+            self.now_ms
+        );
+        let sequence = self.next_sequence;
+        self.next_sequence = sequence
+            .checked_add(1)
+            .expect("a queue of numbered events schedules at most 2^32 between clears");
+        sequence
+    }
+
+    /// Moves the clock to `now_ms`, the time of the event just popped.
+    #[inline(always)]
+    pub fn advance(&mut self, now_ms: f64) {
+        self.now_ms = now_ms;
+    }
+
+    /// The time of the last event popped (ms; 0 before the first).
+    pub fn now_ms(&self) -> f64 {
+        self.now_ms
+    }
+}
+
+/// The key of a numbered event: `time bits << 64 | sequence << 32 | event`, which orders by
+/// time, then by sequence number (the bits of a time of at least `+0.0` order like the times).
+#[inline(always)]
+pub fn numbered_key(time_bits: u64, sequence: u32, event: u32) -> u128 {
+    (u128::from(time_bits) << 64) | (u128::from(sequence) << 32) | u128::from(event)
+}
+
 /// [`EventQueue`] for events that are a number (`u32`, e.g. a client's): the same order and
-/// the same steps, with the event packed into the low bits of the key
-/// (`time bits << 64 | sequence << 32 | event`), so that the heap holds 16-byte integers.
+/// the same steps, with the event packed into the low bits of the key ([`numbered_key`]), so
+/// that the heap holds 16-byte integers.
 ///
 /// At most `2^32` events can be scheduled between two [`IdQueue::clear`]s (a sequence number
 /// has 32 bits here).
@@ -173,8 +223,7 @@ impl<E> EventQueue<E> {
 pub struct IdQueue {
     /// Min-heap of keys (reversed for `std`'s max-heap).
     heap: BinaryHeap<std::cmp::Reverse<u128>>,
-    next_sequence: u32,
-    now_ms: f64,
+    clock: NumberedClock,
 }
 
 impl IdQueue {
@@ -186,25 +235,18 @@ impl IdQueue {
     /// Empties the queue and sets the clock back to 0 ms, keeping the allocation.
     pub fn clear(&mut self) {
         self.heap.clear();
-        self.next_sequence = 0;
-        self.now_ms = 0.0;
+        self.clock = NumberedClock::default();
     }
 
     /// The key of `event` at `time_ms` with the next sequence number.
     ///
     /// # Panics
-    /// After `2^32` events scheduled since the last [`IdQueue::clear`].
+    /// As [`NumberedClock::stamp`].
     #[inline(always)]
     fn next_key(&mut self, time_ms: f64, event: u32) -> u128 {
+        let sequence = self.clock.stamp(time_ms);
         // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
-        let bits = (time_ms + 0.0).to_bits();
-        let key =
-            (u128::from(bits) << 64) | (u128::from(self.next_sequence) << 32) | u128::from(event);
-        self.next_sequence = self
-            .next_sequence
-            .checked_add(1)
-            .expect("an IdQueue schedules at most 2^32 events between clears");
-        key
+        numbered_key((time_ms + 0.0).to_bits(), sequence, event)
     }
 
     /// The time and the event of `key`.
@@ -219,11 +261,6 @@ impl IdQueue {
     /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
     #[inline(always)]
     pub fn schedule(&mut self, time_ms: f64, event: u32) {
-        assert!(
-            time_ms >= self.now_ms,
-            "an event at {time_ms} ms is before the clock ({} ms)",
-            self.now_ms
-        );
         let key = self.next_key(time_ms, event);
         self.heap.push(std::cmp::Reverse(key));
     }
@@ -232,7 +269,7 @@ impl IdQueue {
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(f64, u32)> {
         let (now_ms, event) = Self::unpack(self.heap.pop()?.0);
-        self.now_ms = now_ms;
+        self.clock.advance(now_ms);
         Some((now_ms, event))
     }
 
@@ -260,14 +297,14 @@ impl IdQueue {
             time_ms >= now_ms,
             "an event at {time_ms} ms is before the clock ({now_ms} ms)"
         );
-        self.now_ms = now_ms;
+        self.clock.advance(now_ms);
         earliest.0 = key;
         (now_ms, replaced)
     }
 
     /// The clock: the time of the last event popped (ms; 0 before the first).
     pub fn now_ms(&self) -> f64 {
-        self.now_ms
+        self.clock.now_ms()
     }
 
     /// Events waiting.
