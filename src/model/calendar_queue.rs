@@ -141,7 +141,9 @@ impl CalendarQueue {
         unsafe { day.to_int_unchecked::<i64>() as u64 }
     }
 
-    /// Schedules `event` at `time_ms`.
+    /// Schedules `event` at `time_ms`. The caller schedules an event only while it is not
+    /// waiting already (the contention model: a client's next request once its previous one
+    /// is handled): a second one would overwrite the first one's place in the bucket lists.
     ///
     /// # Panics
     /// If `time_ms` is before the clock or not a number, if `event` is not below the bound
