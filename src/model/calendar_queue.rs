@@ -77,6 +77,13 @@ pub struct CalendarQueue {
     clock: NumberedClock,
 }
 
+impl Default for CalendarQueue {
+    /// An empty queue for no events, with buckets 1 ms wide (see [`CalendarQueue::reset`]).
+    fn default() -> Self {
+        Self::new(0, 1.0)
+    }
+}
+
 impl CalendarQueue {
     /// An empty queue for events `0..events`, with buckets `width_ms` wide (a choice of
     /// speed only: any positive finite width gives the same order).

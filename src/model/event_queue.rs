@@ -1,165 +1,174 @@
-//! A discrete-event queue on one simulated clock, shared by the models that need one (the
-//! contention and load models): events come out in order of their time, and events at the
-//! same time in the order they were scheduled, so a run is deterministic whatever the events
-//! are. [`EventQueue`] holds any event; [`IdQueue`] is the same queue for events that are a
-//! number (the contention model's client), packed into the key: half the bytes to move per
-//! step of the heap.
+//! Discrete-event queues on one simulated clock: events come out in order of their time, and
+//! events at the same time in the order they were scheduled, so a run is deterministic
+//! whatever the events are. [`IdQueue`] is a binary heap for events that are a number (the
+//! contention model's client), packed into the key: half the bytes to move per step of the
+//! heap; [`NumberedClock`] and [`numbered_key`] are what it shares with the
+//! [`CalendarQueue`](crate::model::calendar_queue::CalendarQueue). `reference::EventQueue`, the
+//! same heap for any event, is compiled for the tests only: the plain reference the faster
+//! queues (this file's `IdQueue`, the load model's agenda) are checked against.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// An event waiting in the queue: its time and sequence number as one integer key, and the
-/// event itself.
-#[derive(Debug)]
-struct Scheduled<E> {
-    /// `(time bits << 64) | sequence`: the bits of a time that is at least `+0.0` order like
-    /// the times, so one integer comparison orders by time, then by sequence number (how many
-    /// events were scheduled before it).
-    key: u128,
-    /// What happens.
-    event: E,
-}
+/// The plain reference heap, for the tests only: [`reference::EventQueue`] holds any event
+/// (what [`IdQueue`] and the load model's agenda are checked against).
+#[cfg(test)]
+pub mod reference {
+    use std::cmp::Ordering;
+    use std::collections::BinaryHeap;
 
-impl<E> Scheduled<E> {
-    fn new(time_ms: f64, sequence: u64, event: E) -> Self {
-        // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
-        let bits = (time_ms + 0.0).to_bits();
-        Self {
-            key: (u128::from(bits) << 64) | u128::from(sequence),
-            event,
+    /// An event waiting in the queue: its time and sequence number as one integer key, and the
+    /// event itself.
+    #[derive(Debug)]
+    struct Scheduled<E> {
+        /// `(time bits << 64) | sequence`: the bits of a time that is at least `+0.0` order like
+        /// the times, so one integer comparison orders by time, then by sequence number (how many
+        /// events were scheduled before it).
+        key: u128,
+        /// What happens.
+        event: E,
+    }
+
+    impl<E> Scheduled<E> {
+        fn new(time_ms: f64, sequence: u64, event: E) -> Self {
+            // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+            let bits = (time_ms + 0.0).to_bits();
+            Self {
+                key: (u128::from(bits) << 64) | u128::from(sequence),
+                event,
+            }
+        }
+
+        fn time_ms(&self) -> f64 {
+            f64::from_bits((self.key >> 64) as u64)
         }
     }
 
-    fn time_ms(&self) -> f64 {
-        f64::from_bits((self.key >> 64) as u64)
-    }
-}
-
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-
-impl<E> Eq for Scheduled<E> {}
-
-impl<E> PartialOrd for Scheduled<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<E> Ord for Scheduled<E> {
-    /// Reversed, so that the standard max-heap pops the earliest `(time, sequence)` first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
-}
-
-/// Events ordered by `(time, sequence number)` on one clock that only moves forward.
-#[derive(Debug)]
-pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled<E>>,
-    next_sequence: u64,
-    now_ms: f64,
-}
-
-impl<E> Default for EventQueue<E> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<E> EventQueue<E> {
-    /// An empty queue with the clock at 0 ms.
-    pub fn new() -> Self {
-        Self {
-            heap: BinaryHeap::new(),
-            next_sequence: 0,
-            now_ms: 0.0,
+    impl<E> PartialEq for Scheduled<E> {
+        fn eq(&self, other: &Self) -> bool {
+            self.key == other.key
         }
     }
 
-    /// Empties the queue and sets the clock back to 0 ms, keeping the allocation.
-    pub fn clear(&mut self) {
-        self.heap.clear();
-        self.next_sequence = 0;
-        self.now_ms = 0.0;
+    impl<E> Eq for Scheduled<E> {}
+
+    impl<E> PartialOrd for Scheduled<E> {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
     }
 
-    /// Schedules `event` at `time_ms` (ms of simulated time).
-    ///
-    /// # Panics
-    /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
-    #[inline]
-    pub fn schedule(&mut self, time_ms: f64, event: E) {
-        assert!(
-            time_ms >= self.now_ms,
-            "an event at {time_ms} ms is before the clock ({} ms)",
+    impl<E> Ord for Scheduled<E> {
+        /// Reversed, so that the standard max-heap pops the earliest `(time, sequence)` first.
+        fn cmp(&self, other: &Self) -> Ordering {
+            other.key.cmp(&self.key)
+        }
+    }
+
+    /// Events ordered by `(time, sequence number)` on one clock that only moves forward.
+    #[derive(Debug)]
+    pub struct EventQueue<E> {
+        heap: BinaryHeap<Scheduled<E>>,
+        next_sequence: u64,
+        now_ms: f64,
+    }
+
+    impl<E> Default for EventQueue<E> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<E> EventQueue<E> {
+        /// An empty queue with the clock at 0 ms.
+        pub fn new() -> Self {
+            Self {
+                heap: BinaryHeap::new(),
+                next_sequence: 0,
+                now_ms: 0.0,
+            }
+        }
+
+        /// Empties the queue and sets the clock back to 0 ms, keeping the allocation.
+        pub fn clear(&mut self) {
+            self.heap.clear();
+            self.next_sequence = 0;
+            self.now_ms = 0.0;
+        }
+
+        /// Schedules `event` at `time_ms` (ms of simulated time).
+        ///
+        /// # Panics
+        /// If `time_ms` is before the clock (time never runs backwards) or is not a number.
+        #[inline]
+        pub fn schedule(&mut self, time_ms: f64, event: E) {
+            assert!(
+                time_ms >= self.now_ms,
+                "an event at {time_ms} ms is before the clock ({} ms)",
+                self.now_ms
+            );
+            self.heap
+                .push(Scheduled::new(time_ms, self.next_sequence, event));
+            self.next_sequence += 1;
+        }
+
+        /// The earliest event and its time, the clock moved to that time; `None` when empty.
+        #[inline(always)]
+        pub fn pop(&mut self) -> Option<(f64, E)> {
+            let earliest = self.heap.pop()?;
+            self.now_ms = earliest.time_ms();
+            Some((self.now_ms, earliest.event))
+        }
+
+        /// The earliest event and its time, left in the queue (the clock does not move).
+        #[inline(always)]
+        pub fn peek(&self) -> Option<(f64, &E)> {
+            self.heap
+                .peek()
+                .map(|scheduled| (scheduled.time_ms(), &scheduled.event))
+        }
+
+        /// Pops the earliest event and schedules `event` at `time_ms` in one step (one sift
+        /// through the heap instead of two): the same as [`EventQueue::pop`] then
+        /// [`EventQueue::schedule`], for the common case where handling an event schedules the
+        /// next one. Returns the earliest event and its time, the clock moved to that time.
+        ///
+        /// # Panics
+        /// If the queue is empty, or `time_ms` is before the earliest event's time.
+        #[inline(always)]
+        pub fn replace_earliest(&mut self, time_ms: f64, event: E) -> (f64, E) {
+            let mut earliest = self
+                .heap
+                .peek_mut()
+                .expect("replace_earliest needs an event in the queue");
+            let now_ms = earliest.time_ms();
+            assert!(
+                time_ms >= now_ms,
+                "an event at {time_ms} ms is before the clock ({now_ms} ms)"
+            );
+            self.now_ms = now_ms;
+            let replaced = std::mem::replace(
+                &mut *earliest,
+                Scheduled::new(time_ms, self.next_sequence, event),
+            );
+            drop(earliest);
+            self.next_sequence += 1;
+            (now_ms, replaced.event)
+        }
+
+        /// The clock: the time of the last event popped (ms; 0 before the first).
+        pub fn now_ms(&self) -> f64 {
             self.now_ms
-        );
-        self.heap
-            .push(Scheduled::new(time_ms, self.next_sequence, event));
-        self.next_sequence += 1;
-    }
+        }
 
-    /// The earliest event and its time, the clock moved to that time; `None` when empty.
-    #[inline(always)]
-    pub fn pop(&mut self) -> Option<(f64, E)> {
-        let earliest = self.heap.pop()?;
-        self.now_ms = earliest.time_ms();
-        Some((self.now_ms, earliest.event))
-    }
+        /// Events waiting.
+        pub fn len(&self) -> usize {
+            self.heap.len()
+        }
 
-    /// The earliest event and its time, left in the queue (the clock does not move).
-    #[inline(always)]
-    pub fn peek(&self) -> Option<(f64, &E)> {
-        self.heap
-            .peek()
-            .map(|scheduled| (scheduled.time_ms(), &scheduled.event))
-    }
-
-    /// Pops the earliest event and schedules `event` at `time_ms` in one step (one sift
-    /// through the heap instead of two): the same as [`EventQueue::pop`] then
-    /// [`EventQueue::schedule`], for the common case where handling an event schedules the
-    /// next one. Returns the earliest event and its time, the clock moved to that time.
-    ///
-    /// # Panics
-    /// If the queue is empty, or `time_ms` is before the earliest event's time.
-    #[inline(always)]
-    pub fn replace_earliest(&mut self, time_ms: f64, event: E) -> (f64, E) {
-        let mut earliest = self
-            .heap
-            .peek_mut()
-            .expect("replace_earliest needs an event in the queue");
-        let now_ms = earliest.time_ms();
-        assert!(
-            time_ms >= now_ms,
-            "an event at {time_ms} ms is before the clock ({now_ms} ms)"
-        );
-        self.now_ms = now_ms;
-        let replaced = std::mem::replace(
-            &mut *earliest,
-            Scheduled::new(time_ms, self.next_sequence, event),
-        );
-        drop(earliest);
-        self.next_sequence += 1;
-        (now_ms, replaced.event)
-    }
-
-    /// The clock: the time of the last event popped (ms; 0 before the first).
-    pub fn now_ms(&self) -> f64 {
-        self.now_ms
-    }
-
-    /// Events waiting.
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    /// Whether no event is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        /// Whether no event is waiting.
+        pub fn is_empty(&self) -> bool {
+            self.heap.is_empty()
+        }
     }
 }
 
@@ -213,8 +222,8 @@ pub fn numbered_key(time_bits: u64, sequence: u32, event: u32) -> u128 {
     (u128::from(time_bits) << 64) | (u128::from(sequence) << 32) | u128::from(event)
 }
 
-/// [`EventQueue`] for events that are a number (`u32`, e.g. a client's): the same order and
-/// the same steps, with the event packed into the low bits of the key ([`numbered_key`]), so
+/// A binary heap of events that are a number (`u32`, e.g. a client's): the order and the
+/// steps of the tests' reference heap (`reference::EventQueue`), with the event packed into the low bits of the key ([`numbered_key`]), so
 /// that the heap holds 16-byte integers.
 ///
 /// At most `2^32` events can be scheduled between two [`IdQueue::clear`]s (a sequence number
@@ -320,6 +329,7 @@ impl IdQueue {
 
 #[cfg(test)]
 mod tests {
+    use super::reference::EventQueue;
     use super::*;
 
     #[test]

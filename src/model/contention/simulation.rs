@@ -1,6 +1,6 @@
 //! One run of the contention model: clients racing to update one row under optimistic
 //! concurrency control on one shared clock, a [`CalendarQueue`] (an
-//! [`IdQueue`](crate::model::event_queue::IdQueue) when the delay is fixed), both popping
+//! [`IdQueue`] when the delay is fixed), both popping
 //! requests in the same order.
 //!
 //! Each client reads the row's version, then writes with it; the server accepts a write whose
@@ -147,7 +147,7 @@ impl Arrivals for IdQueue {
 #[derive(Debug, Default)]
 pub struct Simulator {
     /// The queue of the runs whose delays spread (see [`calendar_width_ms`]).
-    calendar: Option<CalendarQueue>,
+    calendar: CalendarQueue,
     /// The queue of the runs whose delays do not: many requests at one time.
     heap: IdQueue,
     /// The clients of the run.
@@ -210,16 +210,13 @@ impl Simulator {
     ) -> RunTally {
         match calendar_width_ms(setup.delay, clients) {
             Some(width_ms) => {
-                let queue = self
-                    .calendar
-                    .get_or_insert_with(|| CalendarQueue::new(clients, width_ms));
-                queue.reset(clients, width_ms);
+                self.calendar.reset(clients, width_ms);
                 race(
                     setup,
                     backoff,
                     clients,
                     stream,
-                    queue,
+                    &mut self.calendar,
                     &mut self.clients,
                     draw,
                 )

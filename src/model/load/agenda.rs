@@ -1,8 +1,8 @@
 //! The load model's agenda: events in order of `(time, scheduling order)`, popped in exactly
-//! the order one [`EventQueue`](crate::model::event_queue::EventQueue) would pop them all,
-//! held in a binary heap plus lanes, first-in first-out queues for events that are scheduled
-//! in order of their time (every attempt's timeout is the send time plus one constant; the
-//! next arrival is always later than the last).
+//! the order one plain heap of every event (the tests' `event_queue::reference::EventQueue`)
+//! would pop them all, held in a binary heap plus lanes, first-in first-out queues for events
+//! that are scheduled in order of their time (every attempt's timeout is the send time plus
+//! one constant; the next arrival is always later than the last).
 //!
 //! A timeout is scheduled for every attempt and most are stale long before they are due, so
 //! in a busy run they are most of the events: on a lane they cost a push and a pop instead of
@@ -240,7 +240,7 @@ mod tests {
     use rand_core::Rng;
 
     use super::*;
-    use crate::model::event_queue::EventQueue;
+    use crate::model::event_queue::reference::EventQueue;
     use crate::rng::{SeedSequence, unit_f64};
 
     /// Pops everything in order, scheduling the draws' events as it goes, on an agenda and on
