@@ -2,16 +2,21 @@
 //! (the contention model's clients): the same order as an [`IdQueue`], by time, then by
 //! scheduling order, found through buckets of simulated time rather than a heap.
 //!
-//! Time is cut into days of a fixed width; a ring of [`SLOTS`] buckets holds the events of the
-//! days from the current one on, and the rest wait in an overflow [`IdQueue`]-style heap of
-//! keys until the ring reaches their day. A bucket is a list threaded through a per-event
-//! array, a bit per bucket says which are occupied, and a bit per 64 buckets which words of
-//! those bits are, so the next occupied bucket is found with two trailing-zero counts. The
-//! earliest event of a bucket is the smallest key in its list, so the order is exactly the
-//! heap's: the day of a time is monotone in the time, and within a day the keys (time bits,
-//! sequence number) decide. Where the events spread over many days, most buckets hold one or
-//! two, and finding the earliest takes a few loads whose addresses do not depend on
-//! comparisons, instead of a heap's chain of dependent loads and unpredictable branches.
+//! Time is cut into days of a fixed width, and days into weeks of 64 days. Two rings of
+//! [`SLOTS`] buckets hold the waiting events, as in a hierarchical timing wheel: the near ring
+//! a bucket per day, for the 64 weeks from the current one on; the far ring a bucket per
+//! week, for the [`SLOTS`] weeks after those. When the current week moves on, the far
+//! buckets of the weeks that come within the near ring are emptied into it, and the events
+//! beyond both rings wait in an overflow [`IdQueue`]-style heap of keys until the far ring
+//! reaches them. A bucket is a list threaded through a per-event array, a bit per bucket says
+//! which are occupied, and a bit per 64 buckets which words of those bits are, so the next
+//! occupied bucket is found with two trailing-zero counts. The earliest event of a near
+//! bucket is the smallest key in its list, so the order is exactly the heap's: the day of a
+//! time is monotone in the time, and within a day the keys (time bits, sequence number)
+//! decide. Where the events spread over many days, most buckets hold one or two, and finding
+//! the earliest takes a few loads whose addresses do not depend on comparisons, instead of a
+//! heap's chain of dependent loads and unpredictable branches; an event scheduled far ahead
+//! (a long backoff) is moved twice, each time in constant time, instead of through a heap.
 //!
 //! [`IdQueue`]: crate::model::event_queue::IdQueue
 
@@ -20,18 +25,31 @@ use std::collections::BinaryHeap;
 
 use crate::model::event_queue::{NumberedClock, numbered_key};
 
-/// Buckets in the ring: 64 words of occupancy bits, so that one `u64` says which words have
+/// Buckets in each ring: 64 words of occupancy bits, so that one `u64` says which words have
 /// any.
 pub const SLOTS: usize = 4096;
 
-/// `SLOTS - 1`: a day's bucket is `day & MASK`.
+/// `SLOTS - 1`: a day's bucket in the near ring is `day & MASK`, a week's in the far ring
+/// `week & MASK`.
 const MASK: usize = SLOTS - 1;
+
+/// Days in a week: the days of one word of the near ring's occupancy bits.
+const WEEK_DAYS: u32 = 6;
+
+/// Weeks the near ring holds, the current one included.
+const NEAR_WEEKS: u64 = (SLOTS >> WEEK_DAYS) as u64;
+
+/// Weeks the two rings hold, the current one included.
+const RING_WEEKS: u64 = NEAR_WEEKS + SLOTS as u64;
 
 /// The latest day a time maps to (`2^62`): later times share it, which keeps the order.
 const LAST_DAY: f64 = 4_611_686_018_427_387_904.0;
 
 /// The end of a bucket's list.
 const NONE: u32 = u32::MAX;
+
+/// No week: the far ring or the overflow is empty.
+const NO_WEEK: u64 = u64::MAX;
 
 /// An event waiting in a bucket.
 #[derive(Debug, Clone, Copy)]
@@ -52,27 +70,122 @@ impl Node {
     }
 }
 
+/// [`SLOTS`] buckets, each a list of events threaded through the queue's nodes, with bits
+/// saying which are occupied.
+#[derive(Debug)]
+struct Ring {
+    /// The first event of each bucket's list, or [`NONE`].
+    heads: Box<[u32; SLOTS]>,
+    /// A bit per bucket: whether its list has an event.
+    occupied: [u64; SLOTS / 64],
+    /// A bit per word of `occupied`: whether it has a bit set.
+    occupied_words: u64,
+}
+
+impl Ring {
+    /// A ring of empty buckets.
+    fn new() -> Self {
+        Self {
+            heads: Box::new([NONE; SLOTS]),
+            occupied: [0; SLOTS / 64],
+            occupied_words: 0,
+        }
+    }
+
+    /// Empties every bucket.
+    fn clear(&mut self) {
+        self.heads.fill(NONE);
+        self.occupied = [0; SLOTS / 64];
+        self.occupied_words = 0;
+    }
+
+    /// Whether every bucket is empty.
+    fn is_empty(&self) -> bool {
+        self.occupied_words == 0
+    }
+
+    /// Puts `event` (waiting as `node`, whose `next` is set here) first in bucket `slot`.
+    #[inline(always)]
+    fn push(&mut self, slot: usize, event: u32, node: Node, nodes: &mut [Node]) {
+        nodes[event as usize] = Node {
+            next: self.heads[slot],
+            ..node
+        };
+        self.heads[slot] = event;
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.occupied_words |= 1 << (slot / 64);
+    }
+
+    /// Marks bucket `slot` empty (its list is, or has been taken).
+    #[inline(always)]
+    fn vacate(&mut self, slot: usize) {
+        self.heads[slot] = NONE;
+        let word = &mut self.occupied[slot / 64];
+        *word &= !(1 << (slot % 64));
+        if *word == 0 {
+            self.occupied_words &= !(1 << (slot / 64));
+        }
+    }
+
+    /// The first occupied bucket in ring order from bucket `current` on, if any.
+    #[inline(always)]
+    fn first_occupied(&self, current: usize) -> Option<usize> {
+        let word = current / 64;
+        let here = self.occupied[word] & (u64::MAX << (current % 64));
+        if here != 0 {
+            return Some(word * 64 + here.trailing_zeros() as usize);
+        }
+        // The words after this one, then (the ring wrapping round) those up to it.
+        let after = self.occupied_words & (u64::MAX << word << 1);
+        let from = if after != 0 {
+            after
+        } else {
+            self.occupied_words & (2u64 << word).wrapping_sub(1)
+        };
+        if from == 0 {
+            return None;
+        }
+        let word = from.trailing_zeros() as usize % 64;
+        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
+    }
+
+    /// How many events its lists hold (for checks, not for a simulation loop).
+    fn len(&self, nodes: &[Node]) -> usize {
+        self.heads
+            .iter()
+            .map(|&head| {
+                std::iter::successors((head != NONE).then_some(head), |&event| {
+                    let next = nodes[event as usize].next;
+                    (next != NONE).then_some(next)
+                })
+                .count()
+            })
+            .sum()
+    }
+}
+
 /// Events `0..events` on one clock, each with at most one waiting, ordered by
 /// `(time, sequence number)` as in an [`IdQueue`](crate::model::event_queue::IdQueue).
 #[derive(Debug)]
 pub struct CalendarQueue {
     /// Days per millisecond: `1 / width` of a bucket.
     days_per_ms: f64,
-    /// The current day: every event in the ring has a day in `day..day + SLOTS`.
+    /// The current day: every event in the near ring has a week in
+    /// `week..week + NEAR_WEEKS`, where `week` is this day's.
     day: u64,
-    /// The first event of each bucket's list, or [`NONE`].
-    heads: Box<[u32; SLOTS]>,
-    /// Each event's place in its bucket, while it waits in the ring.
+    /// A bucket per day, for the events of the current week and the `NEAR_WEEKS - 1` after it.
+    near: Ring,
+    /// A bucket per week, for the events of the [`SLOTS`] weeks after the near ring's.
+    far: Ring,
+    /// Each event's place in its bucket, while it waits in a ring.
     nodes: Vec<Node>,
-    /// A bit per bucket: whether its list has an event.
-    occupied: [u64; SLOTS / 64],
-    /// A bit per word of `occupied`: whether it has a bit set.
-    occupied_words: u64,
-    /// Events whose day was beyond the ring when they were scheduled, as keys
+    /// The week of the far ring's earliest bucket ([`NO_WEEK`] when it is empty).
+    far_week: u64,
+    /// Events whose week was beyond both rings when they were scheduled, as keys
     /// `time bits << 64 | sequence << 32 | event`, earliest first.
     overflow: BinaryHeap<Reverse<u128>>,
-    /// The day of the overflow's earliest event (`u64::MAX` when it is empty).
-    overflow_day: u64,
+    /// The week of the overflow's earliest event ([`NO_WEEK`] when it is empty).
+    overflow_week: u64,
     /// The clock and the count of events scheduled.
     clock: NumberedClock,
 }
@@ -94,12 +207,12 @@ impl CalendarQueue {
         let mut queue = Self {
             days_per_ms: 1.0,
             day: 0,
-            heads: Box::new([NONE; SLOTS]),
+            near: Ring::new(),
+            far: Ring::new(),
             nodes: Vec::new(),
-            occupied: [0; SLOTS / 64],
-            occupied_words: 0,
+            far_week: NO_WEEK,
             overflow: BinaryHeap::new(),
-            overflow_day: u64::MAX,
+            overflow_week: NO_WEEK,
             clock: NumberedClock::default(),
         };
         queue.reset(events, width_ms);
@@ -116,14 +229,16 @@ impl CalendarQueue {
             width_ms > 0.0 && width_ms.is_finite(),
             "a calendar queue's buckets need a positive finite width, not {width_ms} ms"
         );
-        if !self.is_empty() {
-            // A queue its run emptied has every bucket empty already.
-            self.heads.fill(NONE);
-            self.occupied = [0; SLOTS / 64];
-            self.occupied_words = 0;
-            self.overflow.clear();
-            self.overflow_day = u64::MAX;
+        // A queue its run emptied has every bucket empty already.
+        if !self.near.is_empty() {
+            self.near.clear();
         }
+        if !self.far.is_empty() {
+            self.far.clear();
+        }
+        self.far_week = NO_WEEK;
+        self.overflow.clear();
+        self.overflow_week = NO_WEEK;
         self.days_per_ms = 1.0 / width_ms;
         self.day = 0;
         let empty = Node {
@@ -148,6 +263,12 @@ impl CalendarQueue {
         unsafe { day.to_int_unchecked::<i64>() as u64 }
     }
 
+    /// The current week.
+    #[inline(always)]
+    fn week(&self) -> u64 {
+        self.day >> WEEK_DAYS
+    }
+
     /// Schedules `event` at `time_ms`. The caller schedules an event only while it is not
     /// waiting already (the contention model: a client's next request once its previous one
     /// is handled): a second one would overwrite the first one's place in the bucket lists.
@@ -162,63 +283,81 @@ impl CalendarQueue {
         self.insert(event, (time_ms + 0.0).to_bits(), sequence);
     }
 
-    /// Puts `event` in its day's bucket, or in the overflow if its day is beyond the ring.
+    /// Puts `event` in its day's bucket of the near ring, its week's of the far ring, or in
+    /// the overflow, by how far ahead of the current week it is (never behind: its time is
+    /// not before the clock's, whose day the current one is).
     #[inline(always)]
     fn insert(&mut self, event: u32, time_bits: u64, sequence: u32) {
         let day = self.day_of(time_bits);
-        if day - self.day < SLOTS as u64 {
-            let slot = day as usize & MASK;
-            self.nodes[event as usize] = Node {
-                time_bits,
-                sequence,
-                next: self.heads[slot],
-            };
-            self.heads[slot] = event;
-            self.occupied[slot / 64] |= 1 << (slot % 64);
-            self.occupied_words |= 1 << (slot / 64);
+        let week = day >> WEEK_DAYS;
+        let ahead = week - self.week();
+        let node = Node {
+            time_bits,
+            sequence,
+            next: NONE,
+        };
+        if ahead < NEAR_WEEKS {
+            self.near
+                .push(day as usize & MASK, event, node, &mut self.nodes);
+        } else if ahead < RING_WEEKS {
+            self.far
+                .push(week as usize & MASK, event, node, &mut self.nodes);
+            self.far_week = self.far_week.min(week);
         } else {
             self.overflow
                 .push(Reverse(numbered_key(time_bits, sequence, event)));
-            self.overflow_day = self.overflow_day.min(day);
+            self.overflow_week = self.overflow_week.min(week);
         }
     }
 
-    /// The first occupied bucket in ring order from the current day's, if any.
-    #[inline(always)]
-    fn first_occupied(&self) -> Option<usize> {
-        let current = self.day as usize & MASK;
-        let word = current / 64;
-        let here = self.occupied[word] & (u64::MAX << (current % 64));
-        if here != 0 {
-            return Some(word * 64 + here.trailing_zeros() as usize);
+    /// Moves the far ring's events whose week has come within the near ring into it.
+    #[inline(never)]
+    fn pull_far(&mut self) {
+        while self.far_week - self.week() < NEAR_WEEKS {
+            let slot = self.far_week as usize & MASK;
+            let mut event = self.far.heads[slot];
+            self.far.vacate(slot);
+            while event != NONE {
+                let node = self.nodes[event as usize];
+                self.insert(event, node.time_bits, node.sequence);
+                event = node.next;
+            }
+            // The far ring's next occupied week: its buckets after this one hold the weeks
+            // after this one, in ring order.
+            let next = (slot + 1) & MASK;
+            self.far_week = match self.far.first_occupied(next) {
+                Some(found) => self.far_week + 1 + (found.wrapping_sub(next) & MASK) as u64,
+                None => NO_WEEK,
+            };
         }
-        // The words after this one, then (the ring wrapping round) those up to it.
-        let after = self.occupied_words & (u64::MAX << word << 1);
-        let from = if after != 0 {
-            after
-        } else {
-            self.occupied_words & (2u64 << word).wrapping_sub(1)
-        };
-        if from == 0 {
-            return None;
-        }
-        let word = from.trailing_zeros() as usize % 64;
-        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
     }
 
-    /// Moves the overflow's events whose day has come within the ring into it.
+    /// Moves the overflow's events whose week has come within the rings into them.
     #[inline(never)]
     fn pull_overflow(&mut self) {
-        self.overflow_day = u64::MAX;
+        self.overflow_week = NO_WEEK;
         while let Some(&Reverse(key)) = self.overflow.peek() {
             let time_bits = (key >> 64) as u64;
-            let day = self.day_of(time_bits);
-            if day - self.day >= SLOTS as u64 {
-                self.overflow_day = day;
+            let week = self.day_of(time_bits) >> WEEK_DAYS;
+            if week - self.week() >= RING_WEEKS {
+                self.overflow_week = week;
                 break;
             }
             self.overflow.pop();
             self.insert(key as u32, time_bits, (key >> 32) as u32);
+        }
+    }
+
+    /// After the current day moved on: the events that came within a ring moved into it.
+    #[inline(always)]
+    fn catch_up(&mut self) {
+        // The far ring's weeks are at least the old week + NEAR_WEEKS, and the overflow's the
+        // old week + RING_WEEKS: neither behind the current week.
+        if self.far_week - self.week() < NEAR_WEEKS {
+            self.pull_far();
+        }
+        if self.overflow_week - self.week() < RING_WEEKS {
+            self.pull_overflow();
         }
     }
 
@@ -227,21 +366,21 @@ impl CalendarQueue {
     #[inline(always)]
     fn earliest_bucket(&mut self) -> Option<usize> {
         loop {
-            if let Some(slot) = self.first_occupied() {
+            let current = self.day as usize & MASK;
+            if let Some(slot) = self.near.first_occupied(current) {
                 // Forward to the bucket's day (without a branch: often it is the same).
-                let current = self.day as usize & MASK;
                 self.day += (slot.wrapping_sub(current) & MASK) as u64;
-                // The overflow's days are at least the old day + SLOTS, beyond this one.
-                if self.overflow_day - self.day < SLOTS as u64 {
-                    self.pull_overflow();
-                }
+                self.catch_up();
                 return Some(slot);
             }
-            if self.overflow.is_empty() {
+            // The near ring is empty: forward to the first day of the next week that has
+            // events, which then come within the near ring.
+            let week = self.far_week.min(self.overflow_week);
+            if week == NO_WEEK {
                 return None;
             }
-            self.day = self.overflow_day;
-            self.pull_overflow();
+            self.day = week << WEEK_DAYS;
+            self.catch_up();
         }
     }
 
@@ -250,7 +389,7 @@ impl CalendarQueue {
     pub fn pop(&mut self) -> Option<(f64, u32)> {
         let slot = self.earliest_bucket()?;
         // The smallest in the bucket's list, and the event before it.
-        let mut best = self.heads[slot];
+        let mut best = self.near.heads[slot];
         let mut best_node = self.nodes[best as usize];
         let mut best_previous = NONE;
         let mut previous = best;
@@ -265,13 +404,10 @@ impl CalendarQueue {
         }
         // Out of the list.
         if best_previous == NONE {
-            self.heads[slot] = best_node.next;
             if best_node.next == NONE {
-                let word = &mut self.occupied[slot / 64];
-                *word &= !(1 << (slot % 64));
-                if *word == 0 {
-                    self.occupied_words &= !(1 << (slot / 64));
-                }
+                self.near.vacate(slot);
+            } else {
+                self.near.heads[slot] = best_node.next;
             }
         } else {
             self.nodes[best_previous as usize].next = best_node.next;
@@ -288,23 +424,12 @@ impl CalendarQueue {
 
     /// Events waiting (counted through the buckets: for checks, not for a simulation loop).
     pub fn len(&self) -> usize {
-        let in_ring: usize = self
-            .heads
-            .iter()
-            .map(|&head| {
-                std::iter::successors((head != NONE).then_some(head), |&event| {
-                    let next = self.nodes[event as usize].next;
-                    (next != NONE).then_some(next)
-                })
-                .count()
-            })
-            .sum();
-        in_ring + self.overflow.len()
+        self.near.len(&self.nodes) + self.far.len(&self.nodes) + self.overflow.len()
     }
 
     /// Whether no event is waiting.
     pub fn is_empty(&self) -> bool {
-        self.occupied_words == 0 && self.overflow.is_empty()
+        self.near.is_empty() && self.far.is_empty() && self.overflow.is_empty()
     }
 }
 
@@ -338,7 +463,8 @@ mod tests {
     }
 
     /// An event exactly one ring ahead of the current day (its day maps to the current
-    /// bucket) stays in the overflow until the ring reaches it, behind the events before it.
+    /// bucket) stays in the far ring until the near ring reaches it, behind the events before
+    /// it.
     #[test]
     fn an_event_one_ring_ahead_waits_its_turn() {
         let mut queue = CalendarQueue::new(4, 1.0);
@@ -348,6 +474,65 @@ mod tests {
         queue.schedule(4_000.5, 3); // day 4,000: in the ring
         let order: Vec<u32> = std::iter::from_fn(|| queue.pop().map(|(_, event)| event)).collect();
         assert_eq!(order, vec![0, 2, 3, 1]);
+    }
+
+    /// Where each lead lands, by hand, with buckets 1 ms wide (a day is a millisecond, a week
+    /// 64 of them): the near ring holds weeks 0 to 63 (days up to 4,095), the far ring weeks
+    /// 64 to 4,159 (days up to 266,239), the overflow what is later; a far week's events come
+    /// out in time order, and when the near ring runs empty the queue jumps to the far ring's
+    /// first week, pulling the overflow's events that the jump brings within the rings.
+    #[test]
+    fn far_events_wait_in_the_far_ring_then_the_overflow() {
+        let mut queue = CalendarQueue::new(7, 1.0);
+        queue.schedule(4_096.5, 0); // week 64: the far ring's first
+        queue.schedule(0.5, 1); // week 0: near
+        queue.schedule(4_095.5, 2); // week 63: near, its last
+        queue.schedule(266_239.5, 3); // week 4,159: the far ring's last
+        queue.schedule(266_240.5, 4); // week 4,160: the overflow
+        queue.schedule(4_096.25, 5); // week 64, before event 0
+        let placed = |queue: &CalendarQueue| {
+            (
+                queue.near.len(&queue.nodes),
+                queue.far.len(&queue.nodes),
+                queue.overflow.len(),
+            )
+        };
+        assert_eq!(placed(&queue), (2, 3, 1));
+        assert_eq!(queue.pop(), Some((0.5, 1)));
+        assert_eq!(placed(&queue), (1, 3, 1));
+        // Week 63 is current: week 64 has come within the near ring, and the overflow's
+        // week 4,160 within the far ring; week 4,159 stays in the far ring.
+        assert_eq!(queue.pop(), Some((4_095.5, 2)));
+        assert_eq!(placed(&queue), (2, 2, 0));
+        queue.schedule(4_095.75, 6); // week 63
+        assert_eq!(placed(&queue), (3, 2, 0));
+        let order: Vec<(f64, u32)> = std::iter::from_fn(|| queue.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (4_095.75, 6),
+                (4_096.25, 5),
+                (4_096.5, 0),
+                (266_239.5, 3),
+                (266_240.5, 4)
+            ]
+        );
+        assert!(queue.is_empty());
+    }
+
+    /// A far week comes into the near ring as soon as it is within 63 weeks of the current
+    /// one, before the events scheduled into that week's near buckets from then on (1 ms
+    /// buckets: week 64 is days 4,096 to 4,159).
+    #[test]
+    fn a_far_week_comes_near_as_soon_as_the_near_ring_holds_it() {
+        let mut queue = CalendarQueue::new(3, 1.0);
+        queue.schedule(4_106.5, 0); // week 64, 64 weeks ahead: the far ring
+        queue.schedule(64.5, 1); // week 1: near
+        assert_eq!(queue.pop(), Some((64.5, 1)));
+        queue.schedule(4_116.5, 2); // week 64, now 63 weeks ahead: near
+        assert_eq!(queue.pop(), Some((4_106.5, 0)));
+        assert_eq!(queue.pop(), Some((4_116.5, 2)));
+        assert_eq!(queue.pop(), None);
     }
 
     /// A run that did not empty its queue leaves nothing behind after a reset.
@@ -365,9 +550,9 @@ mod tests {
 
     /// Random scheduling and popping against a plain list ordered by (time, sequence), for
     /// bucket widths from far narrower to far wider than the gaps between the times: leads of
-    /// zero, on a coarse grid (many equal times), continuous, and far beyond the ring (the
-    /// overflow and the ring wrapping round), and a last stretch of huge times that all share
-    /// the last day.
+    /// zero, on a coarse grid (many equal times), continuous, beyond the near ring (the far
+    /// ring, and the rings wrapping round), beyond both (the overflow), and a last stretch of
+    /// huge times that all share the last day.
     #[test]
     fn agrees_with_a_sorted_list_on_random_operations() {
         for (seed, width_ms) in [(1, 0.001), (2, 0.1), (3, 1.0), (4, 37.5), (5, 1e6)] {
@@ -383,12 +568,13 @@ mod tests {
                 let event = (draw % u64::from(events)) as usize;
                 let now = queue.now_ms();
                 if waiting[event].is_none() && (draw >> 8) % 5 < 3 {
-                    let lead_ms = match (draw >> 16) % 6 {
+                    let lead_ms = match (draw >> 16) % 7 {
                         0 => 0.0,
                         1 => ((draw >> 24) % 4) as f64 * 0.5,
                         2 => u * 3.0,
                         3 => u * 50.0,
                         4 => u * SLOTS as f64 * width_ms * 3.0,
+                        5 => u * (SLOTS * SLOTS) as f64 * width_ms / 8.0,
                         _ if step > 55_000 => 1e300 * u,
                         _ => u * 0.01,
                     };
