@@ -18,6 +18,7 @@
 
 pub mod agenda;
 pub mod arrivals;
+pub mod calendar;
 pub mod client;
 pub mod draws;
 pub mod simulation;
