@@ -23,33 +23,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::model::calendar_ring::{
+    MASK, NEAR_WEEKS, NO_WEEK, NONE, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms,
+};
 use crate::model::event_queue::{NumberedClock, numbered_key};
 
-/// Buckets in each ring: 64 words of occupancy bits, so that one `u64` says which words have
-/// any.
-pub const SLOTS: usize = 4096;
-
-/// `SLOTS - 1`: a day's bucket in the near ring is `day & MASK`, a week's in the far ring
-/// `week & MASK`.
-const MASK: usize = SLOTS - 1;
-
-/// Days in a week: the days of one word of the near ring's occupancy bits.
-const WEEK_DAYS: u32 = 6;
-
-/// Weeks the near ring holds, the current one included.
-const NEAR_WEEKS: u64 = (SLOTS >> WEEK_DAYS) as u64;
-
-/// Weeks the two rings hold, the current one included.
-const RING_WEEKS: u64 = NEAR_WEEKS + SLOTS as u64;
-
-/// The latest day a time maps to (`2^62`): later times share it, which keeps the order.
-const LAST_DAY: f64 = 4_611_686_018_427_387_904.0;
-
-/// The end of a bucket's list.
-const NONE: u32 = u32::MAX;
-
-/// No week: the far ring or the overflow is empty.
-const NO_WEEK: u64 = u64::MAX;
+pub use crate::model::calendar_ring::SLOTS;
 
 /// An event waiting in a bucket.
 #[derive(Debug, Clone, Copy)]
@@ -67,100 +46,6 @@ impl Node {
     #[inline(always)]
     fn before(&self, other: &Node) -> bool {
         (self.time_bits, self.sequence) < (other.time_bits, other.sequence)
-    }
-}
-
-/// [`SLOTS`] buckets, each a list of events threaded through the queue's nodes, with bits
-/// saying which are occupied.
-#[derive(Debug)]
-struct Ring {
-    /// The first event of each bucket's list, or [`NONE`].
-    heads: Box<[u32; SLOTS]>,
-    /// A bit per bucket: whether its list has an event.
-    occupied: [u64; SLOTS / 64],
-    /// A bit per word of `occupied`: whether it has a bit set.
-    occupied_words: u64,
-}
-
-impl Ring {
-    /// A ring of empty buckets.
-    fn new() -> Self {
-        Self {
-            heads: Box::new([NONE; SLOTS]),
-            occupied: [0; SLOTS / 64],
-            occupied_words: 0,
-        }
-    }
-
-    /// Empties every bucket.
-    fn clear(&mut self) {
-        self.heads.fill(NONE);
-        self.occupied = [0; SLOTS / 64];
-        self.occupied_words = 0;
-    }
-
-    /// Whether every bucket is empty.
-    fn is_empty(&self) -> bool {
-        self.occupied_words == 0
-    }
-
-    /// Puts `event` (waiting as `node`, whose `next` is set here) first in bucket `slot`.
-    #[inline(always)]
-    fn push(&mut self, slot: usize, event: u32, node: Node, nodes: &mut [Node]) {
-        nodes[event as usize] = Node {
-            next: self.heads[slot],
-            ..node
-        };
-        self.heads[slot] = event;
-        self.occupied[slot / 64] |= 1 << (slot % 64);
-        self.occupied_words |= 1 << (slot / 64);
-    }
-
-    /// Marks bucket `slot` empty (its list is, or has been taken).
-    #[inline(always)]
-    fn vacate(&mut self, slot: usize) {
-        self.heads[slot] = NONE;
-        let word = &mut self.occupied[slot / 64];
-        *word &= !(1 << (slot % 64));
-        if *word == 0 {
-            self.occupied_words &= !(1 << (slot / 64));
-        }
-    }
-
-    /// The first occupied bucket in ring order from bucket `current` on, if any.
-    #[inline(always)]
-    fn first_occupied(&self, current: usize) -> Option<usize> {
-        let word = current / 64;
-        let here = self.occupied[word] & (u64::MAX << (current % 64));
-        if here != 0 {
-            return Some(word * 64 + here.trailing_zeros() as usize);
-        }
-        // The words after this one, then (the ring wrapping round) those up to it.
-        let after = self.occupied_words & (u64::MAX << word << 1);
-        let from = if after != 0 {
-            after
-        } else {
-            self.occupied_words & (2u64 << word).wrapping_sub(1)
-        };
-        if from == 0 {
-            return None;
-        }
-        let word = from.trailing_zeros() as usize % 64;
-        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
-    }
-
-    /// How many events its lists hold (for checks, not for a simulation loop).
-    fn len(&self, nodes: &[Node]) -> usize {
-        self.heads
-            .iter()
-            .map(|&head| {
-                std::iter::successors((head != NONE).then_some(head), |&event| {
-                    let next = nodes[event as usize].next;
-                    (next != NONE).then_some(next)
-                })
-                .count()
-            })
-            .sum()
     }
 }
 
@@ -225,10 +110,7 @@ impl CalendarQueue {
     /// # Panics
     /// If `width_ms` is not positive and finite.
     pub fn reset(&mut self, events: u32, width_ms: f64) {
-        assert!(
-            width_ms > 0.0 && width_ms.is_finite(),
-            "a calendar queue's buckets need a positive finite width, not {width_ms} ms"
-        );
+        let per_ms = days_per_ms(width_ms);
         // A queue its run emptied has every bucket empty already.
         if !self.near.is_empty() {
             self.near.clear();
@@ -239,7 +121,7 @@ impl CalendarQueue {
         self.far_week = NO_WEEK;
         self.overflow.clear();
         self.overflow_week = NO_WEEK;
-        self.days_per_ms = 1.0 / width_ms;
+        self.days_per_ms = per_ms;
         self.day = 0;
         let empty = Node {
             time_bits: 0,
@@ -251,16 +133,11 @@ impl CalendarQueue {
         self.clock = NumberedClock::default();
     }
 
-    /// The day of a time (its bits): monotone in the time (a multiplication by a positive
-    /// constant, a clamp and a truncation, each monotone). Times are never negative or NaN
-    /// here (the clock's assertion), and the clamp at [`LAST_DAY`] keeps the conversion exact.
+    /// The day of a time (its bits): monotone in the time ([`day_of`]). Times are never
+    /// negative or NaN here (the clock's assertion).
     #[inline(always)]
     fn day_of(&self, time_bits: u64) -> u64 {
-        let day = (f64::from_bits(time_bits) * self.days_per_ms).min(LAST_DAY);
-        // SAFETY: `day` is in `0..=2^62` (a time at least -0.0 times a positive finite
-        // number, capped; `min` with a NaN gives `LAST_DAY`), so it converts exactly, without
-        // the saturating conversion's checks.
-        unsafe { day.to_int_unchecked::<i64>() as u64 }
+        day_of(time_bits, self.days_per_ms)
     }
 
     /// The current week.
@@ -297,11 +174,11 @@ impl CalendarQueue {
             next: NONE,
         };
         if ahead < NEAR_WEEKS {
-            self.near
-                .push(day as usize & MASK, event, node, &mut self.nodes);
+            let next = self.near.push(day as usize & MASK, event);
+            self.nodes[event as usize] = Node { next, ..node };
         } else if ahead < RING_WEEKS {
-            self.far
-                .push(week as usize & MASK, event, node, &mut self.nodes);
+            let next = self.far.push(week as usize & MASK, event);
+            self.nodes[event as usize] = Node { next, ..node };
             self.far_week = self.far_week.min(week);
         } else {
             self.overflow
@@ -424,7 +301,8 @@ impl CalendarQueue {
 
     /// Events waiting (counted through the buckets: for checks, not for a simulation loop).
     pub fn len(&self) -> usize {
-        self.near.len(&self.nodes) + self.far.len(&self.nodes) + self.overflow.len()
+        let next = |event: u32| self.nodes[event as usize].next;
+        self.near.len(next) + self.far.len(next) + self.overflow.len()
     }
 
     /// Whether no event is waiting.
@@ -492,8 +370,8 @@ mod tests {
         queue.schedule(4_096.25, 5); // week 64, before event 0
         let placed = |queue: &CalendarQueue| {
             (
-                queue.near.len(&queue.nodes),
-                queue.far.len(&queue.nodes),
+                queue.near.len(|event| queue.nodes[event as usize].next),
+                queue.far.len(|event| queue.nodes[event as usize].next),
                 queue.overflow.len(),
             )
         };

@@ -1,21 +1,20 @@
 //! The load model's agenda: events in order of `(time, scheduling order)`, popped in exactly
 //! the order one plain heap of every event (the tests' `event_queue::reference::EventQueue`)
-//! would pop them all, held in a binary heap plus lanes, first-in first-out queues for events
-//! that are scheduled in order of their time (every attempt's timeout is the send time plus
-//! one constant; the next arrival is always later than the last).
+//! would pop them all, held in a calendar queue ([`Calendar`]: buckets of simulated time)
+//! plus lanes, first-in first-out queues for events that are scheduled in order of their
+//! time (every attempt's timeout is the send time plus one constant; the next arrival is
+//! always later than the last).
 //!
 //! A timeout is scheduled for every attempt and most are stale long before they are due, so
 //! in a busy run they are most of the events: on a lane they cost a push and a pop instead of
-//! two sifts through a heap that they would make several levels deeper.
-//!
-//! The heap is the agenda's own (not `std`'s `BinaryHeap`): four children per parent (half
-//! the levels), a popped event stays at the root until the next event scheduled replaces it
-//! (one sift instead of two), and a sift from the root moves the hole down to a leaf along
-//! the smallest children (without a branch to mispredict) and the new event up from there
-//! (Floyd's bottom-up step; most events scheduled are later than most waiting, so they rise
-//! little). Entries are 40 bytes: the key's two halves (no 16-byte alignment) and the event.
+//! a place in the calendar. The calendar holds the events scheduled out of order (a request
+//! reaching the server, a worker's end, an answer reaching the client, a retry): a bucket per
+//! day of simulated time, so that finding the earliest takes a few loads instead of a heap's
+//! sifts. Its bucket width changes only the speed, never the order.
 
 use std::collections::VecDeque;
+
+use super::calendar::Calendar;
 
 /// An event and its key, `(time bits, scheduling number)`: the bits of a time that is at
 /// least `+0.0` order like the times, so the pair orders by time, then by scheduling number.
@@ -34,8 +33,7 @@ impl<E> Keyed<E> {
     #[inline(always)]
     fn new(at_ms: f64, sequence: u64, event: E) -> Self {
         Self {
-            // `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
-            time_bits: (at_ms + 0.0).to_bits(),
+            time_bits: time_bits(at_ms),
             sequence,
             event,
         }
@@ -54,24 +52,25 @@ impl<E> Keyed<E> {
     }
 }
 
-/// Children per parent in the heap: half the levels of a binary heap, and the four
-/// children of a parent are compared side by side.
-const ARITY: usize = 4;
+/// The bits of a time at least `-0.0` (ms): `+ 0.0` turns -0.0 into +0.0, whose bits are 0.
+#[inline(always)]
+fn time_bits(at_ms: f64) -> u64 {
+    (at_ms + 0.0).to_bits()
+}
+
+/// The calendar's bucket width when none is given (ms).
+pub const DEFAULT_BUCKET_WIDTH_MS: f64 = 1.0;
 
 /// Events ordered by `(time, scheduling order)`, as the event queue orders them, with
-/// `LANES` first-in first-out lanes beside the heap.
+/// `LANES` first-in first-out lanes beside the calendar.
 #[derive(Debug)]
 pub struct Agenda<E, const LANES: usize> {
-    /// Events scheduled out of order: a four-ary min-heap by key (the children of entry `i`
-    /// are `4i + 1` to `4i + 4`).
-    heap: Vec<Keyed<E>>,
+    /// Events scheduled out of order.
+    calendar: Calendar<E>,
     /// Events scheduled in order of their time, per lane.
     lanes: [VecDeque<Keyed<E>>; LANES],
     /// Events scheduled so far.
     next_sequence: u64,
-    /// Whether the heap's earliest event was popped but is still at the root: the next event
-    /// scheduled in the heap replaces it, else the next pop removes it.
-    popped_in_heap: bool,
 }
 
 impl<E: Copy, const LANES: usize> Default for Agenda<E, LANES> {
@@ -83,37 +82,39 @@ impl<E: Copy, const LANES: usize> Default for Agenda<E, LANES> {
 /// Where the earliest event waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Source {
-    Heap,
+    Calendar,
     Lane(usize),
 }
 
 impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
-    /// An empty agenda.
+    /// An empty agenda, its calendar's buckets [`DEFAULT_BUCKET_WIDTH_MS`] wide.
     pub fn new() -> Self {
+        Self::with_bucket_width(DEFAULT_BUCKET_WIDTH_MS)
+    }
+
+    /// An empty agenda, its calendar's buckets `width_ms` wide (a choice of speed only: any
+    /// positive finite width gives the same order).
+    ///
+    /// # Panics
+    /// If `width_ms` is not positive and finite.
+    pub fn with_bucket_width(width_ms: f64) -> Self {
         Self {
-            heap: Vec::new(),
+            calendar: Calendar::new(width_ms),
             lanes: std::array::from_fn(|_| VecDeque::new()),
             next_sequence: 0,
-            popped_in_heap: false,
         }
     }
 
     /// Schedules `event` at `at_ms` (ms of simulated time, not before the last event popped).
     #[inline]
     pub fn schedule(&mut self, at_ms: f64, event: E) {
-        let scheduled = Keyed::new(at_ms, self.next_sequence, event);
+        self.calendar
+            .schedule(time_bits(at_ms), self.next_sequence, event);
         self.next_sequence += 1;
-        if self.popped_in_heap {
-            self.popped_in_heap = false;
-            self.sift_from_root(scheduled);
-        } else {
-            self.heap.push(scheduled);
-            self.sift_up(self.heap.len() - 1, scheduled);
-        }
     }
 
     /// Schedules `event` at `at_ms` on lane `lane` if it is not earlier than the lane's last
-    /// event (else in the heap: the order is the same either way, only the cost differs).
+    /// event (else in the calendar: the order is the same either way, only the cost differs).
     #[inline]
     pub fn schedule_on_lane(&mut self, lane: usize, at_ms: f64, event: E) {
         let scheduled = Keyed::new(at_ms, self.next_sequence, event);
@@ -128,81 +129,10 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
         self.next_sequence += 1;
     }
 
-    /// The key of the entry at `index`.
-    #[inline(always)]
-    fn key_at(&self, index: usize) -> u128 {
-        self.heap[index].key()
-    }
-
-    /// Puts `entry` in the hole at `hole` or above it, moving larger parents down.
-    #[inline(always)]
-    fn sift_up(&mut self, mut hole: usize, entry: Keyed<E>) {
-        let key = entry.key();
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            if key >= self.key_at(parent) {
-                break;
-            }
-            self.heap[hole] = self.heap[parent];
-            hole = parent;
-        }
-        self.heap[hole] = entry;
-    }
-
-    /// Replaces the root with `entry`: the hole goes down to a leaf along the smallest
-    /// children, then `entry` rises from there.
-    #[inline(always)]
-    fn sift_from_root(&mut self, entry: Keyed<E>) {
-        let len = self.heap.len();
-        let mut hole = 0;
-        loop {
-            let first = ARITY * hole + 1;
-            let child = if first + ARITY <= len {
-                // The smallest of four: two pairs, then the pairs' smaller.
-                let left = first + usize::from(self.key_at(first + 1) < self.key_at(first));
-                let right =
-                    first + 2 + usize::from(self.key_at(first + 3) < self.key_at(first + 2));
-                if self.key_at(right) < self.key_at(left) {
-                    right
-                } else {
-                    left
-                }
-            } else if first < len {
-                // The last parent, with fewer than four children (which have none).
-                let smallest = (first + 1..len).fold(first, |smallest, index| {
-                    if self.key_at(index) < self.key_at(smallest) {
-                        index
-                    } else {
-                        smallest
-                    }
-                });
-                self.heap[hole] = self.heap[smallest];
-                hole = smallest;
-                break;
-            } else {
-                break;
-            };
-            self.heap[hole] = self.heap[child];
-            hole = child;
-        }
-        self.sift_up(hole, entry);
-    }
-
-    /// Removes the root (the event popped last).
-    fn remove_root(&mut self) {
-        let last = self
-            .heap
-            .pop()
-            .expect("the popped event is still in the heap");
-        if !self.heap.is_empty() {
-            self.sift_from_root(last);
-        }
-    }
-
     /// Where the earliest `(time, scheduling number)` waits; `None` when nothing does.
     #[inline]
-    fn earliest(&self) -> Option<Source> {
-        let mut best = self.heap.first().map(|root| (root.key(), Source::Heap));
+    fn earliest(&mut self) -> Option<Source> {
+        let mut best = self.calendar.peek().map(|key| (key, Source::Calendar));
         for (index, lane) in self.lanes.iter().enumerate() {
             if let Some(front) = lane.front()
                 && best.is_none_or(|(key, _)| front.key() < key)
@@ -216,16 +146,10 @@ impl<E: Copy, const LANES: usize> Agenda<E, LANES> {
     /// The earliest event and its time; `None` when empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(f64, E)> {
-        if self.popped_in_heap {
-            self.popped_in_heap = false;
-            self.remove_root();
-        }
         match self.earliest()? {
-            Source::Heap => {
-                // Left at the root until the next schedule replaces it or the next pop.
-                self.popped_in_heap = true;
-                let root = &self.heap[0];
-                Some((root.time_ms(), root.event))
+            Source::Calendar => {
+                let (time_bits, event) = self.calendar.pop_front();
+                Some((f64::from_bits(time_bits), event))
             }
             Source::Lane(index) => self.lanes[index]
                 .pop_front()

@@ -5,8 +5,8 @@
 //! every payment of a run shares one pool of workers with a FIFO queue, so retries add load,
 //! queues form, timeouts come from queueing, and an overload can outlive its trigger (a
 //! metastable failure). One run of one scenario under one strategy is one event loop on
-//! its agenda, a heap with lanes for its timeouts and arrivals (see
-//! [`simulation`] and [`agenda`]); the (run, scenario,
+//! its agenda, a calendar queue with lanes for its timeouts and arrivals (see
+//! [`simulation`], [`agenda`] and [`calendar`]); the (run, scenario,
 //! strategy) triples run in parallel with rayon and are collected in order, so any thread
 //! count gives the same bytes. Payments are streamed: memory is bounded by the requests in
 //! flight and the time-series buckets, never by the total number of payments.
@@ -18,6 +18,7 @@
 
 pub mod agenda;
 pub mod arrivals;
+pub mod calendar;
 pub mod client;
 pub mod draws;
 pub mod simulation;

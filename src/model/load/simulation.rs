@@ -172,6 +172,28 @@ const TIMEOUT_LANE: usize = 0;
 /// The agenda's lane of the arrivals: the next arrival is scheduled after the last.
 const ARRIVAL_LANE: usize = 1;
 
+/// The agenda calendar's bucket width (ms), a speed choice only: about the typical gap
+/// between the times of the events it holds. Each payment puts three events through it (its
+/// request reaching the server, the worker's end, its answer reaching the client); by
+/// Little's law, at the peak arrival rate `r` (per ms) and mean delays `d1, d2, d3` there wait
+/// `r (d1 + d2 + d3)` of them, spread over the typical delay `(d1 + d2 + d3) / 3`: a gap of
+/// `1 / (3 r)` whatever the delays, so a bucket holds about one event. Without arrivals (a
+/// rate of 0), 1 ms.
+fn agenda_bucket_width_ms(scenario: &LoadScenario) -> f64 {
+    let peak_per_ms = scenario
+        .arrivals
+        .phases
+        .iter()
+        .map(|phase| phase.peak_rate_per_s() / 1000.0)
+        .fold(0.0, f64::max);
+    let width_ms = 1.0 / (3.0 * peak_per_ms);
+    if width_ms.is_finite() && width_ms > 0.0 {
+        width_ms.clamp(1e-6, 1e6)
+    } else {
+        1.0
+    }
+}
+
 /// Events between two looks at [`Progress::should_stop`].
 const EVENTS_BETWEEN_STOP_CHECKS: u64 = 4_096;
 
@@ -255,7 +277,7 @@ impl<'a> Simulation<'a> {
             request_latency: Durations::new(&scenario.network.request_latency),
             response_latency: Durations::new(&scenario.network.response_latency),
             processing: Durations::new(&scenario.server.processing),
-            queue: Agenda::new(),
+            queue: Agenda::with_bucket_width(agenda_bucket_width_ms(scenario)),
             fifo: VecDeque::new(),
             busy: 0,
             payments: Vec::new(),
