@@ -24,7 +24,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::model::calendar_ring::{
-    MASK, NEAR_WEEKS, NO_WEEK, NONE, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms,
+    MASK, NEAR_WEEKS, NO_WEEK, NONE, Place, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms, place,
 };
 use crate::model::event_queue::{NumberedClock, numbered_key};
 
@@ -165,25 +165,26 @@ impl CalendarQueue {
     /// not before the clock's, whose day the current one is).
     #[inline(always)]
     fn insert(&mut self, event: u32, time_bits: u64, sequence: u32) {
-        let day = self.day_of(time_bits);
-        let week = day >> WEEK_DAYS;
-        let ahead = week - self.week();
         let node = Node {
             time_bits,
             sequence,
             next: NONE,
         };
-        if ahead < NEAR_WEEKS {
-            let next = self.near.push(day as usize & MASK, event);
-            self.nodes[event as usize] = Node { next, ..node };
-        } else if ahead < RING_WEEKS {
-            let next = self.far.push(week as usize & MASK, event);
-            self.nodes[event as usize] = Node { next, ..node };
-            self.far_week = self.far_week.min(week);
-        } else {
-            self.overflow
-                .push(Reverse(numbered_key(time_bits, sequence, event)));
-            self.overflow_week = self.overflow_week.min(week);
+        match place(self.day_of(time_bits), self.week()) {
+            Place::Near { slot } => {
+                let next = self.near.push(slot, event);
+                self.nodes[event as usize] = Node { next, ..node };
+            }
+            Place::Far { slot, week } => {
+                let next = self.far.push(slot, event);
+                self.nodes[event as usize] = Node { next, ..node };
+                self.far_week = self.far_week.min(week);
+            }
+            Place::Overflow { week } => {
+                self.overflow
+                    .push(Reverse(numbered_key(time_bits, sequence, event)));
+                self.overflow_week = self.overflow_week.min(week);
+            }
         }
     }
 
@@ -199,13 +200,7 @@ impl CalendarQueue {
                 self.insert(event, node.time_bits, node.sequence);
                 event = node.next;
             }
-            // The far ring's next occupied week: its buckets after this one hold the weeks
-            // after this one, in ring order.
-            let next = (slot + 1) & MASK;
-            self.far_week = match self.far.first_occupied(next) {
-                Some(found) => self.far_week + 1 + (found.wrapping_sub(next) & MASK) as u64,
-                None => NO_WEEK,
-            };
+            self.far_week = self.far.next_occupied_week(self.far_week);
         }
     }
 

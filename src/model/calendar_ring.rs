@@ -49,6 +49,37 @@ pub fn day_of(time_bits: u64, days_per_ms: f64) -> u64 {
     unsafe { day.to_int_unchecked::<i64>() as u64 }
 }
 
+/// Where an event waits, by how many weeks ahead of the current one its day is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Within the near ring's 64 weeks: the day's bucket there.
+    Near { slot: usize },
+    /// Within the far ring's weeks: the week's bucket there, and the week.
+    Far { slot: usize, week: u64 },
+    /// Beyond both rings: the overflow, and the week.
+    Overflow { week: u64 },
+}
+
+/// Where an event of day `day` waits while the current week is `current_week` (never after
+/// the event's week).
+#[inline(always)]
+pub fn place(day: u64, current_week: u64) -> Place {
+    let week = day >> WEEK_DAYS;
+    let ahead = week - current_week;
+    if ahead < NEAR_WEEKS {
+        Place::Near {
+            slot: day as usize & MASK,
+        }
+    } else if ahead < RING_WEEKS {
+        Place::Far {
+            slot: week as usize & MASK,
+            week,
+        }
+    } else {
+        Place::Overflow { week }
+    }
+}
+
 /// Days per millisecond for buckets `width_ms` wide.
 ///
 /// # Panics
@@ -144,6 +175,18 @@ impl Ring {
         }
         let word = from.trailing_zeros() as usize % 64;
         Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
+    }
+
+    /// The week of the first occupied bucket after week `week`'s, for a ring with a bucket
+    /// per week whose buckets hold consecutive weeks in ring order (the far ring, just after
+    /// emptying `week`'s bucket); [`NO_WEEK`] when every bucket is empty.
+    #[inline(always)]
+    pub fn next_occupied_week(&self, week: u64) -> u64 {
+        let next = (week as usize + 1) & MASK;
+        match self.first_occupied(next) {
+            Some(found) => week + 1 + (found.wrapping_sub(next) & MASK) as u64,
+            None => NO_WEEK,
+        }
     }
 
     /// How many nodes its lists hold, `next` giving the node after each (for checks, not for

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::model::calendar_ring::{
-    MASK, NEAR_WEEKS, NO_WEEK, NONE, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms,
+    MASK, NEAR_WEEKS, NO_WEEK, NONE, Place, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms, place,
 };
 
 /// An event waiting in the pool, or a free node.
@@ -121,18 +121,17 @@ impl<E: Copy> Calendar<E> {
     #[inline(always)]
     fn insert(&mut self, node: u32) {
         let time_bits = self.nodes[node as usize].time_bits;
-        let day = day_of(time_bits, self.days_per_ms);
-        let week = day >> WEEK_DAYS;
-        let ahead = week - self.week();
-        if ahead < NEAR_WEEKS {
-            self.nodes[node as usize].next = self.near.push(day as usize & MASK, node);
-        } else if ahead < RING_WEEKS {
-            self.nodes[node as usize].next = self.far.push(week as usize & MASK, node);
-            self.far_week = self.far_week.min(week);
-        } else {
-            self.overflow
-                .push(Reverse((self.nodes[node as usize].key(), node)));
-            self.overflow_week = self.overflow_week.min(week);
+        match place(day_of(time_bits, self.days_per_ms), self.week()) {
+            Place::Near { slot } => self.nodes[node as usize].next = self.near.push(slot, node),
+            Place::Far { slot, week } => {
+                self.nodes[node as usize].next = self.far.push(slot, node);
+                self.far_week = self.far_week.min(week);
+            }
+            Place::Overflow { week } => {
+                self.overflow
+                    .push(Reverse((self.nodes[node as usize].key(), node)));
+                self.overflow_week = self.overflow_week.min(week);
+            }
         }
     }
 
@@ -148,11 +147,7 @@ impl<E: Copy> Calendar<E> {
                 self.insert(node);
                 node = next;
             }
-            let next = (slot + 1) & MASK;
-            self.far_week = match self.far.first_occupied(next) {
-                Some(found) => self.far_week + 1 + (found.wrapping_sub(next) & MASK) as u64,
-                None => NO_WEEK,
-            };
+            self.far_week = self.far.next_occupied_week(self.far_week);
         }
     }
 
