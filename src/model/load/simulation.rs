@@ -348,6 +348,7 @@ impl<'a> Simulation<'a> {
         }
         let mut tally = self.tally;
         tally.end_ms = self.last_ms;
+        tally.payment_slots = self.payments.len();
         let triggers = self.scenario.trigger_windows();
         tally.has_trigger = !triggers.is_empty();
         if let Some(trigger_end) = triggers.iter().map(|window| window.to_ms).reduce(f64::max) {

@@ -206,6 +206,10 @@ pub struct LoadTally {
     pub recovered_at_ms: Option<f64>,
     /// Whether the scenario has a trigger (capacity change, outage or spike).
     pub has_trigger: bool,
+    /// Payment slots the run allocated: the most payments held at once (in flight, waiting
+    /// to retry, or given up but still referred to by a queued request or a pending event).
+    /// The run's memory grows with this, not with the payments issued (slots).
+    pub payment_slots: usize,
 }
 
 impl LoadTally {

@@ -159,7 +159,7 @@ fn lock_wait_holds_a_worker_until_the_key_completes() {
     assert_eq!(tally.buckets[3].workers_busy, 2.0);
 }
 
-/// Memory is bounded by what is in flight: a long run reuses payment slots.
+/// One thread or two, the same tallies.
 #[test]
 fn the_same_inputs_give_the_same_tally() {
     let mut scenario = scenario();
@@ -347,4 +347,60 @@ fn conflict_409_answers_a_lock_waiter_with_409() {
         (c.lock_waits, c.charges, c.replays, c.conflicts),
         (1, 1, 0, 1)
     );
+}
+
+/// A run of `duration_ms` of `scenario`, arrivals drawn from the seeded stream (no script).
+fn run_for(scenario: &LoadScenario, duration_ms: f64) -> LoadTally {
+    let mut scenario = scenario.clone();
+    scenario.arrivals.duration_ms = duration_ms;
+    scenario.arrivals.phases.last_mut().unwrap().until_ms = duration_ms;
+    let stream = |n| SeedSequence::new(n).pcg64();
+    Simulation::new(&scenario, LoadStrategy::None, 1_000.0, stream(1), stream(2))
+        .run(&Silent)
+        .unwrap()
+}
+
+/// Memory is bounded by what is in flight, not by the payments issued: ten times as long a
+/// run reuses the same payment slots. `steady` is 80 payments/s on 8 workers of 50 ms (load
+/// 0.5); `collapsed` is the same server at 200 payments/s (load 1.25) with a queue of at most
+/// 400: a wait of 400 / (8 / 50 ms) = 2.5 s, longer than the 1 s timeout, so nearly every
+/// processing is for a client that has stopped waiting (under 5% of payments succeed) and the
+/// run never recovers, its queue full to the end (a metastable collapse in bounded memory). Slots are held by the requests in the queue
+/// (400), on the workers (8), on the wire and in the clients' retries: a few per ms of
+/// delay at most, so the bound is the same for both durations.
+#[test]
+fn a_long_run_reuses_payment_slots_even_in_a_collapse() {
+    let mut steady = scenario();
+    steady.server.workers = Some(8);
+    steady.server.processing = Distribution::Exponential { mean_ms: 50.0 };
+    steady.arrivals.phases[0].rate = PhaseRate::Constant(80.0);
+    let mut collapsed = steady.clone();
+    collapsed.arrivals.phases[0].rate = PhaseRate::Constant(200.0);
+    collapsed.server.queue_limit = Some(400);
+    for (name, scenario, bound) in [("steady", &steady, 100), ("collapsed", &collapsed, 2_000)] {
+        let short = run_for(scenario, 20_000.0);
+        let long = run_for(scenario, 200_000.0);
+        assert!(
+            long.counts.payments > 9 * short.counts.payments,
+            "{name}: {} and {} payments",
+            short.counts.payments,
+            long.counts.payments
+        );
+        for tally in [&short, &long] {
+            assert!(
+                tally.payment_slots <= bound,
+                "{name}: {} slots for {} payments",
+                tally.payment_slots,
+                tally.counts.payments
+            );
+        }
+    }
+    let collapse = run_for(&collapsed, 200_000.0);
+    assert!(
+        collapse.counts.succeeded * 20 < collapse.counts.payments,
+        "{:?} {}",
+        collapse.counts,
+        collapse.queue.quantile(0.5)
+    );
+    assert!(collapse.queue.quantile(0.5) > 390, "the queue stays full");
 }
