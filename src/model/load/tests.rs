@@ -365,9 +365,10 @@ fn run_for(scenario: &LoadScenario, duration_ms: f64) -> LoadTally {
 /// 0.5); `collapsed` is the same server at 200 payments/s (load 1.25) with a queue of at most
 /// 400: a wait of 400 / (8 / 50 ms) = 2.5 s, longer than the 1 s timeout, so nearly every
 /// processing is for a client that has stopped waiting (under 5% of payments succeed) and the
-/// run never recovers, its queue full to the end (a metastable collapse in bounded memory). Slots are held by the requests in the queue
-/// (400), on the workers (8), on the wire and in the clients' retries: a few per ms of
-/// delay at most, so the bound is the same for both durations.
+/// run never recovers, its queue full to the end (a metastable collapse in bounded memory).
+/// Slots are held by the requests in the queue (400), on the workers (8), on the wire and in
+/// the clients' retries: a few per ms of delay at most, so the bound is the same for both
+/// durations.
 #[test]
 fn a_long_run_reuses_payment_slots_even_in_a_collapse() {
     let mut steady = scenario();
