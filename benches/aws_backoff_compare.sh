@@ -13,12 +13,12 @@
 #
 # Environment: ORIGINAL_CSV=FILE takes the original's means from FILE (an earlier run of
 # benches/aws_backoff_original.py with the same RUNS) instead of running it again;
-# SKIP_SPEED=1 skips the timing; CALLGRIND=1 also counts the instructions `simulate` executes
-# on a reduced run (the same five policies and 19 client counts, 3 runs each, one thread, the
-# whole process) with valgrind's callgrind, a count that does not depend on the machine's load,
-# and CALLGRIND=only stops after that count; OURS_BASE_MS=X runs ours with base_ms = X instead of 5 (2.5
-# is the exponent off by one, the first retry waiting base_ms: a mistake the comparison must
-# catch).
+# SKIP_SPEED=1 skips the timing; SKIP_STATISTICS=1 stops after it (benches/speed_record.sh);
+# CALLGRIND=1 also counts the instructions `simulate` executes on a reduced run (the same five
+# policies and 19 client counts, 3 runs each, one thread, the whole process) with valgrind's
+# callgrind, a count that does not depend on the machine's load, and CALLGRIND=only stops
+# after that count; OURS_BASE_MS=X runs ours with base_ms = X instead of 5 (2.5 is the
+# exponent off by one, the first retry waiting base_ms: a mistake the comparison must catch).
 #
 # The original needs only Python's standard library (heapq, random), so no venv is made. It is
 # Python 2; the one change that makes it run on Python 3 is `xrange` -> `range` (sed on a
@@ -90,6 +90,7 @@ if [[ -z ${SKIP_SPEED:-} ]]; then
   echo
 fi
 
+[[ -n ${SKIP_STATISTICS:-} ]] && exit 0
 echo "== statistics: $runs runs per (clients, policy) on each side"
 if [[ -n ${ORIGINAL_CSV:-} ]]; then
   cp "$ORIGINAL_CSV" "$work/original.csv"

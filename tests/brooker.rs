@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::csv_rows;
+use common::{csv_rows, flat_readme, readme_table, speed_logs};
 
 /// The repository's root.
 fn root() -> PathBuf {
@@ -36,26 +36,6 @@ fn welch_t(ours: (f64, f64), original: (f64, f64)) -> f64 {
         return 0.0;
     }
     (ours.0 - original.0) / se
-}
-
-/// The rows of the README table that follows `marker`, as cells.
-fn readme_rows(marker: &str) -> Vec<Vec<String>> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
-        .find(marker)
-        .unwrap_or_else(|| panic!("the README marks its table with {marker}"));
-    readme[start..]
-        .lines()
-        .skip_while(|line| !line.starts_with('|'))
-        .take_while(|line| line.starts_with('|'))
-        .skip(2)
-        .map(|line| {
-            line.trim_matches('|')
-                .split('|')
-                .map(|cell| cell.trim().to_string())
-                .collect()
-        })
-        .collect()
 }
 
 /// `(mean, standard error)` by key columns from a reference CSV of the harness.
@@ -90,7 +70,7 @@ fn readme_retry_table_is_the_committed_numbers() {
         &["failure_rate", "policy", "metric"],
     );
     let runs = csv_rows(&root().join("output/brooker-retry/load_sweep.csv"));
-    let rows = readme_rows("<!-- brooker-retry -->");
+    let rows = readme_table("<!-- brooker-retry -->");
     assert_eq!(rows.len(), 8 * 4, "eight failure rates, four policies");
     for cells in rows {
         let (rate, policy) = (&cells[0], &cells[1]);
@@ -219,7 +199,7 @@ fn readme_collapse_table_is_the_committed_numbers() {
         &["policy", "metric"],
     );
     let runs = collapse_runs();
-    let rows = readme_rows("<!-- brooker-collapse -->");
+    let rows = readme_table("<!-- brooker-collapse -->");
     assert!(
         rows.len() >= 16,
         "goodput windows and recovery of both clients"
@@ -240,12 +220,6 @@ fn readme_collapse_table_is_the_committed_numbers() {
             "{policy} {measure}"
         );
     }
-}
-
-/// The README's text, whitespace runs made single spaces (its paragraphs wrap).
-fn flat_readme() -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    readme.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The double charges the README quotes are the committed collapse runs' means.
@@ -316,7 +290,7 @@ fn readme_tables_are_within_tolerance_and_the_prose_quotes_them() {
         ("<!-- brooker-retry -->", &[4_usize, 7][..], 4.3),
         ("<!-- brooker-collapse -->", &[4][..], 3.5),
     ] {
-        for cells in readme_rows(marker) {
+        for cells in readme_table(marker) {
             for &column in t_columns {
                 let t: f64 = cells[column].parse().unwrap();
                 assert!(t.abs() <= tolerance, "{cells:?}: |t| above {tolerance}");
@@ -354,5 +328,46 @@ fn readme_tables_are_within_tolerance_and_the_prose_quotes_them() {
                 );
             }
         }
+    }
+}
+
+/// The README's Speed table against Brooker's originals is the latest recorded run of
+/// `benches/load_speed_compare.sh` (`benches/speed_record.sh`), figure for figure, and the
+/// sentence after it quotes its CPU time per event loop.
+#[test]
+fn readme_speed_table_is_the_recorded_comparison() {
+    let rows = readme_table("<!-- brooker-speed -->");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let log = speed_logs::latest("load_speed_compare.log");
+    let per_loop = |simulation: &str, side: &str| {
+        let line = log
+            .lines()
+            .find(|line| line.starts_with(simulation) && line.contains(side))
+            .unwrap();
+        let start = line.rfind('(').unwrap() + 1;
+        line[start..line.find(" CPU per event loop").unwrap()].to_string()
+    };
+    let mut claims = vec![format!("`{}`", speed_logs::processor())];
+    for (row, simulation) in rows.iter().zip(["retry", "collapse"]) {
+        let speed = speed_logs::brooker_speed(simulation);
+        assert_eq!(
+            row[2..],
+            [
+                format!("{} s ({} s)", speed.original_cpu, speed.original_wall),
+                format!("{} s ({} s)", speed.one_thread_cpu, speed.one_thread_wall),
+                format!("{} ({})", speed.ratio_cpu, speed.ratio_wall),
+                format!("{} s ({})", speed.all_cores_wall, speed.ratio_all_cores),
+            ],
+            "{simulation}"
+        );
+        claims.push(format!(
+            "{} against {}",
+            per_loop(simulation, "original"),
+            per_loop(simulation, "simulate  1 thread")
+        ));
+    }
+    let flat = flat_readme();
+    for claim in claims {
+        assert!(flat.contains(&claim), "the README does not say: {claim}");
     }
 }

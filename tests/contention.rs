@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{csv_rows, simulate};
+use common::{csv_rows, flat_readme, readme_table, simulate, speed_logs};
 use tempfile::TempDir;
 
 /// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`
@@ -624,4 +624,52 @@ fn the_recheck_at_130_clients_agrees() {
         committed.0, committed.1
     );
     assert!(flat.contains(&claim), "the README should say: {claim}");
+}
+
+/// The README's Speed table is the latest recorded timing (`benches/speed_record.sh`), set by
+/// set as the bench script printed it, on the processor it names, and its summary sentence
+/// is recomputed from the log.
+#[test]
+fn the_readme_speed_table_is_the_recorded_timing() {
+    let sets = speed_logs::aws_sets();
+    assert!(sets.len() >= 3, "{sets:?}");
+    let expected: Vec<Vec<String>> = sets
+        .iter()
+        .map(|set| {
+            vec![
+                set.time.clone(),
+                format!("{} s", set.original_wall),
+                format!("{} s ({})", set.one_thread_wall, set.one_thread_ratio),
+                format!("{} s ({})", set.all_cores_wall, set.all_cores_ratio),
+            ]
+        })
+        .collect();
+    assert_eq!(readme_table("<!-- contention-speed -->"), expected);
+    let speedups: Vec<u32> = sets
+        .iter()
+        .map(speed_logs::AwsSet::one_thread_speedup)
+        .collect();
+    let reached = speedups.iter().filter(|&&speedup| speedup >= 100).count();
+    let all_cores: Vec<u32> = sets
+        .iter()
+        .map(|set| set.all_cores_ratio.trim_end_matches('x').parse().unwrap())
+        .collect();
+    let flat = flat_readme();
+    for claim in [
+        format!("`{}`", speed_logs::processor()),
+        format!(
+            "On one thread, {reached} of these {} sets reach the 100x the issue asks for ({}x to {}x, median {}x)",
+            sets.len(),
+            speedups.iter().min().unwrap(),
+            speedups.iter().max().unwrap(),
+            speed_logs::median(&speedups),
+        ),
+        format!(
+            "on both cores {}x to {}x",
+            all_cores.iter().min().unwrap(),
+            all_cores.iter().max().unwrap()
+        ),
+    ] {
+        assert!(flat.contains(&claim), "the README does not say: {claim}");
+    }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{TIMELINE_FILES, run, scenario_file};
+use common::{TIMELINE_FILES, flat_readme, run, scenario_file};
 use simulate::model::timeline::backend::layered_provider_calls;
 
 /// The committed `timeline.csv` of a scenario, run 0: `(scenario, strategy) -> column -> value`.
@@ -56,20 +56,13 @@ fn grouped(value: u64) -> String {
     text
 }
 
-/// The README with every run of whitespace made one space (its lines wrap anywhere).
-fn readme() -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn quoted(readme: &str, phrase: &str) {
     assert!(readme.contains(phrase), "the README does not say: {phrase}");
 }
 
 #[test]
 fn the_readme_numbers_for_crashes_and_key_stores_match_the_committed_outputs() {
-    let readme = readme();
+    let readme = flat_readme();
     let csv = Committed::read("redis-vs-transaction");
     let unique = |scenario: &str, column: &str| csv.count(scenario, "unique_key", column);
     let twice = |scenario: &str| grouped(unique(scenario, "double_charged_payments"));
@@ -98,7 +91,7 @@ fn the_readme_numbers_for_crashes_and_key_stores_match_the_committed_outputs() {
 
 #[test]
 fn the_readme_numbers_for_receipts_match_the_committed_outputs() {
-    let readme = readme();
+    let readme = flat_readme();
     let csv = Committed::read("receipts-outbox");
     let outbox = |column: &str| {
         ["none", "check_then_insert", "unique_key"]
@@ -121,7 +114,7 @@ fn the_readme_numbers_for_receipts_match_the_committed_outputs() {
 
 #[test]
 fn the_readme_numbers_for_the_provider_match_the_committed_outputs() {
-    let readme = readme();
+    let readme = flat_readme();
     let csv = Committed::read("provider-without-key");
     let entry = |strategy: &str, column: &str| csv.count("entry key only", strategy, column);
     let downstream = ["none", "check_then_insert", "unique_key"]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{csv_header, rejected_in, simulate};
+use common::{csv_header, rejected_in, simulate, speed_logs};
 use simulate::model::Silent;
 use simulate::model::load::{
     self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
@@ -722,4 +722,44 @@ fn the_readme_table_matches_the_committed_key_ttl_outputs() {
         assert!(points.abs() <= 1.0, "{strategy}: {points}");
         assert_eq!(recovered(("ttl_2s", strategy)), 0);
     }
+}
+
+/// The README's Speed table is the latest recorded runs of `cargo bench --bench load`
+/// (`benches/speed_record.sh`), run by run as the bench printed them, and the target's
+/// sentence quotes the lowest of them.
+#[test]
+fn the_readme_speed_table_is_the_recorded_bench() {
+    let runs = speed_logs::load_runs();
+    assert!(runs.len() >= 3, "{runs:?}");
+    let expected: Vec<Vec<String>> = runs
+        .iter()
+        .map(|run| {
+            assert_eq!(run.million_events_per_second.len(), 2, "{run:?}");
+            let mut row = vec![run.time.clone(), run.load_average.clone()];
+            row.extend(
+                run.million_events_per_second
+                    .iter()
+                    .map(|figure| format!("{figure} × 10^6")),
+            );
+            row
+        })
+        .collect();
+    assert_eq!(common::readme_table("<!-- load-speed -->"), expected);
+    let lowest = |case: usize| {
+        runs.iter()
+            .map(|run| run.million_events_per_second[case].parse::<f64>().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let flat = common::flat_readme();
+    for claim in [
+        format!("`{}`", speed_logs::processor()),
+        format!(
+            "holds in every run: the lowest medians {:.1} × 10^6 (steady) and {:.1} × 10^6 (`capacity-drop.toml`)",
+            lowest(0),
+            lowest(1)
+        ),
+    ] {
+        assert!(flat.contains(&claim), "the README does not say: {claim}");
+    }
+    assert!(lowest(0) >= 10.0 && lowest(1) >= 10.0);
 }

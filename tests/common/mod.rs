@@ -4,6 +4,8 @@
 //! Each test binary includes this module with `mod common;` and uses a part of it.
 #![allow(dead_code)]
 
+pub mod speed_logs;
+
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -166,4 +168,36 @@ pub fn rejected_in<S: AsRef<OsStr>>(
         files_in(&out)
     );
     (stderr, out)
+}
+
+/// The README as written.
+pub fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// The README with every run of whitespace made one space (its lines wrap anywhere), for
+/// finding a sentence it quotes.
+pub fn flat_readme() -> String {
+    readme().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The rows of the README table that follows `marker` (an HTML comment before it), as cells,
+/// without the header and separator rows.
+pub fn readme_table(marker: &str) -> Vec<Vec<String>> {
+    let readme = readme();
+    let start = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("the README marks its table with {marker}"));
+    readme[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .skip(2)
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().to_string())
+                .collect()
+        })
+        .collect()
 }

@@ -1,0 +1,197 @@
+//! The speed logs that `benches/speed_record.sh` writes under `docs/measurements/DATE/`, read
+//! back so that the README's Speed tables are checked against them: the figures as the bench
+//! scripts printed them (strings, so that a table row is compared digit for digit).
+
+use std::path::PathBuf;
+
+/// The folder of the measurements the README quotes.
+pub const LATEST: &str = "docs/measurements/2026-12-02";
+
+/// A file of the latest measurements.
+pub fn latest(file: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(LATEST)
+        .join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The processor line of `machine.txt`, e.g. `AMD EPYC, family 26, model 2, with AVX-512`.
+pub fn processor() -> String {
+    latest("machine.txt")
+        .lines()
+        .find_map(|line| line.strip_prefix("processor: "))
+        .expect("machine.txt names the processor")
+        .to_string()
+}
+
+/// The time of day (`HH:MM:SS`) and load average (`A B C`) of a line `WORD HH:MM:SS UTC, load
+/// average A B C`.
+fn stamp(line: &str, word: &str) -> Option<(String, String)> {
+    let rest = line.strip_prefix(word)?.trim_start();
+    let (time, load) = rest.split_once(" UTC, load average ")?;
+    Some((time.to_string(), load.to_string()))
+}
+
+/// The cells of a Markdown table row.
+fn cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(|cell| cell.trim().to_string())
+        .collect()
+}
+
+/// One set of `aws_backoff_speed.log`: the AWS original and `simulate` on its parameters.
+#[derive(Debug, Clone)]
+pub struct AwsSet {
+    /// When the set started (`HH:MM:SS`, UTC).
+    pub time: String,
+    /// The original's wall time (s, as printed).
+    pub original_wall: String,
+    /// `simulate`'s wall time on one thread (s, as printed).
+    pub one_thread_wall: String,
+    /// The original's wall time over it, as printed (`114x`).
+    pub one_thread_ratio: String,
+    /// `simulate`'s wall time on all cores (s, as printed).
+    pub all_cores_wall: String,
+    /// The original's wall time over it, as printed.
+    pub all_cores_ratio: String,
+}
+
+impl AwsSet {
+    /// The one-thread speed-up as a number.
+    pub fn one_thread_speedup(&self) -> u32 {
+        self.one_thread_ratio.trim_end_matches('x').parse().unwrap()
+    }
+}
+
+/// The sets of `aws_backoff_speed.log`, in order.
+pub fn aws_sets() -> Vec<AwsSet> {
+    let log = latest("aws_backoff_speed.log");
+    let mut sets = Vec::new();
+    let mut time = None;
+    let mut original = None;
+    let mut one_thread = None;
+    for line in log.lines() {
+        if let Some((at, _load)) = stamp(line, "set") {
+            time = Some(at);
+            continue;
+        }
+        if !line.starts_with("| original") && !line.starts_with("| simulate") {
+            continue;
+        }
+        let row = cells(line);
+        let wall = row[2].trim_end_matches(" s").to_string();
+        match (row[0].as_str(), row[1].as_str()) {
+            ("original (Python)", _) => original = Some(wall),
+            ("simulate", "1") => one_thread = Some((wall, row[4].clone())),
+            ("simulate", _) => {
+                let (one_thread_wall, one_thread_ratio) = one_thread.take().unwrap();
+                sets.push(AwsSet {
+                    time: time.take().expect("each set starts with its time"),
+                    original_wall: original.take().unwrap(),
+                    one_thread_wall,
+                    one_thread_ratio,
+                    all_cores_wall: wall,
+                    all_cores_ratio: row[4].clone(),
+                });
+            }
+            _ => unreachable!("{line}"),
+        }
+    }
+    sets
+}
+
+/// One run of `cargo bench --bench load` in `load_bench.log`.
+#[derive(Debug, Clone)]
+pub struct LoadRun {
+    /// When it started (`HH:MM:SS`, UTC).
+    pub time: String,
+    /// The load average then (`A B C`).
+    pub load_average: String,
+    /// Events per second per thread at the median sample, per case (`10^6`, as printed), in
+    /// the bench's order: the steady case, then `capacity-drop.toml`.
+    pub million_events_per_second: Vec<String>,
+}
+
+/// The runs of `load_bench.log`, in order.
+pub fn load_runs() -> Vec<LoadRun> {
+    let log = latest("load_bench.log");
+    let mut runs: Vec<LoadRun> = Vec::new();
+    for line in log.lines() {
+        if let Some((time, load_average)) = stamp(line, "run") {
+            runs.push(LoadRun {
+                time,
+                load_average,
+                million_events_per_second: Vec::new(),
+            });
+        } else if let Some(figure) = line.strip_suffix(" Mevents/s") {
+            let value = figure.split_whitespace().last().unwrap().to_string();
+            runs.last_mut()
+                .expect("a run starts with its time")
+                .million_events_per_second
+                .push(value);
+        }
+    }
+    runs
+}
+
+/// The figures of one simulation (`retry` or `collapse`) in `load_speed_compare.log`, as
+/// printed: the original's CPU and wall seconds, `simulate`'s on one thread, its wall seconds
+/// on all cores, and the ratios (CPU and wall on one thread, wall on all cores).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrookerSpeed {
+    pub original_cpu: String,
+    pub original_wall: String,
+    pub one_thread_cpu: String,
+    pub one_thread_wall: String,
+    pub all_cores_wall: String,
+    pub ratio_cpu: String,
+    pub ratio_wall: String,
+    pub ratio_all_cores: String,
+}
+
+/// [`BrookerSpeed`] for `simulation` (`retry` or `collapse`).
+pub fn brooker_speed(simulation: &str) -> BrookerSpeed {
+    let log = latest("load_speed_compare.log");
+    let line = |kind: &str| {
+        log.lines()
+            .find(|line| line.split_whitespace().next() == Some(simulation) && line.contains(kind))
+            .unwrap_or_else(|| panic!("no {simulation} {kind} line"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // `after` the word `word` in a line's words.
+    let after = |words: &[String], word: &str| {
+        let at = words.iter().position(|w| w == word).unwrap();
+        words[at + 1].trim_end_matches(',').to_string()
+    };
+    let original = line("original  1 process");
+    let one_thread = line("simulate  1 thread");
+    let all_cores = line("threads:");
+    let ratio = line("ratio");
+    let ratio_walls: Vec<&String> = ratio
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| *w == "wall")
+        .map(|(at, _)| &ratio[at + 1])
+        .collect();
+    BrookerSpeed {
+        original_cpu: after(&original, "CPU"),
+        original_wall: after(&original, "wall"),
+        one_thread_cpu: after(&one_thread, "CPU"),
+        one_thread_wall: after(&one_thread, "wall"),
+        all_cores_wall: after(&all_cores, "wall"),
+        ratio_cpu: after(&ratio, "CPU"),
+        ratio_wall: ratio_walls[0].trim_end_matches(',').to_string(),
+        ratio_all_cores: ratio_walls[1].trim_end_matches(',').to_string(),
+    }
+}
+
+/// The median of `values` (the lower middle one for an even count).
+pub fn median<T: Ord + Copy>(values: &[T]) -> T {
+    let mut sorted = values.to_vec();
+    sorted.sort();
+    sorted[(sorted.len() - 1) / 2]
+}
