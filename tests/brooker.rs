@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{csv_rows, flat_readme, readme_table, speed_logs};
+use common::{assert_readme_says, csv_rows, flat_readme, readme_table, speed_logs};
 
 /// The repository's root.
 fn root() -> PathBuf {
@@ -242,10 +242,7 @@ fn readme_double_charges_are_the_committed_runs() {
         mean("backoff_and_jitter", "double_charges"),
         mean("no_backoff", "payments"),
     );
-    assert!(
-        flat_readme().contains(&claim),
-        "the README should say: {claim}"
-    );
+    assert_readme_says(&flat_readme(), &claim);
 }
 
 /// The README's "goodput is zero from some second between A s and B s until 80 s" for the
@@ -275,10 +272,7 @@ fn readme_collapsed_runs_stay_at_zero_goodput() {
         "in every other run of ours goodput is zero from some second between {first} s and {last} s \
          until 80 s"
     );
-    assert!(
-        flat_readme().contains(&claim),
-        "the README should say: {claim}"
-    );
+    assert_readme_says(&flat_readme(), &claim);
 }
 
 /// Every t of both tables is within the tolerance the README states for them, and every
@@ -368,6 +362,6 @@ fn readme_speed_table_is_the_recorded_comparison() {
     }
     let flat = flat_readme();
     for claim in claims {
-        assert!(flat.contains(&claim), "the README does not say: {claim}");
+        assert_readme_says(&flat, &claim);
     }
 }

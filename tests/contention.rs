@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{csv_rows, flat_readme, readme_table, simulate, speed_logs};
+use common::{assert_readme_says, csv_rows, flat_readme, readme_table, simulate, speed_logs};
 use tempfile::TempDir;
 
 /// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`
@@ -482,19 +482,8 @@ fn the_readme_comparison_table_matches_the_committed_comparison() {
         let detectable = (tolerance + z_90()) * hypot / row.original.0;
         assert!((detectable - row.detectable).abs() < 1e-4, "{detectable}");
     }
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
-    let start = readme
-        .find("<!-- contention-compare -->")
-        .expect("the README marks its comparison table");
-    let rows: Vec<Vec<&str>> = readme[start..]
-        .lines()
-        .skip_while(|line| !line.starts_with("| clients"))
-        .skip(2)
-        .take_while(|line| line.starts_with('|'))
-        .map(|line| line.trim_matches('|').split('|').map(str::trim).collect())
-        .collect();
+    let flat = flat_readme();
+    let rows = readme_table("<!-- contention-compare -->");
     assert_eq!(rows.len(), 25, "{rows:?}");
     for row in &rows {
         for (index, metric) in ["writes", "completion_ms"].into_iter().enumerate() {
@@ -528,7 +517,7 @@ fn the_readme_comparison_table_matches_the_committed_comparison() {
         ),
         format!("{} runs on each side", comparison[0].simulate_runs),
     ] {
-        assert!(flat.contains(&claim), "the README should say: {claim}");
+        assert_readme_says(&flat, &claim);
     }
 }
 
@@ -582,11 +571,9 @@ fn an_exponent_off_by_one_fails_the_comparison() {
         }
     }
     assert!(beyond >= 5, "{beyond}");
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat_readme();
     let claim = format!("{beyond} of the 20 comparisons at 10 and 50 clients");
-    assert!(flat.contains(&claim), "the README should say: {claim}");
+    assert_readme_says(&flat, &claim);
 }
 
 /// The README's recheck of the one point that was beyond the tolerance in the earlier 100-run
@@ -602,8 +589,7 @@ fn the_recheck_at_130_clients_agrees() {
     let (_folder, out, output) = run_file("recheck.toml", text, &["--quiet"]);
     assert!(output.status.success(), "{output:?}");
     let key = (130, "exponential".to_string());
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat_readme();
     for (metric, decimals) in [("writes", 1), ("completion_ms", 0)] {
         let original = means_with_errors(&recheck, metric)[&key];
         let ours = means_with_errors(&out.join("contention_summary.csv"), metric)[&key];
@@ -613,7 +599,7 @@ fn the_recheck_at_130_clients_agrees() {
             "{:.decimals$} ± {:.decimals$} against the original's {:.decimals$} ± {:.decimals$} (z = {z:+.1})",
             ours.0, ours.1, original.0, original.1
         );
-        assert!(flat.contains(&claim), "the README should say: {claim}");
+        assert_readme_says(&flat, &claim);
     }
     let committed = means_with_errors(
         &root.join("output/aws-backoff/contention_summary.csv"),
@@ -623,7 +609,7 @@ fn the_recheck_at_130_clients_agrees() {
         "seed-42 run's {:.1} ± {:.1} write calls",
         committed.0, committed.1
     );
-    assert!(flat.contains(&claim), "the README should say: {claim}");
+    assert_readme_says(&flat, &claim);
 }
 
 /// The README's Speed table is the latest recorded timing (`benches/speed_record.sh`), set by
@@ -670,6 +656,6 @@ fn the_readme_speed_table_is_the_recorded_timing() {
             all_cores.iter().max().unwrap()
         ),
     ] {
-        assert!(flat.contains(&claim), "the README does not say: {claim}");
+        assert_readme_says(&flat, &claim);
     }
 }

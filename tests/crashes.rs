@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{TIMELINE_FILES, flat_readme, run, scenario_file};
+use common::{TIMELINE_FILES, assert_readme_says, flat_readme, run, scenario_file};
 use simulate::model::timeline::backend::layered_provider_calls;
 
 /// The committed `timeline.csv` of a scenario, run 0: `(scenario, strategy) -> column -> value`.
@@ -56,10 +56,6 @@ fn grouped(value: u64) -> String {
     text
 }
 
-fn quoted(readme: &str, phrase: &str) {
-    assert!(readme.contains(phrase), "the README does not say: {phrase}");
-}
-
 #[test]
 fn the_readme_numbers_for_crashes_and_key_stores_match_the_committed_outputs() {
     let readme = flat_readme();
@@ -71,7 +67,7 @@ fn the_readme_numbers_for_crashes_and_key_stores_match_the_committed_outputs() {
             / unique(scenario, "stuck_payments") as f64
             / 1000.0
     };
-    quoted(
+    assert_readme_says(
         &readme,
         &format!(
             "`unique_key` charges {} customers twice in the transaction, {} in Redis after the commit ({} keys lost), and {} with the key reserved first, where {} payments are stuck in flight for {:.1} s on average ({} 409s, {} customers charged and told it failed); with the completer {} customers are charged twice and the keys are stuck for {:.1} s.",
@@ -100,7 +96,7 @@ fn the_readme_numbers_for_receipts_match_the_committed_outputs() {
             .max()
             .unwrap()
     };
-    quoted(
+    assert_readme_says(
         &readme,
         &format!(
             "Sent directly, {} customers charged under `unique_key` get no receipt, and under `none` {} receipts go out twice; through the outbox, {} missing and {} twice under every strategy.",
@@ -133,7 +129,7 @@ fn the_readme_numbers_for_the_provider_match_the_committed_outputs() {
     let failure = entry("none", "provider_timeouts") as f64 / calls as f64;
     // 2 server retries, 3 client retries (configs/provider-without-key.toml).
     let closed = layered_provider_calls(failure, 2, 3);
-    quoted(
+    assert_readme_says(
         &readme,
         &format!(
             "`unique_key` charges nobody twice in its ledger yet the provider moves the money twice {} times (`none`: {}); passing the key downstream, {}. The provider sees {:.3} calls per payment under `none`, against {:.3} from the closed form",
@@ -144,7 +140,7 @@ fn the_readme_numbers_for_the_provider_match_the_committed_outputs() {
             closed,
         ),
     );
-    quoted(&readme, "(at worst 12 calls per copy)");
+    assert_readme_says(&readme, "(at worst 12 calls per copy)");
     assert_eq!(layered_provider_calls(1.0, 2, 3), 12.0);
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{csv_header, rejected_in, simulate, speed_logs};
+use common::{assert_readme_says, csv_header, rejected_in, simulate, speed_logs};
 use simulate::model::Silent;
 use simulate::model::load::{
     self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
@@ -571,7 +571,7 @@ fn recovered_runs(rows: &[CsvRow], (scenario, strategy): (&str, &str)) -> (usize
 #[test]
 fn the_readme_table_matches_the_committed_capacity_drop_outputs() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = common::readme();
     let rows = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
     let mut keys: Vec<(String, String)> = Vec::new();
     for row in &rows {
@@ -659,7 +659,7 @@ fn a_sweep_point_is_the_scenario_at_that_error_rate() {
 #[test]
 fn the_readme_table_matches_the_committed_key_ttl_outputs() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = common::readme();
     let rows = common::csv_rows(&root.join("output/key-ttl-under-load/load.csv"));
     let storm = common::csv_rows(&root.join("output/capacity-drop/load.csv"));
     let mean = mean_over_runs;
@@ -759,7 +759,7 @@ fn the_readme_speed_table_is_the_recorded_bench() {
             lowest(1)
         ),
     ] {
-        assert!(flat.contains(&claim), "the README does not say: {claim}");
+        assert_readme_says(&flat, &claim);
     }
     assert!(lowest(0) >= 10.0 && lowest(1) >= 10.0);
 }

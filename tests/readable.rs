@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{csv_header, scenario_file, simulate};
+use common::{csv_header, readme, scenario_file, simulate};
 use tempfile::TempDir;
 
 /// Runs `simulate ARGS --out out` in a fresh folder; returns stdout and the folder.
@@ -90,8 +90,7 @@ fn article_report() {
 fn the_readme_shows_what_the_default_command_prints() {
     let (stdout, _folder) = run_in_folder(&[]);
     let printed = stdout.replace("wrote out/", "wrote output/");
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme = readme();
     assert!(
         readme.contains(&format!("```text\n{printed}```")),
         "README.md, \"What it prints\", differs from:\n{printed}"

@@ -181,6 +181,14 @@ pub fn flat_readme() -> String {
     readme().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Fails unless `flat_readme` (the README as [`flat_readme`] gives it) contains `phrase`.
+pub fn assert_readme_says(flat_readme: &str, phrase: &str) {
+    assert!(
+        flat_readme.contains(phrase),
+        "the README does not say: {phrase}"
+    );
+}
+
 /// The rows of the README table that follows `marker` (an HTML comment before it), as cells,
 /// without the header and separator rows.
 pub fn readme_table(marker: &str) -> Vec<Vec<String>> {
