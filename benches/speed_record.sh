@@ -55,7 +55,7 @@ cargo bench --locked --bench load --no-run --quiet 2>/dev/null
 : > "$out/aws_backoff_speed.log"
 for ((set = 1; set <= sets; set++)); do
   stamp run >> "$out/load_bench.log"
-  cargo bench --locked --bench load 2>/dev/null | grep -E 'events|Mevents' >> "$out/load_bench.log"
+  cargo bench --locked --bench load 2>/dev/null | grep events >> "$out/load_bench.log"
   stamp set >> "$out/aws_backoff_speed.log"
   SKIP_STATISTICS=1 benches/aws_backoff_compare.sh "$aws" | sed -n '/^CPU:/,$p' >> "$out/aws_backoff_speed.log"
 done

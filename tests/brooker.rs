@@ -332,15 +332,6 @@ fn readme_tables_are_within_tolerance_and_the_prose_quotes_them() {
 fn readme_speed_table_is_the_recorded_comparison() {
     let rows = readme_table("<!-- brooker-speed -->");
     assert_eq!(rows.len(), 2, "{rows:?}");
-    let log = speed_logs::latest("load_speed_compare.log");
-    let per_loop = |simulation: &str, side: &str| {
-        let line = log
-            .lines()
-            .find(|line| line.starts_with(simulation) && line.contains(side))
-            .unwrap();
-        let start = line.rfind('(').unwrap() + 1;
-        line[start..line.find(" CPU per event loop").unwrap()].to_string()
-    };
     let mut claims = vec![format!("`{}`", speed_logs::processor())];
     for (row, simulation) in rows.iter().zip(["retry", "collapse"]) {
         let speed = speed_logs::brooker_speed(simulation);
@@ -356,8 +347,7 @@ fn readme_speed_table_is_the_recorded_comparison() {
         );
         claims.push(format!(
             "{} against {}",
-            per_loop(simulation, "original"),
-            per_loop(simulation, "simulate  1 thread")
+            speed.original_per_loop, speed.one_thread_per_loop
         ));
     }
     let flat = flat_readme();

@@ -633,12 +633,12 @@ fn the_readme_speed_table_is_the_recorded_timing() {
     assert_eq!(readme_table("<!-- contention-speed -->"), expected);
     let speedups: Vec<u32> = sets
         .iter()
-        .map(speed_logs::AwsSet::one_thread_speedup)
+        .map(|set| speed_logs::speedup(&set.one_thread_ratio))
         .collect();
     let reached = speedups.iter().filter(|&&speedup| speedup >= 100).count();
     let all_cores: Vec<u32> = sets
         .iter()
-        .map(|set| set.all_cores_ratio.trim_end_matches('x').parse().unwrap())
+        .map(|set| speed_logs::speedup(&set.all_cores_ratio))
         .collect();
     let flat = flat_readme();
     for claim in [

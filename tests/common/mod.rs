@@ -201,11 +201,15 @@ pub fn readme_table(marker: &str) -> Vec<Vec<String>> {
         .skip_while(|line| !line.starts_with('|'))
         .take_while(|line| line.starts_with('|'))
         .skip(2)
-        .map(|line| {
-            line.trim_matches('|')
-                .split('|')
-                .map(|cell| cell.trim().to_string())
-                .collect()
-        })
+        .map(table_cells)
+        .collect()
+}
+
+/// The cells of a Markdown table row, trimmed.
+pub fn table_cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(|cell| cell.trim().to_string())
         .collect()
 }

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use super::table_cells;
+
 /// The folder of the measurements the README quotes.
 pub const LATEST: &str = "docs/measurements/2026-12-02";
 
@@ -32,15 +34,6 @@ fn stamp(line: &str, word: &str) -> Option<(String, String)> {
     Some((time.to_string(), load.to_string()))
 }
 
-/// The cells of a Markdown table row.
-fn cells(line: &str) -> Vec<String> {
-    line.trim()
-        .trim_matches('|')
-        .split('|')
-        .map(|cell| cell.trim().to_string())
-        .collect()
-}
-
 /// One set of `aws_backoff_speed.log`: the AWS original and `simulate` on its parameters.
 #[derive(Debug, Clone)]
 pub struct AwsSet {
@@ -58,11 +51,12 @@ pub struct AwsSet {
     pub all_cores_ratio: String,
 }
 
-impl AwsSet {
-    /// The one-thread speed-up as a number.
-    pub fn one_thread_speedup(&self) -> u32 {
-        self.one_thread_ratio.trim_end_matches('x').parse().unwrap()
-    }
+/// A speed-up as printed (`114x`) as a number.
+pub fn speedup(ratio: &str) -> u32 {
+    ratio
+        .strip_suffix('x')
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("not a speed-up: {ratio}"))
 }
 
 /// The sets of `aws_backoff_speed.log`, in order.
@@ -80,7 +74,7 @@ pub fn aws_sets() -> Vec<AwsSet> {
         if !line.starts_with("| original") && !line.starts_with("| simulate") {
             continue;
         }
-        let row = cells(line);
+        let row = table_cells(line);
         let wall = row[2].trim_end_matches(" s").to_string();
         match (row[0].as_str(), row[1].as_str()) {
             ("original (Python)", _) => original = Some(wall),
@@ -137,18 +131,29 @@ pub fn load_runs() -> Vec<LoadRun> {
 }
 
 /// The figures of one simulation (`retry` or `collapse`) in `load_speed_compare.log`, as
-/// printed: the original's CPU and wall seconds, `simulate`'s on one thread, its wall seconds
-/// on all cores, and the ratios (CPU and wall on one thread, wall on all cores).
+/// printed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrookerSpeed {
+    /// The original's CPU seconds (user + system).
     pub original_cpu: String,
+    /// The original's wall seconds.
     pub original_wall: String,
+    /// `simulate`'s CPU seconds on one thread.
     pub one_thread_cpu: String,
+    /// `simulate`'s wall seconds on one thread.
     pub one_thread_wall: String,
+    /// `simulate`'s wall seconds on all cores.
     pub all_cores_wall: String,
+    /// The original's CPU time over `simulate`'s on one thread (`137x`).
     pub ratio_cpu: String,
+    /// The original's wall time over `simulate`'s on one thread.
     pub ratio_wall: String,
+    /// The original's wall time over `simulate`'s on all cores.
     pub ratio_all_cores: String,
+    /// The original's CPU time per event loop, with its unit (`278.0 ms`).
+    pub original_per_loop: String,
+    /// `simulate`'s CPU time per event loop on one thread, with its unit.
+    pub one_thread_per_loop: String,
 }
 
 /// [`BrookerSpeed`] for `simulation` (`retry` or `collapse`).
@@ -166,6 +171,11 @@ pub fn brooker_speed(simulation: &str) -> BrookerSpeed {
     let after = |words: &[String], word: &str| {
         let at = words.iter().position(|w| w == word).unwrap();
         words[at + 1].trim_end_matches(',').to_string()
+    };
+    // The `(N UNIT CPU per event loop)` at a line's end, as `N UNIT`.
+    let per_loop = |words: &[String]| {
+        let at = words.iter().position(|w| w.starts_with('(')).unwrap();
+        format!("{} {}", words[at].trim_start_matches('('), words[at + 1])
     };
     let original = line("original  1 process");
     let one_thread = line("simulate  1 thread");
@@ -186,6 +196,8 @@ pub fn brooker_speed(simulation: &str) -> BrookerSpeed {
         ratio_cpu: after(&ratio, "CPU"),
         ratio_wall: ratio_walls[0].trim_end_matches(',').to_string(),
         ratio_all_cores: ratio_walls[1].trim_end_matches(',').to_string(),
+        original_per_loop: per_loop(&original),
+        one_thread_per_loop: per_loop(&one_thread),
     }
 }
 
