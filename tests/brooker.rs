@@ -332,7 +332,10 @@ fn readme_tables_are_within_tolerance_and_the_prose_quotes_them() {
 fn readme_speed_table_is_the_recorded_comparison() {
     let rows = readme_table("<!-- brooker-speed -->");
     assert_eq!(rows.len(), 2, "{rows:?}");
-    let mut claims = vec![format!("`{}`", speed_logs::processor())];
+    let mut claims = vec![
+        format!("`{}`", speed_logs::processor()),
+        speed_logs::link("load_speed_compare.log"),
+    ];
     for (row, simulation) in rows.iter().zip(["retry", "collapse"]) {
         let speed = speed_logs::brooker_speed(simulation);
         assert_eq!(

@@ -643,6 +643,7 @@ fn the_readme_speed_table_is_the_recorded_timing() {
     let flat = flat_readme();
     for claim in [
         format!("`{}`", speed_logs::processor()),
+        speed_logs::link("aws_backoff_speed.log"),
         format!(
             "On one thread, {reached} of these {} sets reach the 100x the issue asks for ({}x to {}x, median {}x)",
             sets.len(),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::table_cells;
 
 /// The folder of the measurements the README quotes.
-pub const LATEST: &str = "docs/measurements/2026-12-02";
+pub const LATEST: &str = "docs/measurements/2026-12-02-family-25";
 
 /// A file of the latest measurements.
 pub fn latest(file: &str) -> String {
@@ -15,6 +15,12 @@ pub fn latest(file: &str) -> String {
         .join(LATEST)
         .join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The target of a Markdown link to `file` of the latest measurements (`](LATEST/file)`):
+/// each Speed section of the README links the log it quotes.
+pub fn link(file: &str) -> String {
+    format!("]({LATEST}/{file})")
 }
 
 /// The processor line of `machine.txt`, e.g. `AMD EPYC, family 26, model 2, with AVX-512`.
