@@ -7,7 +7,8 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{assert_readme_says, csv_rows, flat_readme, readme_table, simulate, speed_logs};
+use common::speed_logs::{self, LATEST, PREVIOUS};
+use common::{assert_readme_says, csv_rows, flat_readme, readme_table, simulate};
 use tempfile::TempDir;
 
 /// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`
@@ -612,12 +613,20 @@ fn the_recheck_at_130_clients_agrees() {
     assert_readme_says(&flat, &claim);
 }
 
+/// The one-thread speed-ups of a recording's sets (`117` for `117x`), in order.
+fn one_thread_speedups(sets: &[speed_logs::AwsSet]) -> Vec<u32> {
+    sets.iter()
+        .map(|set| speed_logs::speedup(&set.one_thread_ratio))
+        .collect()
+}
+
 /// The README's Speed table is the latest recorded timing (`benches/speed_record.sh`), set by
-/// set as the bench script printed it, on the processor it names, and its summary sentence
-/// is recomputed from the log.
+/// set as the bench script printed it, on the machine it names, and its summary sentence is
+/// recomputed from the log; the sentence on the machine before is recomputed from that
+/// machine's log.
 #[test]
 fn the_readme_speed_table_is_the_recorded_timing() {
-    let sets = speed_logs::aws_sets();
+    let sets = LATEST.aws_sets();
     assert!(sets.len() >= 3, "{sets:?}");
     let expected: Vec<Vec<String>> = sets
         .iter()
@@ -631,19 +640,27 @@ fn the_readme_speed_table_is_the_recorded_timing() {
         })
         .collect();
     assert_eq!(readme_table("<!-- contention-speed -->"), expected);
-    let speedups: Vec<u32> = sets
-        .iter()
-        .map(|set| speed_logs::speedup(&set.one_thread_ratio))
-        .collect();
+    let speedups = one_thread_speedups(&sets);
     let reached = speedups.iter().filter(|&&speedup| speedup >= 100).count();
     let all_cores: Vec<u32> = sets
         .iter()
         .map(|set| speed_logs::speedup(&set.all_cores_ratio))
         .collect();
+    let before = PREVIOUS.aws_sets();
+    let before_speedups = one_thread_speedups(&before);
+    let median_wall = |sets: &[speed_logs::AwsSet], wall: fn(&speed_logs::AwsSet) -> String| {
+        speed_logs::median_figure(&sets.iter().map(wall).collect::<Vec<_>>())
+    };
+    let original: fn(&speed_logs::AwsSet) -> String = |set| set.original_wall.clone();
+    let one_thread: fn(&speed_logs::AwsSet) -> String = |set| set.one_thread_wall.clone();
     let flat = flat_readme();
     for claim in [
-        format!("`{}`", speed_logs::processor()),
-        speed_logs::link("aws_backoff_speed.log"),
+        format!(
+            "{}, {} sets one after another on an {}",
+            LATEST.link("aws_backoff_speed.log"),
+            speed_logs::count_word(sets.len()),
+            LATEST.machine_name()
+        ),
         format!(
             "On one thread, {reached} of these {} sets reach the 100x the issue asks for ({}x to {}x, median {}x)",
             sets.len(),
@@ -655,6 +672,23 @@ fn the_readme_speed_table_is_the_recorded_timing() {
             "on both cores {}x to {}x",
             all_cores.iter().min().unwrap(),
             all_cores.iter().max().unwrap()
+        ),
+        format!(
+            "an {} (Zen 5), the original took a median {} s and `simulate` {} s on one thread ({} s and {} s here), and {} of its {} sets reached 100x ({}x to {}x, median {}x; {})",
+            PREVIOUS.machine_name(),
+            median_wall(&before, original),
+            median_wall(&before, one_thread),
+            median_wall(&sets, original),
+            median_wall(&sets, one_thread),
+            before_speedups
+                .iter()
+                .filter(|&&speedup| speedup >= 100)
+                .count(),
+            before.len(),
+            before_speedups.iter().min().unwrap(),
+            before_speedups.iter().max().unwrap(),
+            speed_logs::median(&before_speedups),
+            PREVIOUS.link("aws_backoff_speed.log"),
         ),
     ] {
         assert_readme_says(&flat, &claim);
