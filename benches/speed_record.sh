@@ -17,8 +17,10 @@
 #                            AWS original against `simulate`, one thread and all cores), each
 #                            after a line `set HH:MM:SS UTC`;
 #   load_speed_compare.log   one run of benches/load_speed_compare.sh with its defaults
-#                            (Brooker's two simulations against `simulate`).
-# SETS defaults to 5. The whole takes about SETS × 2 + 2 minutes on a 2-core machine; run it
+#                            (Brooker's two simulations against `simulate`);
+#   instructions.log         the instruction counts of benches/instructions_record.sh
+#                            (callgrind; needs valgrind).
+# SETS defaults to 5. The whole takes about SETS × 3 + 4 minutes on a 2-core machine; run it
 # on a machine with nothing else running, as the logs say nothing about other load but the
 # load average.
 set -euo pipefail
@@ -60,4 +62,5 @@ for ((set = 1; set <= sets; set++)); do
   SKIP_STATISTICS=1 benches/aws_backoff_compare.sh "$aws" | sed -n '/^CPU:/,$p' >> "$out/aws_backoff_speed.log"
 done
 benches/load_speed_compare.sh "$brooker" > "$out/load_speed_compare.log"
-echo "wrote $out/machine.txt, load_bench.log, aws_backoff_speed.log, load_speed_compare.log"
+benches/instructions_record.sh "$out" "$aws" > /dev/null
+echo "wrote $out/machine.txt, load_bench.log, aws_backoff_speed.log, load_speed_compare.log, instructions.log"

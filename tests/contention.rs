@@ -613,6 +613,24 @@ fn the_recheck_at_130_clients_agrees() {
     assert_readme_says(&flat, &claim);
 }
 
+/// The README's instruction count of the reduced run is the latest recorded one
+/// (`benches/instructions_record.sh`), and the count before the steps it lists is the one
+/// docs/performance.md records.
+#[test]
+fn the_readme_instruction_counts_are_the_recorded_ones() {
+    let flat = flat_readme();
+    assert_readme_says(
+        &flat,
+        &format!(
+            "{} on a reduced run (19 client counts × 5 policies × 3 runs, one thread, the whole process; {}",
+            speed_logs::millions(LATEST.instructions("contention")),
+            LATEST.link("instructions.log")
+        ),
+    );
+    assert_readme_says(&flat, "against 370.3 M before the steps below");
+    assert!(common::flat_performance_log().contains("| 370.3 M | 100% |"));
+}
+
 /// The one-thread speed-ups of a recording's sets (`117` for `117x`), in order.
 fn one_thread_speedups(sets: &[speed_logs::AwsSet]) -> Vec<u32> {
     sets.iter()

@@ -725,6 +725,25 @@ fn the_readme_table_matches_the_committed_key_ttl_outputs() {
     }
 }
 
+/// The README's instruction counts of the two bench cases are the latest recorded ones
+/// (`benches/instructions_record.sh`), and the counts before the steps it lists are the ones
+/// docs/performance.md records.
+#[test]
+fn the_readme_instruction_counts_are_the_recorded_ones() {
+    common::assert_readme_says(
+        &common::flat_readme(),
+        &format!(
+            "{}, recorded by `benches/instructions_record.sh`): the steady case {} (1,538 M before the two steps below that touch it: the draws made ahead and the calendar queue), `capacity-drop.toml` {} (2,147 M;",
+            LATEST.link("instructions.log"),
+            speed_logs::millions(LATEST.instructions("load steady")),
+            speed_logs::millions(LATEST.instructions("load capacity-drop")),
+        ),
+    );
+    let performance = common::flat_performance_log();
+    assert!(performance.contains("the steady case 1,538 M → 1,382 M"));
+    assert!(performance.contains("`capacity-drop.toml` 2,147 M → 2,059 M"));
+}
+
 /// For one case of a recording's bench runs (0: steady, 1: `capacity-drop.toml`): how many
 /// runs reach the target of 10^7 events per second per thread at their median sample,
 /// and the lowest median (10^6 events/s).

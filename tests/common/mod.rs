@@ -178,7 +178,21 @@ pub fn readme() -> String {
 /// The README with every run of whitespace made one space (its lines wrap anywhere), for
 /// finding a sentence it quotes.
 pub fn flat_readme() -> String {
-    readme().split_whitespace().collect::<Vec<_>>().join(" ")
+    flat(&readme())
+}
+
+/// `docs/performance.md` (the performance log, which records the earlier measurements the
+/// README compares with), flattened as [`flat_readme`] flattens the README.
+pub fn flat_performance_log() -> String {
+    flat(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md"))
+            .unwrap(),
+    )
+}
+
+/// `text` with every run of whitespace made one space.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Fails unless `flat_readme` (the README as [`flat_readme`] gives it) contains `phrase`.

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use simulate::report::format::grouped;
+
 use super::table_cells;
 
 /// One recording of `benches/speed_record.sh`: its folder, from the project's root.
@@ -57,6 +59,26 @@ impl Measurements {
     pub fn python(self) -> String {
         self.machine("python")
     }
+}
+
+impl Measurements {
+    /// The count of `what` in `instructions.log` (`contention`, `load steady`, `load
+    /// capacity-drop`).
+    pub fn instructions(self, what: &str) -> u64 {
+        let prefix = format!("{what}: ");
+        self.file("instructions.log")
+            .lines()
+            .find_map(|line| line.strip_prefix(&prefix)?.strip_suffix(" instructions"))
+            .unwrap_or_else(|| panic!("instructions.log has no count of {what}"))
+            .parse()
+            .unwrap()
+    }
+}
+
+/// An instruction count in millions as the README quotes it, rounded, with thousands
+/// separators (`2,038,552,046` gives `2,039 M`).
+pub fn millions(count: u64) -> String {
+    format!("{} M", grouped((count + 500_000) / 1_000_000))
 }
 
 /// A count of sets or runs as a word, as the README writes it (`five`).

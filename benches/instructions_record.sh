@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Records the instruction counts the README quotes (callgrind: the same count for the same
+# binary and inputs, whatever the machine's load), as a log that tests/contention.rs and
+# tests/load.rs check the README against:
+#
+#   benches/instructions_record.sh OUT_FOLDER CLONE_OF_AWS_SIMULATOR
+#
+# CLONE_OF_AWS_SIMULATOR is a clone of aws-samples/aws-arch-backoff-simulator (only its
+# presence is checked by benches/aws_backoff_compare.sh here: the reduced run is ours alone).
+# It writes OUT_FOLDER/instructions.log, one line per count after the commit:
+#   contention: the reduced run of `CALLGRIND=only benches/aws_backoff_compare.sh` (19 client
+#               counts x 5 policies x 3 runs, one thread, the whole process);
+#   load steady, load capacity-drop: one run of each case of `cargo bench --bench load`
+#               (`-- --once FILTER`, the whole process).
+# Needs valgrind; takes about two minutes on a 2-core machine. benches/speed_record.sh runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 OUT_FOLDER CLONE_OF_AWS_SIMULATOR" >&2
+  exit 2
+fi
+out=$1
+aws=$2
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+contention=$(CALLGRIND=only benches/aws_backoff_compare.sh "$aws" | sed -n 's/^instructions: //p')
+bench=$(cargo bench --locked --bench load --no-run --message-format=json 2>/dev/null |
+  sed -n 's/.*"executable":"\([^"]*\/deps\/load-[^"]*\)".*/\1/p')
+# The count of one case of the load bench, run once under callgrind (the bench prints the case
+# it ran, so that a filter matching none fails here).
+load_case() {
+  "$bench" --once "$1" | grep -q "$1" || { echo "no load bench case matches $1" >&2; exit 1; }
+  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.$1" "$bench" --once "$1" 2>&1 |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+{
+  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src benches Cargo.toml Cargo.lock || echo ' (with uncommitted changes)')"
+  echo "contention: $contention instructions"
+  echo "load steady: $(load_case steady) instructions"
+  echo "load capacity-drop: $(load_case capacity) instructions"
+} > "$out/instructions.log"
+echo "wrote $out/instructions.log"
