@@ -12,7 +12,7 @@
 #               counts x 5 policies x 3 runs, one thread, the whole process);
 #   load steady, load capacity-drop: one run of each case of `cargo bench --bench load`
 #               (`-- --once FILTER`, the whole process).
-# Needs valgrind; takes about two minutes on a 2-core machine. benches/speed_record.sh runs it.
+# Needs valgrind; takes about a minute on a 2-core machine. benches/speed_record.sh runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
