@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Records the instruction counts the README quotes (callgrind: the same count for the same
-# binary and inputs, whatever the machine's load), as a log that tests/contention.rs and
-# tests/load.rs check the README against:
+# Records the instruction counts the README quotes (callgrind: a count the machine's load does
+# not move; counted again with the same binary it differs by up to 0.02%, so the README quotes
+# it to the million), as a log that tests/contention.rs and tests/load.rs check the README
+# against:
 #
 #   benches/instructions_record.sh OUT_FOLDER CLONE_OF_AWS_SIMULATOR
 #
