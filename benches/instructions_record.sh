@@ -27,20 +27,30 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-contention=$(CALLGRIND=only benches/aws_backoff_compare.sh "$aws" | sed -n 's/^instructions: //p')
+# A count as the line `instructions: N` (or callgrind's `Collected : N`) gives it, checked to be
+# a number: a run that counted nothing stops the recording instead of writing an empty count.
+number() {
+  [[ $2 =~ ^[0-9]+$ ]] || { echo "no instruction count for $1" >&2; exit 1; }
+  echo "$2"
+}
+contention=$(number contention \
+  "$(CALLGRIND=only benches/aws_backoff_compare.sh "$aws" | sed -n 's/^instructions: //p')")
 bench=$(cargo bench --locked --bench load --no-run --message-format=json 2>/dev/null |
   sed -n 's/.*"executable":"\([^"]*\/deps\/load-[^"]*\)".*/\1/p')
-# The count of one case of the load bench, run once under callgrind (the bench prints the case
-# it ran, so that a filter matching none fails here).
+# The count of one case of the load bench, run once under callgrind; the bench prints the case
+# it ran, so that a filter matching none fails here.
 load_case() {
-  "$bench" --once "$1" | grep -q "$1" || { echo "no load bench case matches $1" >&2; exit 1; }
-  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.$1" "$bench" --once "$1" 2>&1 |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  local output
+  output=$(valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.$1" "$bench" --once "$1" 2>&1)
+  grep -q "^load/[a-z_0-9]*$1" <<< "$output" || { echo "no load bench case matches $1" >&2; exit 1; }
+  number "load $1" "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<< "$output")"
 }
+steady=$(load_case steady)
+capacity_drop=$(load_case capacity)
 {
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src benches Cargo.toml Cargo.lock || echo ' (with uncommitted changes)')"
   echo "contention: $contention instructions"
-  echo "load steady: $(load_case steady) instructions"
-  echo "load capacity-drop: $(load_case capacity) instructions"
+  echo "load steady: $steady instructions"
+  echo "load capacity-drop: $capacity_drop instructions"
 } > "$out/instructions.log"
 echo "wrote $out/instructions.log"
