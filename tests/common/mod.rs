@@ -170,9 +170,15 @@ pub fn rejected_in<S: AsRef<OsStr>>(
     (stderr, out)
 }
 
+/// The text of the project's file at `path` (from the project's root).
+pub fn project_file(path: impl AsRef<Path>) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
 /// The README as written.
 pub fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+    project_file("README.md")
 }
 
 /// The README with every run of whitespace made one space (its lines wrap anywhere), for
@@ -184,10 +190,7 @@ pub fn flat_readme() -> String {
 /// `docs/performance.md` (the performance log, which records the earlier measurements the
 /// README compares with), flattened as [`flat_readme`] flattens the README.
 pub fn flat_performance_log() -> String {
-    flat(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md"))
-            .unwrap(),
-    )
+    flat(&project_file("docs/performance.md"))
 }
 
 /// `text` with every run of whitespace made one space.

@@ -2,11 +2,11 @@
 //! so that the README's Speed tables are checked against them: the figures as the bench
 //! scripts printed them (strings, so that a table row is compared digit for digit).
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use simulate::report::format::grouped;
 
-use super::table_cells;
+use super::{project_file, table_cells};
 
 /// One recording of `benches/speed_record.sh`: its folder, from the project's root.
 #[derive(Debug, Clone, Copy)]
@@ -22,10 +22,7 @@ pub const PREVIOUS: Measurements = Measurements("docs/measurements/2026-12-02");
 impl Measurements {
     /// The text of `file` in the folder.
     pub fn file(self, file: &str) -> String {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(self.0)
-            .join(file);
-        std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+        project_file(Path::new(self.0).join(file))
     }
 
     /// A Markdown link to `file` in the folder, named by its path (`[FOLDER/file](FOLDER/file)`):
@@ -59,9 +56,7 @@ impl Measurements {
     pub fn python(self) -> String {
         self.machine("python")
     }
-}
 
-impl Measurements {
     /// The count of `what` in `instructions.log` (`contention`, `load steady`, `load
     /// capacity-drop`).
     pub fn instructions(self, what: &str) -> u64 {
