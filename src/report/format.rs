@@ -43,6 +43,25 @@ pub fn to_csv<R: Serialize>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
         .expect("flushing into memory cannot fail")
 }
 
+/// [`to_csv`], or with no rows the header alone, taken from `example()` (a row of the same
+/// type, never written): a table without rows still names its columns.
+pub fn to_csv_with_header<R: Serialize>(
+    rows: impl IntoIterator<Item = R>,
+    example: impl FnOnce() -> R,
+) -> Vec<u8> {
+    let mut rows = rows.into_iter().peekable();
+    if rows.peek().is_some() {
+        return to_csv(rows);
+    }
+    let mut bytes = to_csv([example()]);
+    let header_end = bytes
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .map_or(bytes.len(), |newline| newline + 1);
+    bytes.truncate(header_end);
+    bytes
+}
+
 /// Counters written as CSV columns, one per `(name, value)` in order: a counters struct's
 /// `columns()` (see [`crate::model::counters`]) or a selection of them. Serialized as one
 /// struct, so it sits in a row tuple next to serde-derived structs and [`to_csv`] writes its

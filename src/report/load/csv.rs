@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
 use crate::model::load::{LoadResults, LoadRow};
-use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv};
+use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv, to_csv_with_header};
 
 /// The columns of `load.csv` that name the event loop: its first four.
 #[derive(Debug, Serialize)]
@@ -168,10 +168,20 @@ pub fn load_csv(results: &LoadResults) -> Vec<u8> {
     to_csv(results.rows.iter().map(|row| load_row(results, row)))
 }
 
-/// The bytes of `load_timeseries.csv`: by run, scenario, strategy, then time.
+/// The bytes of `load_timeseries.csv`: by run, scenario, strategy, then time; the header
+/// alone when no loop has a bucket (no event happened: a rate of 0).
 pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
     let bucket_s = results.model.bucket_ms / 1000.0;
-    to_csv(results.rows.iter().flat_map(|row| {
+    let header_only = || -> TimeseriesCsvRow {
+        let run = BucketRunColumns {
+            run: 0,
+            scenario: String::new(),
+            strategy: "",
+            bucket_start_s: 0.0,
+        };
+        (run, BucketColumns(Bucket::default()))
+    };
+    let rows = results.rows.iter().flat_map(|row| {
         let scenario = &results.model.scenarios[row.scenario].name;
         row.tally
             .buckets
@@ -186,7 +196,8 @@ pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
                 };
                 (run, BucketColumns(*bucket))
             })
-    }))
+    });
+    to_csv_with_header(rows, header_only)
 }
 
 /// The counters of `counts` named in the order given, as [`CountColumns`] (each name a field
@@ -248,4 +259,31 @@ pub fn sweep_csv(results: &LoadResults) -> Vec<u8> {
         };
         (run, picked, ratios)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::config::LoadConfig;
+    use clap::Parser;
+    use std::path::Path;
+
+    /// A rate of 0 issues no payment: no event, no bucket. The file still names its columns,
+    /// as every other CSV file does: the four that name the bucket, then the ten of a bucket.
+    #[test]
+    fn a_time_series_without_buckets_still_has_its_header() {
+        let text = "model = \"timeline\"\n[arrivals]\nphases = [{ until_s = 10, rate_per_s = 0 }]\n\
+                    [server]\nworkers = 4\n";
+        let cli = Cli::try_parse_from(["simulate"]).unwrap();
+        let config = LoadConfig::from_toml(text, Path::new("idle.toml"), &cli, 1).unwrap();
+        let results =
+            crate::model::load::simulate(&config.model, 1, &crate::model::Silent).unwrap();
+        assert!(results.rows.iter().all(|row| row.tally.buckets.is_empty()));
+        assert_eq!(
+            String::from_utf8(timeseries_csv(&results)).unwrap(),
+            "run,scenario,strategy,bucket_start_s,arrivals,retries,successes,timeouts,\
+             conflicts,shed,calls,queue_length,workers_busy,double_charges\n"
+        );
+    }
 }
