@@ -814,26 +814,44 @@ pub const MAX_SWEEP_POINTS: usize = 1_000;
 /// What the load model reads at the top level: strategies, bucket width (s), error-rate sweep.
 type TopLevel = (Vec<LoadStrategy>, f64, Vec<f64>);
 
-/// `[output] error_rate_sweep`: probabilities, at most [`MAX_SWEEP_POINTS`].
+/// `[output] error_rate_sweep`: probabilities (`-0` is 0), each at most once, at most
+/// [`MAX_SWEEP_POINTS`].
 fn sweep(values: Option<Vec<f64>>, path: &Path) -> Result<Vec<f64>, ConfigError> {
+    let key = "output.error_rate_sweep";
     let values = values.unwrap_or_default();
     if values.len() > MAX_SWEEP_POINTS {
         return Err(invalid(
             path,
-            "output.error_rate_sweep",
+            key,
             format!("[{} values]", values.len()),
             "at most 1000 error rates",
         ));
     }
-    if let Some(bad) = values.iter().find(|rate| !(0.0..=1.0).contains(*rate)) {
-        return Err(invalid(
-            path,
-            "output.error_rate_sweep",
-            bad,
-            "every error rate of the sweep must be a probability from 0 to 1",
-        ));
+    let mut rates = Vec::with_capacity(values.len());
+    let mut seen = std::collections::HashMap::with_capacity(values.len());
+    for (position, value) in (1..).zip(values) {
+        let rate = crate::parse::check_ack_loss(value).map_err(|_| {
+            invalid(
+                path,
+                key,
+                crate::parse::shown(value),
+                "every error rate of the sweep must be a probability from 0 to 1",
+            )
+        })?;
+        if let Some(first) = seen.insert(rate.to_bits(), position) {
+            return Err(invalid(
+                path,
+                key,
+                crate::parse::shown(rate),
+                &format!(
+                    "this error rate is given twice (values {first} and {position}): give each \
+                     error rate of the sweep once"
+                ),
+            ));
+        }
+        rates.push(rate);
     }
-    Ok(values)
+    Ok(rates)
 }
 
 /// The top-level keys the load model reads itself or refuses.
@@ -1025,6 +1043,44 @@ fn check_buckets(model: &LoadModel, path: &Path) -> Result<(), ConfigError> {
 mod tests {
     use super::*;
     use clap::Parser;
+
+    fn load(text: &str) -> Result<LoadConfig, ConfigError> {
+        let cli = Cli::try_parse_from(["simulate"]).unwrap();
+        LoadConfig::from_toml(text, Path::new("sweep.toml"), &cli, 1)
+    }
+
+    /// An error rate of the sweep is given once, and `-0` is the error rate 0 (as `--p -0` is
+    /// the probability 0), so it is written `0`, and `[-0.0, 0.0]` lists 0 twice.
+    #[test]
+    fn sweep_error_rates_are_distinct_and_negative_zero_is_zero() {
+        let file = |sweep: &str| {
+            format!(
+                "model = \"timeline\"\n[server]\nworkers = 2\n[output]\nerror_rate_sweep = {sweep}\n"
+            )
+        };
+        let config = load(&file("[-0.0, 0.5]")).unwrap();
+        let bits: Vec<u64> = config
+            .model
+            .error_rate_sweep
+            .iter()
+            .map(|rate| rate.to_bits())
+            .collect();
+        assert_eq!(bits, [0.0f64.to_bits(), 0.5f64.to_bits()]);
+        for (sweep, value, reason) in [
+            ("[0.1, 0.2, 0.1]", "0.1", "given twice (values 1 and 3)"),
+            ("[-0.0, 0.0]", "0", "given twice (values 1 and 2)"),
+            ("[0.3, 1.5]", "1.5", "from 0 to 1"),
+        ] {
+            let error = load(&file(sweep)).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!(
+                    "invalid value {value} for key `output.error_rate_sweep` in config file sweep.toml: "
+                )),
+                "{sweep}: {error}"
+            );
+            assert!(error.contains(reason), "{sweep}: {error}");
+        }
+    }
 
     /// The key's TTL and duplicate answer reach each scenario's server, overridable per
     /// `[[scenario]]` like every timeline key.
