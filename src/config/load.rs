@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use toml::de::{DeTable, DeValue};
 
 use super::timeline::{MAX_DURATION_MS, TimelineConfig};
 use super::{ConfigError, OutputSettings, invalid, parse_toml};
@@ -21,7 +22,7 @@ use crate::model::load::{
     Window,
 };
 use crate::model::timeline::{
-    ArrivalProcess, CopyMode, DuplicateAnswer, KeyLifecycle, Scenario, TimelineModel,
+    ArrivalProcess, Backend, CopyMode, DuplicateAnswer, KeyLifecycle, Scenario, TimelineModel,
 };
 
 /// The shared-capacity keys, by table; any of them (or an `[output]` table) makes a timeline
@@ -62,6 +63,9 @@ pub const MAX_DURATION_S: f64 = MAX_DURATION_MS / 1000.0;
 pub const MAX_BUCKETS: f64 = 1e6;
 /// The most workers or clients.
 pub const MAX_POPULATION: i64 = 10_000_000;
+/// The lower bound of a number that must be more than 0: the smallest positive `f64`
+/// (`5e-324`, a subnormal; `f64::MIN_POSITIVE`, about `2.2e-308`, is the smallest normal one).
+const MORE_THAN_0: f64 = f64::from_bits(1);
 
 /// Everything a load run needs, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,40 +78,41 @@ pub struct LoadConfig {
     pub output: OutputSettings,
 }
 
-/// The tables of a file (or of one `[[scenario]]` entry) that may hold load keys.
-fn sections(table: &toml::Table) -> impl Iterator<Item = (&str, &toml::Table)> {
-    LOAD_KEYS.iter().filter_map(|(section, _)| {
-        table
-            .get(*section)
-            .and_then(toml::Value::as_table)
-            .map(|t| (*section, t))
-    })
+/// The value of `key` in a table as the TOML parser holds it, numbers unconverted.
+fn entry<'a, 'i>(table: &'a DeTable<'i>, key: &str) -> Option<&'a DeValue<'i>> {
+    table
+        .iter()
+        .find(|(name, _)| name.get_ref().as_ref() == key)
+        .map(|(_, value)| value.get_ref())
 }
 
-/// Whether a table has any load key in its sections.
-fn has_load_keys(table: &toml::Table) -> bool {
-    sections(table).any(|(section, t)| {
-        let keys = LOAD_KEYS
-            .iter()
-            .find(|(name, _)| *name == section)
-            .map_or(&[][..], |(_, keys)| *keys);
-        keys.iter().any(|key| t.contains_key(*key))
-    })
+/// Whether a table (the file's, or one `[[scenario]]` entry's) has a load key in its sections.
+fn has_load_keys(table: &DeTable<'_>) -> bool {
+    LOAD_KEYS
+        .iter()
+        .any(|(section, keys)| match entry(table, section) {
+            Some(DeValue::Table(section)) => keys.iter().any(|key| entry(section, key).is_some()),
+            _ => false,
+        })
 }
 
 /// Whether a timeline file's text is a load file: an `[output]` table or a load key at the
-/// top level or in a `[[scenario]]` entry.
+/// top level or in a `[[scenario]]` entry. Read with the TOML parser's own tables, which keep
+/// numbers as written, so that a value no TOML table holds (an integer beyond 64 bits) still
+/// counts as its key and the load schema names it.
 pub fn is_load(text: &str) -> bool {
-    let Ok(table) = text.parse::<toml::Table>() else {
+    let Ok(table) = DeTable::parse(text) else {
         return false;
     };
-    let entries = table
-        .get("scenario")
-        .and_then(toml::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(toml::Value::as_table);
-    table.contains_key("output") || has_load_keys(&table) || entries.into_iter().any(has_load_keys)
+    let table = table.get_ref();
+    let in_entry = match entry(table, "scenario") {
+        Some(DeValue::Array(entries)) => entries.iter().any(|entry| match entry.get_ref() {
+            DeValue::Table(entry) => has_load_keys(entry),
+            _ => false,
+        }),
+        _ => false,
+    };
+    entry(table, "output").is_some() || has_load_keys(table) || in_entry
 }
 
 /// A plain timeline file may not ask for `lock_wait`: one line saying why.
@@ -148,12 +153,14 @@ impl LoadTables {
             .collect()
     }
 
-    /// Where a key of a section was written: `server.workers` or `scenario[1].server.workers`.
+    /// Where a key of a section was written: `server.workers` or `scenario[1].server.workers`;
+    /// a field of a load key's table (`client.token_bucket.capacity`) is where its key was.
     fn origin(&self, section: &str, key: &str, index: Option<usize>) -> String {
+        let load_key = key.split('.').next().unwrap_or(key);
         let overridden = self
             .keys
             .iter()
-            .any(|(s, k, _, over)| s == section && k == key && *over);
+            .any(|(s, k, _, over)| s == section && k == load_key && *over);
         match index {
             Some(index) if overridden => format!("scenario[{index}].{section}.{key}"),
             _ => format!("{section}.{key}"),
@@ -357,7 +364,8 @@ impl Checker<'_> {
         )
     }
 
-    /// A number in `[low, high]` (finite).
+    /// A number in `[low, high]` (finite; [`MORE_THAN_0`] as `low`: more than 0), shown in
+    /// its shortest form when refused.
     fn number(
         &self,
         section: &str,
@@ -370,7 +378,7 @@ impl Checker<'_> {
         if value.is_finite() && (low..=high).contains(&value) {
             Ok(value)
         } else {
-            Err(self.bad(section, key, value, what))
+            Err(self.bad(section, key, crate::parse::shown(value), what))
         }
     }
 
@@ -400,7 +408,11 @@ impl Checker<'_> {
             return Err(self.bad(
                 section,
                 key,
-                format!("{{ from_s = {from_s}, to_s = {to_s} }}"),
+                format!(
+                    "{{ from_s = {}, to_s = {} }}",
+                    crate::parse::shown(from_s),
+                    crate::parse::shown(to_s)
+                ),
                 "a window needs 0 <= from_s < to_s <= 1000000 (seconds)",
             ));
         }
@@ -512,7 +524,7 @@ impl Checker<'_> {
                 return Err(self.bad(
                     "arrivals",
                     "phases",
-                    format!("until_s = {until}"),
+                    format!("until_s = {}", crate::parse::shown(until)),
                     "phases must end at increasing times after 0 s, at most 1000000 s (no overlap, never back in time)",
                 ));
             }
@@ -526,7 +538,7 @@ impl Checker<'_> {
                     return Err(self.bad(
                         "arrivals",
                         "phases",
-                        format!("until_s = {until}"),
+                        format!("until_s = {}", crate::parse::shown(until)),
                         "each phase needs rate_per_s or ramp_to_per_s",
                     ));
                 }
@@ -575,7 +587,7 @@ impl Checker<'_> {
             "arrivals",
             "duration_s",
             keys.duration_s.unwrap_or(default_duration),
-            f64::MIN_POSITIVE,
+            MORE_THAN_0,
             MAX_DURATION_S,
             "must be a number of seconds more than 0 and at most 1000000",
         )?;
@@ -597,22 +609,22 @@ impl Checker<'_> {
     fn token_bucket(&self, entry: &TokenBucketEntry) -> Result<TokenBucket, ConfigError> {
         let capacity = self.number(
             "client",
-            "token_bucket",
+            "token_bucket.capacity",
             entry.capacity.unwrap_or(500.0),
-            f64::MIN_POSITIVE,
+            MORE_THAN_0,
             1e12,
             "the bucket's capacity must be a number of tokens more than 0",
         )?;
-        let cost = |value: f64| {
-            self.number("client", "token_bucket", value, 0.0, capacity, "a retry's cost must be from 0 tokens to the bucket's capacity (a cost above the quota never lets a retry out)")
+        let cost = |field: &str, value: f64| {
+            self.number("client", &format!("token_bucket.{field}"), value, 0.0, capacity, "a retry's cost must be from 0 tokens to the bucket's capacity (a cost above the quota never lets a retry out)")
         };
         Ok(TokenBucket {
             capacity,
-            retry_cost: cost(entry.retry_cost.unwrap_or(5.0))?,
-            timeout_cost: cost(entry.timeout_cost.unwrap_or(10.0))?,
+            retry_cost: cost("retry_cost", entry.retry_cost.unwrap_or(5.0))?,
+            timeout_cost: cost("timeout_cost", entry.timeout_cost.unwrap_or(10.0))?,
             success_refund: self.number(
                 "client",
-                "token_bucket",
+                "token_bucket.success_refund",
                 entry.success_refund.unwrap_or(1.0),
                 0.0,
                 capacity,
@@ -625,15 +637,15 @@ impl Checker<'_> {
         Ok(AdaptiveBucket {
             deposit: self.number(
                 "client",
-                "adaptive_bucket",
+                "adaptive_bucket.deposit",
                 entry.deposit.unwrap_or(0.1),
-                f64::MIN_POSITIVE,
+                MORE_THAN_0,
                 1e12,
                 "the deposit must be a number of tokens more than 0",
             )?,
             capacity: self.number(
                 "client",
-                "adaptive_bucket",
+                "adaptive_bucket.capacity",
                 entry.capacity.unwrap_or(5.0),
                 1.0,
                 1e12,
@@ -643,14 +655,14 @@ impl Checker<'_> {
     }
 
     fn breaker(&self, entry: &BreakerEntry) -> Result<Breaker, ConfigError> {
-        let seconds = |value: Option<f64>| -> Result<Option<f64>, ConfigError> {
+        let seconds = |field: &str, value: Option<f64>| -> Result<Option<f64>, ConfigError> {
             value
                 .map(|s| {
                     self.number(
                         "client",
-                        "breaker",
+                        &format!("breaker.{field}"),
                         s,
-                        f64::MIN_POSITIVE,
+                        MORE_THAN_0,
                         MAX_DURATION_S,
                         "window_s and cooldown_s must be numbers of seconds more than 0 and at \
                          most 1000000",
@@ -662,14 +674,14 @@ impl Checker<'_> {
         Ok(Breaker {
             threshold: self.number(
                 "client",
-                "breaker",
+                "breaker.threshold",
                 entry.threshold.unwrap_or(0.1),
                 0.0,
                 1.0,
                 "the breaker's threshold is a failure rate from 0 to 1",
             )?,
-            window_ms: seconds(entry.window_s)?,
-            cooldown_ms: seconds(entry.cooldown_s)?,
+            window_ms: seconds("window_s", entry.window_s)?,
+            cooldown_ms: seconds("cooldown_s", entry.cooldown_s)?,
         })
     }
 
@@ -679,7 +691,7 @@ impl Checker<'_> {
             return Err(self.bad(
                 "client",
                 "different_body_rate",
-                base.client.different_body_rate,
+                crate::parse::shown(base.client.different_body_rate),
                 "the load model does not model different bodies; leave it out",
             ));
         }
@@ -718,7 +730,7 @@ impl Checker<'_> {
                     "client",
                     "payment_deadline_ms",
                     d,
-                    f64::MIN_POSITIVE,
+                    MORE_THAN_0,
                     MAX_DURATION_MS,
                     "must be a number of ms more than 0 and at most 1000000000",
                 )
@@ -738,22 +750,30 @@ impl Checker<'_> {
 
     /// What the load model does not model: refused with the key.
     fn unsupported(&self, base: &Scenario) -> Result<(), ConfigError> {
-        if base.backend.is_used() {
+        if let Some((key, value)) = backend_key(&base.backend) {
             return Err(invalid(
                 self.path,
-                "server.crash_rate / key_store / [provider] / [receipts]",
-                "(set)",
+                key,
+                value,
                 "the load model does not model crashes, key stores, providers or receipts; \
                  leave those keys out of a load file",
             ));
         }
         let key = base.key;
         let plain = KeyLifecycle::default();
-        if base.arrivals.copies != 1 || base.arrivals.copy_mode != CopyMode::Concurrent {
+        if base.arrivals.copies != 1 {
             return Err(self.bad(
                 "arrivals",
                 "copies",
                 base.arrivals.copies,
+                "the load model sends one copy per payment; leave copies and copy_mode out",
+            ));
+        }
+        if base.arrivals.copy_mode != CopyMode::Concurrent {
+            return Err(self.bad(
+                "arrivals",
+                "copy_mode",
+                "sequential",
                 "the load model sends one copy per payment; leave copies and copy_mode out",
             ));
         }
@@ -795,6 +815,31 @@ impl Checker<'_> {
             server: self.server(base)?,
             client: self.client(base)?,
         })
+    }
+}
+
+/// The first key of the crash, key-store, provider and receipt model that a scenario sets (a
+/// value other than the default), with its value: `server.crash_rate`, or the table
+/// (`provider`, `receipts`) for those.
+fn backend_key(backend: &Backend) -> Option<(&'static str, String)> {
+    let plain = Backend::default();
+    let shown = crate::parse::shown;
+    if backend.crash_rate != plain.crash_rate {
+        Some(("server.crash_rate", shown(backend.crash_rate)))
+    } else if backend.key_store != plain.key_store {
+        Some(("server.key_store", backend.key_store.name().to_string()))
+    } else if backend.key_write_failure != plain.key_write_failure {
+        Some(("server.key_write_failure", shown(backend.key_write_failure)))
+    } else if backend.key_lock_ttl_ms != plain.key_lock_ttl_ms {
+        Some(("server.key_lock_ttl_ms", shown(backend.key_lock_ttl_ms)))
+    } else if let Some(interval) = backend.completer_interval_ms {
+        Some(("server.completer_interval_ms", shown(interval)))
+    } else if backend.provider.is_some() {
+        Some(("provider", "[provider]".to_string()))
+    } else if backend.receipts.is_some() {
+        Some(("receipts", "[receipts]".to_string()))
+    } else {
+        None
     }
 }
 
@@ -884,7 +929,7 @@ fn take_top_level(table: &mut toml::Table, path: &Path) -> Result<TopLevel, Conf
         return Err(invalid(
             path,
             "output.bucket_s",
-            bucket_s,
+            crate::parse::shown(bucket_s),
             "must be a number of seconds from 0.001 to 1000000",
         ));
     }
@@ -1032,7 +1077,7 @@ fn check_buckets(model: &LoadModel, path: &Path) -> Result<(), ConfigError> {
         return Err(invalid(
             path,
             "output.bucket_s",
-            model.bucket_ms / 1000.0,
+            crate::parse::shown(model.bucket_ms / 1000.0),
             "more than 1000000 time-series buckets over arrivals.duration_s: use wider buckets",
         ));
     }
@@ -1080,6 +1125,167 @@ mod tests {
             );
             assert!(error.contains(reason), "{sweep}: {error}");
         }
+    }
+
+    /// `text` with `model = "timeline"` and two workers first is refused naming `key` and
+    /// `value` exactly, on one line, with a reason holding `reason`.
+    fn refused(text: &str, key: &str, value: &str, reason: &str) {
+        let text = format!("model = \"timeline\"\n{text}\n[server]\nworkers = 2\n");
+        let error = load(&text).unwrap_err().to_string();
+        let start = format!("invalid value {value} for key `{key}` in config file sweep.toml: ");
+        assert!(error.starts_with(&start), "{text}: {error}");
+        assert!(error.contains(reason), "{text}: {error}");
+        assert!(!error.contains('\n'), "{text}: {error}");
+    }
+
+    /// Each refusal names the key that was written, with its value as written (numbers in
+    /// their shortest form, never hundreds of digits), and says what is wrong with it.
+    #[test]
+    fn refusals_name_the_key_written_and_its_value() {
+        // Copies and copy modes are two keys.
+        refused(
+            "[arrivals]\ncopy_mode = \"sequential\"",
+            "arrivals.copy_mode",
+            "sequential",
+            "one copy per payment",
+        );
+        refused(
+            "[arrivals]\ncopies = 3",
+            "arrivals.copies",
+            "3",
+            "one copy per payment",
+        );
+        // The timeline keys the load model does not model, each by its name.
+        for (line, key, value) in [
+            ("[server]\ncrash_rate = 0.1", "server.crash_rate", "0.1"),
+            (
+                "[server]\nkey_store = \"separate_store\"",
+                "server.key_store",
+                "separate_store",
+            ),
+            (
+                "[server]\nkey_write_failure = 0.2",
+                "server.key_write_failure",
+                "0.2",
+            ),
+            (
+                "[server]\nkey_lock_ttl_ms = 5",
+                "server.key_lock_ttl_ms",
+                "5",
+            ),
+            (
+                "[server]\ncompleter_interval_ms = 7",
+                "server.completer_interval_ms",
+                "7",
+            ),
+            ("[provider]\nmax_retries = 1", "provider", "[provider]"),
+            ("[receipts]\nmode = \"outbox\"", "receipts", "[receipts]"),
+        ] {
+            let text = line.replace("[server]\n", "[server]\nworkers = 2\n");
+            let text = format!("model = \"timeline\"\n{text}\n");
+            let error = load(&text).unwrap_err().to_string();
+            let start =
+                format!("invalid value {value} for key `{key}` in config file sweep.toml: ");
+            assert!(error.starts_with(&start), "{text}: {error}");
+            assert!(error.contains("does not model"), "{error}");
+        }
+        // The fields of the retry controls, not their tables.
+        for (entry, key, value) in [
+            (
+                "token_bucket = { capacity = -1 }",
+                "client.token_bucket.capacity",
+                "-1",
+            ),
+            (
+                "token_bucket = { retry_cost = 600 }",
+                "client.token_bucket.retry_cost",
+                "600",
+            ),
+            (
+                "token_bucket = { timeout_cost = -2 }",
+                "client.token_bucket.timeout_cost",
+                "-2",
+            ),
+            (
+                "token_bucket = { success_refund = 501 }",
+                "client.token_bucket.success_refund",
+                "501",
+            ),
+            (
+                "adaptive_bucket = { deposit = 0 }",
+                "client.adaptive_bucket.deposit",
+                "0",
+            ),
+            (
+                "adaptive_bucket = { capacity = 0.5 }",
+                "client.adaptive_bucket.capacity",
+                "0.5",
+            ),
+            (
+                "breaker = { threshold = 2 }",
+                "client.breaker.threshold",
+                "2",
+            ),
+            (
+                "breaker = { window_s = -1 }",
+                "client.breaker.window_s",
+                "-1",
+            ),
+            (
+                "breaker = { cooldown_s = 1e7 }",
+                "client.breaker.cooldown_s",
+                "10000000",
+            ),
+        ] {
+            refused(&format!("[client]\n{entry}"), key, value, "");
+        }
+        // Numbers in their shortest form.
+        refused(
+            "[arrivals]\nduration_s = 1e308",
+            "arrivals.duration_s",
+            "1e308",
+            "at most 1000000",
+        );
+        refused(
+            "[output]\nbucket_s = 1e-300",
+            "output.bucket_s",
+            "1e-300",
+            "from 0.001",
+        );
+        refused(
+            "[arrivals]\nphases = [{ until_s = 1e300, rate_per_s = 1 }]",
+            "arrivals.phases",
+            "until_s = 1e300",
+            "at most 1000000 s",
+        );
+    }
+
+    /// "More than 0" means it: the smallest positive numbers (below `f64::MIN_POSITIVE`,
+    /// which is about 2.2e-308) are more than 0 and accepted.
+    #[test]
+    fn numbers_more_than_0_accept_the_smallest_positive_ones() {
+        let text = "model = \"timeline\"\n[server]\nworkers = 2\n[arrivals]\nduration_s = 1e-320\n\
+                    [client]\npayment_deadline_ms = 1e-320\n\
+                    breaker = { window_s = 1e-320, cooldown_s = 1e-320 }\n\
+                    token_bucket = { capacity = 1e-320, retry_cost = 0, timeout_cost = 0, success_refund = 0 }\n\
+                    adaptive_bucket = { deposit = 1e-320 }\n";
+        let config = load(text).unwrap();
+        let scenario = &config.model.scenarios[0];
+        assert_eq!(scenario.arrivals.duration_ms, 1e-320 * 1000.0);
+        assert_eq!(scenario.client.payment_deadline_ms, Some(1e-320));
+        assert_eq!(
+            scenario.client.breaker.unwrap().window_ms,
+            Some(1e-320 * 1000.0)
+        );
+        assert_eq!(scenario.client.token_bucket.unwrap().capacity, 1e-320);
+        assert_eq!(scenario.client.adaptive_bucket.unwrap().deposit, 1e-320);
+        // 0 itself is not.
+        refused(
+            "[arrivals]\nduration_s = 0",
+            "arrivals.duration_s",
+            "0",
+            "more than 0",
+        );
     }
 
     /// The key's TTL and duplicate answer reach each scenario's server, overridable per

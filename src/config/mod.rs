@@ -326,12 +326,16 @@ impl fmt::Display for Origin {
 /// A setting that cannot be used. These are usage errors (exit code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// A value out of range or of the wrong form.
-    #[error("invalid value {value} for {origin}: {reason}")]
+    /// A value out of range or of the wrong form. The message repeats the value up to its
+    /// first [`crate::parse::ECHO_CHARACTERS`] characters, then `…`.
+    #[error(
+        "invalid value {} for {origin}: {reason}",
+        crate::parse::echo(.value)
+    )]
     InvalidValue {
         /// Where it came from.
         origin: Origin,
-        /// The value as written.
+        /// The value as written (in full; the message cuts it).
         value: String,
         /// Why it was rejected.
         reason: String,
@@ -385,7 +389,7 @@ pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
     path: &Path,
 ) -> Result<T, ConfigError> {
     toml::from_str(text).map_err(|error| {
-        let message = error.message().trim().replace('\n', " ");
+        let message = beyond_64_bits(error.message().trim().replace('\n', " "));
         ConfigError::Parse {
             path: path.to_path_buf(),
             message: match error.span() {
@@ -398,6 +402,22 @@ pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
             },
         }
     })
+}
+
+/// The TOML parser's words for an integer that fits in no 64-bit integer ("invalid type:
+/// integer `N` as i128, expected any valid TOML value") said plainly.
+fn beyond_64_bits(message: String) -> String {
+    let number = message
+        .strip_prefix("invalid type: integer `")
+        .and_then(|rest| rest.split_once("` as i128"))
+        .map(|(number, _)| number);
+    match number {
+        Some(number) => format!(
+            "the whole number {} is beyond the 64 bits of a TOML integer",
+            crate::parse::echo(number)
+        ),
+        None => message,
+    }
 }
 
 /// Line `line` (1-based) of `text`, trimmed and cut to 60 characters, to show in an error.
@@ -575,6 +595,52 @@ mod tests {
             .to_string();
         assert!(error.contains("key `p` in config file a.toml"), "{error}");
         assert!(error.contains("more than 10000 probabilities"), "{error}");
+    }
+
+    /// Every refused value is repeated up to its first 40 characters, then `…`, whichever
+    /// model and key refused it (here a list of 30 strategies and of 200 client counts).
+    #[test]
+    fn refused_values_are_cut_after_40_characters() {
+        let strategies = vec!["\"none\""; 30].join(", ");
+        let load =
+            format!("model = \"timeline\"\nstrategies = [{strategies}]\n[server]\nworkers = 2\n");
+        let clients: Vec<String> = (0..200).map(|count| count.to_string()).collect();
+        let contention = format!(
+            "model = \"contention\"\nclients = [{}]\n",
+            clients.join(", ")
+        );
+        for text in [load, contention] {
+            let error = job(&[], "long.toml", &text).unwrap_err().to_string();
+            let value = error
+                .strip_prefix("invalid value ")
+                .and_then(|rest| rest.split_once(" for key `"))
+                .map(|(value, _)| value)
+                .unwrap_or_else(|| panic!("{error}"));
+            assert_eq!(value.chars().count(), 41, "{error}");
+            assert!(value.ends_with('…'), "{error}");
+        }
+    }
+
+    /// A load key whose value no TOML table can hold (an integer beyond 64 bits) still makes
+    /// the file a load file: the error is about that value, where it stands, not an unknown
+    /// key of the plain timeline schema (`unknown field `duration_s``).
+    #[test]
+    fn a_value_beyond_64_bits_keeps_a_load_file_a_load_file() {
+        for text in [
+            "model = \"timeline\"\n[server]\nworkers = 99999999999999999999\n",
+            "model = \"timeline\"\n[arrivals]\nduration_s = 10\n[server]\nworkers = 99999999999999999999\n",
+            "model = \"timeline\"\n[arrivals]\nclients = -99999999999999999999\n",
+        ] {
+            let error = job(&[], "big.toml", text).unwrap_err().to_string();
+            assert!(!error.contains("unknown field"), "{text}: {error}");
+            assert!(error.starts_with("config file big.toml: line "), "{error}");
+            assert!(error.contains("99999999999999999999`)"), "{error}");
+            assert!(
+                error
+                    .contains("99999999999999999999 is beyond the 64 bits of a TOML integer (in `"),
+                "{error}"
+            );
+        }
     }
 
     #[test]
