@@ -61,6 +61,9 @@ pub const DEFAULT_BUCKET_S: f64 = 1.0;
 pub const MAX_DURATION_S: f64 = MAX_DURATION_MS / 1000.0;
 /// The most time-series buckets per event loop.
 pub const MAX_BUCKETS: f64 = 1e6;
+/// The highest arrival rate, of `[arrivals] rate_per_s` and of every phase: 10^9 payments
+/// per second.
+pub const MAX_RATE_PER_S: f64 = 1e9;
 /// The most workers or clients.
 pub const MAX_POPULATION: i64 = 10_000_000;
 /// The lower bound of a number that must be more than 0: the smallest positive `f64`
@@ -507,7 +510,7 @@ impl Checker<'_> {
             "phases",
             value,
             0.0,
-            1e9,
+            MAX_RATE_PER_S,
             "a phase's rate must be a finite number of payments per second from 0 to 1000000000",
         )
     }
@@ -564,6 +567,15 @@ impl Checker<'_> {
                 "the load model's arrivals are Poisson over phases; leave process out",
             ));
         };
+        if rate_per_s > MAX_RATE_PER_S {
+            return Err(self.bad(
+                "arrivals",
+                "rate_per_s",
+                crate::parse::shown(rate_per_s),
+                "the load model's rate must be a number of payments per second from 0.000001 to \
+                 1000000000, as a phase's",
+            ));
+        }
         let clients = keys
             .clients
             .map(|c| self.count("arrivals", "clients", c, "clients must be a whole number from 1 to 10000000 (leave it out: each payment its own client)"))
@@ -1258,6 +1270,23 @@ mod tests {
             "until_s = 1e300",
             "at most 1000000 s",
         );
+    }
+
+    /// `[arrivals] rate_per_s` is held to the phases' bound, 10^9 payments per second.
+    #[test]
+    fn the_arrival_rate_is_at_most_a_billion_per_second() {
+        for rate in ["1e308", "1000000001"] {
+            refused(
+                &format!("[arrivals]\nrate_per_s = {rate}"),
+                "arrivals.rate_per_s",
+                &crate::parse::shown(rate.parse().unwrap()),
+                "from 0.000001 to 1000000000",
+            );
+        }
+        let text = "model = \"timeline\"\n[arrivals]\nrate_per_s = 1e9\nduration_s = 1\n\
+                    [server]\nworkers = 2\n";
+        let config = load(text).unwrap();
+        assert_eq!(config.model.scenarios[0].arrivals.expected_payments(), 1e9);
     }
 
     /// "More than 0" means it: the smallest positive numbers (below `f64::MIN_POSITIVE`,
