@@ -263,7 +263,10 @@ fn policies(names: Option<&[String]>, invalid: &Invalid) -> Result<Vec<Policy>, 
     Ok(policies)
 }
 
-/// `base_ms` and `cap_ms`: finite, at least 0, the cap at least the base.
+/// `base_ms` and `cap_ms`: durations from 0 to
+/// [`MAX_DURATION_MS`](super::timeline::MAX_DURATION_MS) (10^9 ms, as every duration key of
+/// the timeline and load files, so that every wait, and the times and charts built from them,
+/// stay finite and exact enough), the cap at least the base.
 fn backoff_parameters(
     base_ms: Option<f64>,
     cap_ms: Option<f64>,
@@ -272,19 +275,16 @@ fn backoff_parameters(
     let base_ms = base_ms.unwrap_or(DEFAULT_BASE_MS);
     let cap_ms = cap_ms.unwrap_or(DEFAULT_CAP_MS);
     for (key, value) in [("base_ms", base_ms), ("cap_ms", cap_ms)] {
-        if !(value >= 0.0 && value.is_finite()) {
-            return Err(invalid.at(
-                key,
-                value,
-                "a duration must be a finite number of ms, at least 0",
-            ));
-        }
+        check_duration(value).map_err(|reason| invalid.at(key, parse::shown(value), &reason))?;
     }
     if cap_ms < base_ms {
         return Err(invalid.at(
             "cap_ms",
-            cap_ms,
-            &format!("the cap must be at least base_ms = {base_ms}"),
+            parse::shown(cap_ms),
+            &format!(
+                "the cap must be at least base_ms = {}",
+                parse::shown(base_ms)
+            ),
         ));
     }
     Ok((base_ms, cap_ms))
@@ -419,6 +419,30 @@ mod tests {
             assert!(message.contains("race.toml"), "{text}: {message}");
             assert!(!message.contains('\n'), "{text}: {message}");
         }
+    }
+
+    /// The backoff's base and cap are durations, at most 10^9 ms as every duration key of the
+    /// timeline and load files: beyond that (1e300 and 1e302 were accepted) the times leave
+    /// the range the charts can lay out and the run never ended.
+    #[test]
+    fn the_backoff_is_at_most_a_billion_ms() {
+        for (text, key, value) in [
+            ("base_ms = 1e300\ncap_ms = 1e302", "base_ms", "1e300"),
+            ("cap_ms = 1e302", "cap_ms", "1e302"),
+            ("base_ms = 1\ncap_ms = 1000000001", "cap_ms", "1000000001"),
+            ("base_ms = 1e308\ncap_ms = 1e308", "base_ms", "1e308"),
+        ] {
+            let message = error(text);
+            assert!(
+                message.starts_with(&format!(
+                    "invalid value {value} for key `{key}` in config file race.toml: "
+                )),
+                "{text}: {message}"
+            );
+            assert!(message.contains("from 0 to 1000000000"), "{message}");
+        }
+        let config = load(&[], "model = \"contention\"\nbase_ms = 1e9\ncap_ms = 1e9").unwrap();
+        assert_eq!((config.model.base_ms, config.model.cap_ms), (1e9, 1e9));
     }
 
     #[test]
