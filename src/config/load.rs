@@ -59,8 +59,10 @@ pub const DEFAULT_BUCKET_S: f64 = 1.0;
 /// The longest arrival window: 10^6 s (about 11.6 days, the longest duration of a timeline
 /// file).
 pub const MAX_DURATION_S: f64 = MAX_DURATION_MS / 1000.0;
-/// The most time-series buckets per event loop.
-pub const MAX_BUCKETS: f64 = 1e6;
+/// The most time-series buckets over the arrival window: 10^6, the most an event loop keeps
+/// ([`crate::model::load::MAX_BUCKETS`]); the drain after the window adds buckets up to that
+/// limit, and is counted in the totals of `load.csv` beyond it.
+pub const MAX_BUCKETS: f64 = crate::model::load::MAX_BUCKETS as f64;
 /// The highest arrival rate, of `[arrivals] rate_per_s` and of every phase: 10^9 payments
 /// per second.
 pub const MAX_RATE_PER_S: f64 = 1e9;
@@ -219,6 +221,8 @@ fn split(table: &mut toml::Table) -> (LoadTables, Vec<LoadTables>) {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OutputTable {
+    /// The width of a time-series bucket (s, 0.001 to 10^6): at most [`MAX_BUCKETS`] over
+    /// `arrivals.duration_s`, and the series of one loop stops at that many, drain included.
     bucket_s: Option<f64>,
     error_rate_sweep: Option<Vec<f64>>,
 }

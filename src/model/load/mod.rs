@@ -77,6 +77,11 @@ impl LoadStrategy {
     }
 }
 
+/// The most time-series buckets one event loop keeps: 10^6. The arrival window fits (a file
+/// may not ask for more buckets over it); the drain after it adds buckets until the series
+/// holds this many, and what happens later is counted in the totals only.
+pub const MAX_BUCKETS: usize = 1_000_000;
+
 /// A window of simulated time, `[from_ms, to_ms)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Window {

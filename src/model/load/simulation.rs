@@ -22,7 +22,7 @@ use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::draws::Draws;
 use super::tally::{Bucket, LoadTally, recovery};
-use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy};
+use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::timeline::distribution::Sampler;
 use crate::model::timeline::{Distribution, ErrorPolicy};
 use crate::model::{Interrupted, Progress};
@@ -340,10 +340,11 @@ impl<'a> Simulation<'a> {
         Ok(self.finish())
     }
 
-    /// Closes the last bucket and computes the recovery.
+    /// Closes the last bucket (unless the series is full) and computes the recovery.
     fn finish(mut self) -> LoadTally {
         let elapsed = self.last_ms - (self.bucket_end_ms - self.bucket_ms);
-        if elapsed > 0.0 || self.bucket != Bucket::default() {
+        let room = self.tally.buckets.len() < MAX_BUCKETS;
+        if room && (elapsed > 0.0 || self.bucket != Bucket::default()) {
             self.close_bucket(elapsed.max(f64::MIN_POSITIVE));
         }
         let mut tally = self.tally;
@@ -362,9 +363,11 @@ impl<'a> Simulation<'a> {
         tally
     }
 
-    /// Integrates the queue and the workers from the last event to `now`, closing buckets.
+    /// Integrates the queue and the workers from the last event to `now`, closing buckets
+    /// until the series holds [`MAX_BUCKETS`] (a long drain then costs one step, not one per
+    /// bucket).
     fn advance(&mut self, now: f64) {
-        while now >= self.bucket_end_ms {
+        while now >= self.bucket_end_ms && self.tally.buckets.len() < MAX_BUCKETS {
             self.integrate(self.bucket_end_ms - self.last_ms);
             self.last_ms = self.bucket_end_ms;
             self.close_bucket(self.bucket_ms);

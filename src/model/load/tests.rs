@@ -405,3 +405,31 @@ fn a_long_run_reuses_payment_slots_even_in_a_collapse() {
     );
     assert!(collapse.queue.quantile(0.5) > 390, "the queue stays full");
 }
+
+/// The drain adds buckets while the server works, but at most [`MAX_BUCKETS`] in all: one
+/// payment whose processing takes 10^8 ms (its client gave up at 1,000 ms) keeps the server
+/// busy until 10^8 + 10 ms and its answer arrives at 10^8 + 20 ms, which would be 1,000,001
+/// buckets of 100 ms. The series stops at 10^6 buckets (the first 10^8 ms); the totals and
+/// the end of the run count the whole drain.
+#[test]
+fn the_drain_stops_the_time_series_at_its_bucket_limit() {
+    let mut long = scenario();
+    long.server.processing = Distribution::Fixed { ms: 1e8 };
+    long.client.max_retries = 0;
+    let tally = run(&long, LoadStrategy::None, &[0.0]);
+    assert_eq!(tally.buckets.len(), MAX_BUCKETS);
+    assert_eq!(MAX_BUCKETS, 1_000_000);
+    assert_eq!(tally.end_ms, 1e8 + 20.0);
+    let counts = tally.counts;
+    assert_eq!((counts.processings, counts.charges), (1, 1));
+    assert_eq!(
+        (counts.timeouts, counts.failed, counts.failed_charged),
+        (1, 1, 1)
+    );
+    // The worker was busy from 10 ms on: every bucket but the first is all busy.
+    assert!((tally.buckets[0].workers_busy - 0.9).abs() < 1e-12);
+    assert_eq!(tally.buckets[MAX_BUCKETS - 1].workers_busy, 1.0);
+    // The histograms cover the whole run: one request in the server for 10^8 ms.
+    assert_eq!(tally.in_flight.max(), 1);
+    assert!((tally.in_flight.mean() - 1e8 / (1e8 + 20.0)).abs() < 1e-9);
+}
