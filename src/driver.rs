@@ -93,7 +93,7 @@ fn run_model<R: Report + Send + 'static>(
 
 /// The article's model: the table, or the JSON summary with `--json`.
 fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
-    let warning = limits::check(&config, limits::available_memory())?;
+    let warning = limits::check(&config, limits::Machine::this())?;
     let work = Work {
         total: model::article::work_units(&config.model, config.engine),
         unit: "requests",
@@ -110,7 +110,7 @@ fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
 
 /// A timeline scenario file: the companion piece's tables, or the JSON summary.
 fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
-    let warning = limits::check_timeline(&config);
+    let warning = limits::check_timeline(&config, limits::Machine::this());
     let work = Work {
         total: config.model.work_units(),
         unit: "payments",
@@ -127,7 +127,7 @@ fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
 
 /// A contention file: the table of means over runs, or the JSON summary.
 fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
-    let warning = limits::check_contention(&config);
+    let warning = limits::check_contention(&config, limits::Machine::this());
     let work = Work {
         total: config.model.simulations(),
         unit: "runs",
@@ -144,7 +144,7 @@ fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
 
 /// A load scenario file: the table of means over runs, or the JSON summary.
 fn run_load(config: LoadConfig) -> anyhow::Result<()> {
-    let warning = limits::check_load(&config);
+    let warning = limits::check_load(&config, limits::Machine::this())?;
     let work = Work {
         total: config.model.simulations(),
         unit: "runs",

@@ -1,7 +1,9 @@
 //! Checks a run against this machine before it starts: a run estimated to take long gets a
 //! warning with the estimate, and a run that would not fit in memory (the servers engine's key
-//! tables, or the results of every run and p kept for the output files) is refused with the
-//! estimate (see [`crate::model::cost`] for the rates).
+//! tables, the results of every run and p kept for the output files, or a load run's time
+//! series, clients and payments in flight) is refused with the estimate (see
+//! [`crate::model::cost`] for the rates). Times are for the threads that really run at once:
+//! those asked, at most this machine's cores and the run's parallel tasks.
 
 use crate::config::{ArticleConfig, ContentionConfig, LoadConfig, TimelineConfig};
 use crate::model::article::Engine;
@@ -11,6 +13,25 @@ use crate::model::cost::{self, Estimate};
 pub const WARN_AFTER_SECONDS: f64 = 60.0;
 /// The most memory a run may plan on when the available memory cannot be read.
 pub const MEMORY_CAP_WITHOUT_INFO: u64 = 16 << 30;
+
+/// What this machine offers a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Machine {
+    /// The memory a run may use (bytes): see [`available_memory`].
+    pub memory_bytes: u64,
+    /// The cores that run threads at once (cores): see [`crate::config::default_threads`].
+    pub cores: usize,
+}
+
+impl Machine {
+    /// This machine now: its available memory and its cores.
+    pub fn this() -> Self {
+        Machine {
+            memory_bytes: available_memory(),
+            cores: crate::config::default_threads(),
+        }
+    }
+}
 
 /// A run this machine cannot hold. A usage error (exit code 2): the fix is smaller settings.
 #[derive(Debug, thiserror::Error)]
@@ -30,17 +51,22 @@ pub struct TooMuchMemory {
     pub advice: &'static str,
 }
 
-/// Checks `config` against `available_memory` (bytes); returns a warning to print first when
-/// the run is estimated to take long.
-pub fn check(
-    config: &ArticleConfig,
-    available_memory: u64,
-) -> Result<Option<String>, TooMuchMemory> {
+/// Checks `config` against `machine`; returns a warning to print first when the run is
+/// estimated to take long.
+pub fn check(config: &ArticleConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
     let model = &config.model;
+    let available_memory = machine.memory_bytes;
+    // The fast engine's threads beyond the cores wait their turn.
+    let engine = match config.engine {
+        Engine::Fast { threads } => Engine::Fast {
+            threads: cost::threads_at_once(threads, machine.cores, u64::MAX),
+        },
+        Engine::Servers => Engine::Servers,
+    };
     let Estimate {
         seconds,
         memory_bytes,
-    } = cost::estimate(model, config.engine);
+    } = cost::estimate(model, engine);
     if memory_bytes > available_memory {
         let results = format!("{} runs x {} p values", model.runs, model.ack_loss.len());
         return Err(match config.engine {
@@ -64,30 +90,70 @@ pub fn check(
     }
     Ok(long_run_warning(
         seconds,
-        &match config.engine {
-            Engine::Fast { threads } => on_threads(threads),
-            Engine::Servers => format!(" and {} of memory", human_bytes(memory_bytes)),
+        &match (config.engine, engine) {
+            (Engine::Fast { threads: asked }, Engine::Fast { threads }) => {
+                on_threads(threads, asked)
+            }
+            _ => format!(" and {} of memory", human_bytes(memory_bytes)),
         },
     ))
 }
 
-/// Checks a timeline scenario: a warning to print first when the run is estimated to take
-/// long (its memory does not grow with the payments).
-pub fn check_timeline(config: &TimelineConfig) -> Option<String> {
-    let estimate = cost::estimate_timeline(&config.model, config.threads);
-    long_run_warning(estimate.seconds, &on_threads(config.threads))
+/// Checks a timeline scenario on `machine`: a warning to print first when the run is
+/// estimated to take long (its memory does not grow with the payments).
+pub fn check_timeline(config: &TimelineConfig, machine: Machine) -> Option<String> {
+    let threads = cost::timeline_threads(&config.model, config.threads, machine.cores);
+    let estimate = cost::estimate_timeline(&config.model, threads);
+    long_run_warning(estimate.seconds, &on_threads(threads, config.threads))
 }
 
-/// Checks a contention file: a warning to print first when the run is estimated to take long.
-pub fn check_contention(config: &ContentionConfig) -> Option<String> {
-    let estimate = cost::estimate_contention(&config.model, config.threads);
-    long_run_warning(estimate.seconds, &on_threads(config.threads))
+/// Checks a contention file on `machine`: a warning to print first when the run is estimated
+/// to take long.
+pub fn check_contention(config: &ContentionConfig, machine: Machine) -> Option<String> {
+    let threads = cost::contention_threads(&config.model, config.threads, machine.cores);
+    let estimate = cost::estimate_contention(&config.model, threads);
+    long_run_warning(estimate.seconds, &on_threads(threads, config.threads))
 }
 
-/// Checks a load file: a warning to print first when the run is estimated to take long.
-pub fn check_load(config: &LoadConfig) -> Option<String> {
-    let estimate = cost::estimate_load(&config.model, config.threads);
-    long_run_warning(estimate.seconds, &on_threads(config.threads))
+/// Checks a load file on `machine`: refused when its time series, clients and payments in
+/// flight would not fit in the memory available; else a warning to print first when the run
+/// is estimated to take long.
+pub fn check_load(config: &LoadConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+    let model = &config.model;
+    let estimate = cost::estimate_load(model, config.threads, machine.cores);
+    let needed = estimate.memory_bytes();
+    if needed > machine.memory_bytes {
+        let clients = model
+            .scenarios
+            .iter()
+            .filter_map(|scenario| scenario.arrivals.clients)
+            .max()
+            .map_or(String::new(), |clients| format!(", {clients} clients"));
+        return Err(TooMuchMemory {
+            what: format!(
+                "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
+                 time-series buckets, and {} loops at once each holding about {}{clients} and \
+                 payments in flight,",
+                model.title,
+                model.runs as usize * model.scenarios.len() * model.strategies.len(),
+                model.runs,
+                model.scenarios.len(),
+                model.strategies.len(),
+                estimate.buckets,
+                estimate.loops_at_once,
+                human_bytes(estimate.loop_bytes as u64),
+            ),
+            needed,
+            available: machine.memory_bytes,
+            advice: "use wider [output] bucket_s, fewer runs, scenarios, strategies, clients or \
+                     --threads, or a lower arrival rate or more workers",
+        });
+    }
+    let threads = cost::load_threads(model, config.threads, machine.cores);
+    Ok(long_run_warning(
+        estimate.seconds,
+        &on_threads(threads, config.threads),
+    ))
 }
 
 /// The warning for a run estimated to take `seconds`, if that is long; `how` ends the
@@ -102,10 +168,17 @@ fn long_run_warning(seconds: f64, how: &str) -> Option<String> {
     })
 }
 
-fn on_threads(threads: usize) -> String {
-    match threads {
+/// How the estimate ends: ` on 2 threads`, and `(1024 asked)` when fewer threads than asked
+/// run at once.
+fn on_threads(threads: usize, asked: usize) -> String {
+    let on = match threads {
         1 => " on 1 thread".to_string(),
         threads => format!(" on {threads} threads"),
+    };
+    if threads < asked {
+        format!("{on} ({asked} asked)")
+    } else {
+        on
     }
 }
 
@@ -171,6 +244,14 @@ mod tests {
     use crate::model::article::ArticleModel;
     use std::path::PathBuf;
 
+    /// A machine with `memory_bytes` available and `cores` cores.
+    fn machine(memory_bytes: u64, cores: usize) -> Machine {
+        Machine {
+            memory_bytes,
+            cores,
+        }
+    }
+
     fn config(requests: u64, runs: u32, engine: Engine) -> ArticleConfig {
         ArticleConfig {
             model: ArticleModel {
@@ -192,14 +273,14 @@ mod tests {
     #[test]
     fn short_runs_pass_silently() {
         let article = config(10_000, 1, Engine::Fast { threads: 2 });
-        assert_eq!(check(&article, 1 << 30).unwrap(), None);
+        assert_eq!(check(&article, machine(1 << 30, 2)).unwrap(), None);
     }
 
     #[test]
     fn long_runs_are_announced_with_the_estimate() {
         // 4.2 x 10^12 requests x 1 run at p = 0 on 2 threads: 4.2e12 / (7e8 x 2) = 3000 s.
         let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 2 });
-        let warning = check(&long, 1 << 30).unwrap().unwrap();
+        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
         assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
     }
 
@@ -208,13 +289,13 @@ mod tests {
         // 10^9 requests x 160 bytes + 16 MiB + one point = 1.6e11 bytes = 149.0 GiB, against
         // 8 GiB available.
         let big = config(1_000_000_000, 1, Engine::Servers);
-        let error = check(&big, 8 << 30).unwrap_err().to_string();
+        let error = check(&big, machine(8 << 30, 2)).unwrap_err().to_string();
         assert!(error.contains("149.0 GiB"), "{error}");
         assert!(error.contains("8.0 GiB is available"), "{error}");
         assert!(error.contains("--engine fast"), "{error}");
         // The fast engine needs no memory per request.
         let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
-        assert!(check(&fast, 8 << 30).is_ok());
+        assert!(check(&fast, machine(8 << 30, 2)).is_ok());
     }
 
     #[test]
@@ -223,10 +304,84 @@ mod tests {
         let mut many = config(1, 100_000, Engine::Fast { threads: 2 });
         many.model.ack_loss = (0..10_000).map(|i| f64::from(i) * 1e-9).collect();
         many.model.max_retries = 0;
-        let error = check(&many, 8 << 30).unwrap_err().to_string();
+        let error = check(&many, machine(8 << 30, 2)).unwrap_err().to_string();
         assert!(error.contains("100000 runs x 10000 p values"), "{error}");
         assert!(error.contains("603.5 GiB"), "{error}");
         assert!(error.contains("fewer --runs or p values"), "{error}");
+    }
+
+    #[test]
+    fn fast_runs_are_estimated_on_the_cores_that_run_them() {
+        // 4.2 x 10^12 requests on 1,024 threads asked but 2 cores: 3000 s, not 3 s.
+        let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 1024 });
+        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
+        assert!(
+            warning.contains("about 50 min on 2 threads (1024 asked)"),
+            "{warning}"
+        );
+    }
+
+    /// A load or timeline file's config as the command line reads it, with `args`.
+    fn scenario_config(text: &str, args: &[&str]) -> crate::config::Job {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(
+            std::iter::once("simulate").chain(args.iter().copied()),
+        )
+        .unwrap();
+        crate::config::Job::from_text(text, std::path::Path::new("storm.toml"), &cli).unwrap()
+    }
+
+    #[test]
+    fn long_load_runs_are_announced_on_the_threads_that_run_them() {
+        // 24,000 payments of 1,001 attempts, 4 loops: about 120 s on 2 threads (see
+        // cost::tests::load_estimates_count_every_attempt), whatever the threads asked.
+        let text = "model = \"timeline\"\n[arrivals]\nrate_per_s = 100\nduration_s = 240\n\
+                    [server]\nworkers = 100\nerror_rate = 1.0\n\
+                    processing = { distribution = \"fixed\", ms = 1 }\n\
+                    [client]\nmax_retries = 1000\nbackoff = { policy = \"none\" }\n";
+        for (args, ending) in [
+            (&["--threads", "2"][..], "about 2 min on 2 threads;"),
+            (
+                &["--threads", "1024"][..],
+                "about 2 min on 2 threads (1024 asked);",
+            ),
+            (&["--threads", "1"][..], "about 4 min on 1 thread;"),
+        ] {
+            let crate::config::Job::Load(config) = scenario_config(text, args) else {
+                panic!("not a load file");
+            };
+            let warning = check_load(&config, machine(8 << 30, 2)).unwrap().unwrap();
+            assert!(warning.contains(ending), "{args:?}: {warning}");
+        }
+    }
+
+    #[test]
+    fn load_runs_beyond_the_memory_are_refused_with_the_estimate() {
+        // 10^7 clients of 72 bytes in each of 16 loops at once (16 threads, 32 loops), one
+        // payment in flight each, and 32 loops of 12 buckets: 11,520,094,208 bytes = 10.7
+        // GiB, against 8 GiB available.
+        let text = "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\n\
+                    rate_per_s = 1\nduration_s = 10\n[server]\nworkers = 4\n";
+        let crate::config::Job::Load(config) = scenario_config(text, &["--threads", "16"]) else {
+            panic!("not a load file");
+        };
+        let error = check_load(&config, machine(8 << 30, 2))
+            .unwrap_err()
+            .to_string();
+        for part in [
+            "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
+            "16 loops at once each holding about 686.6 MiB, 10000000 clients",
+            "about 10.7 GiB of memory, but 8.0 GiB is available",
+            "--threads",
+        ] {
+            assert!(error.contains(part), "{part:?} not in {error}");
+        }
+        assert!(!error.contains('\n'), "{error}");
+        // On 2 threads: 2 x 720,000,512 bytes and the buckets, about 1.3 GiB: it fits.
+        let crate::config::Job::Load(config) = scenario_config(text, &["--threads", "2"]) else {
+            panic!("not a load file");
+        };
+        assert_eq!(check_load(&config, machine(8 << 30, 2)).unwrap(), None);
     }
 
     #[test]
