@@ -128,12 +128,12 @@ pub fn check_load(config: &LoadConfig, machine: Machine) -> Result<Option<String
             .iter()
             .filter_map(|scenario| scenario.arrivals.clients)
             .max()
-            .map_or(String::new(), |clients| format!(", {clients} clients"));
+            .map_or(String::new(), |clients| format!("{clients} clients and "));
         return Err(TooMuchMemory {
             what: format!(
                 "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
-                 time-series buckets, and {} loops at once each holding about {}{clients} and \
-                 payments in flight,",
+                 time-series buckets, and {} loops at once each holding about {} ({clients}the \
+                 payments in flight)",
                 model.title,
                 model.runs as usize * model.scenarios.len() * model.strategies.len(),
                 model.runs,
@@ -182,28 +182,106 @@ fn on_threads(threads: usize, asked: usize) -> String {
     }
 }
 
-/// The memory this machine has available now (Linux: `MemAvailable` of `/proc/meminfo`), or
-/// [`MEMORY_CAP_WITHOUT_INFO`] where that cannot be read.
+/// The memory a run may use now (bytes): on Linux the least of the machine's `MemAvailable`
+/// (`/proc/meminfo`; [`MEMORY_CAP_WITHOUT_INFO`] where that cannot be read), the address
+/// space this process may still map (`ulimit -v`, `RLIMIT_AS`: `/proc/self/limits` less the
+/// `VmSize` of `/proc/self/status`) and what its control group may still use (cgroup v2
+/// `memory.max` less `memory.current`; v1 `memory.limit_in_bytes` less
+/// `memory.usage_in_bytes`).
 pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let machine = read("/proc/meminfo")
         .and_then(|text| mem_available(&text))
-        .unwrap_or(MEMORY_CAP_WITHOUT_INFO)
+        .unwrap_or(MEMORY_CAP_WITHOUT_INFO);
+    let address_space = read("/proc/self/limits")
+        .zip(read("/proc/self/status"))
+        .and_then(|(limits, status)| address_space_room(&limits, &status));
+    let group = read("/proc/self/cgroup").and_then(|groups| {
+        cgroup_files(&groups)
+            .into_iter()
+            .find_map(|(limit, usage)| {
+                let limit = read(&limit)?;
+                let usage = read(&usage)?;
+                cgroup_room(&limit, &usage)
+            })
+    });
+    [Some(machine), address_space, group]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(machine)
 }
 
-/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
-fn mem_available(meminfo: &str) -> Option<u64> {
-    let line = meminfo
+/// The address space still free under the soft `Max address space` of a `/proc/self/limits`
+/// text, less the `VmSize` of a `/proc/self/status` text (bytes); `None` when unlimited or
+/// unreadable.
+fn address_space_room(limits: &str, status: &str) -> Option<u64> {
+    let soft = limits
         .lines()
-        .find(|line| line.starts_with("MemAvailable:"))?;
+        .find_map(|line| line.strip_prefix("Max address space"))?
+        .split_whitespace()
+        .next()?;
+    let limit: u64 = soft.parse().ok()?;
+    let mapped = kibibytes_of(status, "VmSize:")?;
+    Some(limit.saturating_sub(mapped))
+}
+
+/// The `(limit, usage)` files of the memory controller of this process's control group, from
+/// a `/proc/self/cgroup` text: cgroup v2 (`0::PATH`, `memory.max` and `memory.current`) and
+/// v1 (`N:...memory...:PATH`, `memory.limit_in_bytes` and `memory.usage_in_bytes`), each under
+/// its path and, where the path is not visible from inside a container, at the root.
+fn cgroup_files(groups: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for line in groups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let path = path.trim_end_matches('/');
+        let (root, limit, usage) = if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        } else if controllers.split(',').any(|name| name == "memory") {
+            (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        } else {
+            continue;
+        };
+        for folder in [format!("{root}{path}"), root.to_string()] {
+            files.push((format!("{folder}/{limit}"), format!("{folder}/{usage}")));
+        }
+    }
+    files
+}
+
+/// A control group's limit less its usage (bytes), from the texts of its two files; `None`
+/// without a limit (`max`).
+fn cgroup_room(limit: &str, usage: &str) -> Option<u64> {
+    let limit: u64 = limit.trim().parse().ok()?;
+    let usage: u64 = usage.trim().parse().ok()?;
+    Some(limit.saturating_sub(usage))
+}
+
+/// The value of a `NAME:   123 kB` line of a `/proc` text, in bytes.
+fn kibibytes_of(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|line| line.starts_with(name))?;
     let kibibytes: u64 = line
-        .trim_start_matches("MemAvailable:")
+        .trim_start_matches(name)
         .trim()
         .trim_end_matches("kB")
         .trim()
         .parse()
         .ok()?;
     kibibytes.checked_mul(1024)
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    kibibytes_of(meminfo, "MemAvailable:")
 }
 
 /// `seconds` as a rough human duration: `45 s`, `12 min`, `3.5 h`, `40 days`.
@@ -370,7 +448,8 @@ mod tests {
             .to_string();
         for part in [
             "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
-            "16 loops at once each holding about 686.6 MiB, 10000000 clients",
+            "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
+             in flight) would need",
             "about 10.7 GiB of memory, but 8.0 GiB is available",
             "--threads",
         ] {
@@ -389,6 +468,47 @@ mod tests {
         let text = "MemTotal:       24000000 kB\nMemAvailable:   2048 kB\n";
         assert_eq!(mem_available(text), Some(2048 * 1024));
         assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn the_address_space_limit_counts_what_is_mapped_already() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max stack size            8388608              unlimited            bytes\n\
+                      Max address space         2147483648           4294967296           bytes\n";
+        let status = "Name:\tsimulate\nVmPeak:\t   9000 kB\nVmSize:\t   8192 kB\n";
+        // 2 GiB soft limit, 8 MiB mapped.
+        assert_eq!(
+            address_space_room(limits, status),
+            Some((2 << 30) - (8 << 20))
+        );
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_room(unlimited, status), None);
+    }
+
+    #[test]
+    fn control_groups_are_found_for_both_versions() {
+        let v2 = cgroup_files("0::/user.slice/run-1.scope\n");
+        assert_eq!(
+            v2[0],
+            (
+                "/sys/fs/cgroup/user.slice/run-1.scope/memory.max".to_string(),
+                "/sys/fs/cgroup/user.slice/run-1.scope/memory.current".to_string()
+            )
+        );
+        assert_eq!(v2[1].0, "/sys/fs/cgroup/memory.max");
+        let v1 = cgroup_files("4:memory:/docker/abc\n3:cpuset:/\n");
+        assert_eq!(v1.len(), 2);
+        assert_eq!(
+            v1[0].0,
+            "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"
+        );
+        assert_eq!(v1[1].1, "/sys/fs/cgroup/memory/memory.usage_in_bytes");
+        assert_eq!(
+            cgroup_room("1073741824\n", "268435456\n"),
+            Some(805_306_368)
+        );
+        assert_eq!(cgroup_room("max\n", "268435456\n"), None);
     }
 
     #[test]
