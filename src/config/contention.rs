@@ -65,7 +65,9 @@ struct ContentionFile {
     runs: Option<u32>,
     clients: Option<toml::Value>,
     policies: Option<Vec<String>>,
+    /// The backoff's base (ms, 0 to 10^9).
     base_ms: Option<f64>,
+    /// The backoff's cap (ms, `base_ms` to 10^9).
     cap_ms: Option<f64>,
     delay: Option<toml::Table>,
     max_retries: Option<u32>,

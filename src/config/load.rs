@@ -1094,7 +1094,8 @@ fn check_buckets(model: &LoadModel, path: &Path) -> Result<(), ConfigError> {
             path,
             "output.bucket_s",
             crate::parse::shown(model.bucket_ms / 1000.0),
-            "more than 1000000 time-series buckets over arrivals.duration_s: use wider buckets",
+            "more than 1000000 time-series buckets over arrivals.duration_s (a loop keeps at most \
+             1000000, its drain included): use wider buckets",
         ));
     }
     Ok(())

@@ -112,9 +112,9 @@ pub struct ContentionModel {
     pub clients: Vec<u32>,
     /// The backoff policies, in the order reported.
     pub policies: Vec<Policy>,
-    /// The backoff's base (ms).
+    /// The backoff's base (ms; a file's is 0 to 10^9).
     pub base_ms: f64,
-    /// The backoff's cap (ms).
+    /// The backoff's cap (ms, at least the base; a file's is at most 10^9).
     pub cap_ms: f64,
     /// The network and the retry limit.
     pub setup: ContentionSetup,
