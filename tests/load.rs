@@ -484,15 +484,15 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ),
         (
             "[client]\ntoken_bucket = { capacity = 10, retry_cost = 20 }",
-            &["`client.token_bucket`", "20", "above the quota"],
+            &["`client.token_bucket.retry_cost`", "20", "above the quota"],
         ),
         (
             "[client]\nbreaker = { threshold = 1.5 }",
-            &["`client.breaker`", "1.5", "0 to 1"],
+            &["`client.breaker.threshold`", "1.5", "0 to 1"],
         ),
         (
             "[client]\nbreaker = { threshold = -0.1 }",
-            &["`client.breaker`", "-0.1"],
+            &["`client.breaker.threshold`", "-0.1"],
         ),
         (
             "[server]\nworkers = 1\n[client]\nbackoff = { policy = \"sometimes\" }",
