@@ -12,10 +12,11 @@ mod common;
 use std::path::Path;
 
 use common::{SCENARIOS, article_model, run_model, scenario_file};
+use engine::Silent;
 use simulate::model::article::server::ServerKind;
 use simulate::model::article::summary::summarise;
 use simulate::model::article::{self as model, Engine};
-use simulate::model::{Silent, timeline};
+use simulate::model::timeline;
 use simulate::report::OutputFile;
 use simulate::report::article::{charts, sweep_charts};
 use simulate::report::chart_style::SIZE;

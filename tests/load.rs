@@ -6,12 +6,14 @@ mod common;
 
 use common::speed_logs::{self, LATEST, PREVIOUS};
 use common::{assert_readme_says, csv_header, rejected_in, simulate};
-use simulate::model::Silent;
+use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 use simulate::model::load::{
     self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
     LoadServer, LoadStrategy, LoadTally, Phase, PhaseRate,
 };
-use simulate::model::timeline::{Backoff, Distribution, ErrorPolicy};
+use simulate::model::semantics::ErrorPolicy;
 use tempfile::TempDir;
 
 /// An M/M/c queue: Poisson arrivals at `rate_per_s`, `workers` workers, exponential service

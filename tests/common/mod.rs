@@ -11,7 +11,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use simulate::model::Silent;
+use engine::Silent;
 use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};
 use tempfile::TempDir;
 

@@ -14,10 +14,12 @@ use std::path::Path;
 use super::{ConfigError, DEFAULT_SEED, Origin, OutputSettings, invalid, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
-    ArrivalProcess, Arrivals, Backend, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
-    KeyLifecycle, Network, Provider, ReceiptMode, Receipts, Scenario, Strategy, TimelineModel,
+    ArrivalProcess, Arrivals, Backend, ClientPolicy, CopyMode, CopySpacing, KeyLifecycle, Network,
+    Provider, ReceiptMode, Receipts, Scenario, Strategy, TimelineModel,
 };
 use crate::parse;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 use schema::{DistributionTable, ProcessName, Sections, TimelineFile};
 
 /// The default number of payments per run and scenario.
@@ -658,7 +660,8 @@ fn scenarios(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy, KeyStore};
+    use crate::model::semantics::ErrorPolicy;
+    use crate::model::timeline::{DuplicateAnswer, KeyStore};
     use clap::Parser;
     use std::path::PathBuf;
 

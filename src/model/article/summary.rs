@@ -4,7 +4,7 @@
 use super::closed_form::{self, Moments};
 use super::{ArticleModel, ArticleResults, PointResult};
 use crate::model::article::server::ServerKind;
-use crate::stats::{self, Interval};
+use engine::stats::{self, Interval};
 
 /// A per-request quantity the summary reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! and metric.
 
 use super::{ContentionResults, Policy, RunTally};
-use crate::stats;
+use engine::stats;
 
 /// A per-run quantity the summary averages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ pub fn find(
 mod tests {
     use super::*;
     use crate::model::contention::{ContentionModel, ContentionRow, ContentionSetup, Delay};
-    use crate::model::timeline::Distribution;
+    use engine::distribution::Distribution;
 
     #[test]
     fn means_and_standard_errors_by_hand() {

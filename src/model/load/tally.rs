@@ -2,9 +2,7 @@
 //! time series by bucket. The totals ([`LoadCounts`]) and a bucket ([`Bucket`]) are each
 //! declared once, field, doc and unit, in the column order of the CSV that writes them.
 
-use crate::model::counters::counters;
-
-counters! {
+engine::counters! {
     /// Totals of one event loop (counts over the whole run, drain included), declared once:
     /// the fields in `load.csv`'s column order, each documented with its meaning and unit, and
     /// `events` in the trailing group (the CSV's last column, after the derived ones).

@@ -3,9 +3,7 @@
 //! `timeline.csv` column (named after its field, documented by its `///` line) from
 //! [`Counters::columns`]. A new counter is one line here plus its README column.
 
-use crate::model::counters::counters;
-
-counters! {
+engine::counters! {
     /// What happened to one payment under one strategy, or the sum over many payments:
     /// every field is a count and sums are plain additions, so chunks merge exactly in any
     /// grouping.

@@ -15,37 +15,29 @@
 //! scenarios with the same copies and retry limit, which fix the layout, from the scenario).
 
 pub mod backend;
-pub mod backoff;
 pub mod counters;
-pub mod distribution;
 pub mod draws;
-pub mod estimate;
-pub mod exp;
-pub mod latency;
-#[cfg(target_arch = "x86_64")]
-mod quantile_simd;
 pub mod shortcut;
 pub mod simulation;
 pub mod single_copy;
-#[cfg(target_arch = "x86_64")]
-mod vector;
 
 use rayon::prelude::*;
 
+pub use crate::model::semantics::ErrorPolicy;
 use backend::BackendDraws;
 pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts};
-pub use backoff::Backoff;
 pub use counters::Counters;
-pub use distribution::Distribution;
-use distribution::LANES;
 use draws::{LifecycleDraws, PaymentDraws};
-pub use latency::LatencyHistogram;
+use engine::backoff::Backoff;
+use engine::distribution::{Distribution, LANES};
+use engine::latency::{self, LatencyHistogram};
+use engine::numerics::ln_estimate as estimate;
 use shortcut::{SameAsUniqueKey, Shortcut};
 use simulation::{PaymentOutcome, Simulator};
 use single_copy::SingleCopy;
 
-use super::{Interrupted, Progress};
-use crate::rng::{Jump, PcgState, SeedSequence};
+use engine::rng::{Jump, PcgState, SeedSequence};
+use engine::{Interrupted, Progress};
 
 /// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -164,16 +156,6 @@ impl ClientPolicy {
             .sum();
         f64::from(self.max_retries + 1) * self.timeout_ms + backoffs
     }
-}
-
-/// What the server does with a first delivery that failed with a 500.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorPolicy {
-    /// Stripe's behaviour: the 500 is stored under the key and replayed to every retry, which
-    /// is not charged.
-    Store,
-    /// The failure is not stored: the key is released and a retry is processed again.
-    Retry,
 }
 
 /// How the server answers a duplicate: a delivery whose key is present with a matching body
@@ -463,7 +445,7 @@ pub fn simulate(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<TimelineResults, Interrupted> {
-    let pool = crate::model::parallel::thread_pool(threads);
+    let pool = engine::parallel::thread_pool(threads);
     let mut rows = Vec::new();
     for run in 0..model.runs {
         let streams = Streams::of(model, run);

@@ -188,8 +188,8 @@ mod tests {
         Strategy, Streams,
     };
     use super::*;
-    use crate::model::Silent;
     use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile, model};
+    use engine::Silent;
 
     /// Variants that exercise the settings the shortcut ignores or checks: failures stored
     /// and retried, different bodies, a short key TTL, sequential copies.

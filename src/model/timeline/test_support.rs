@@ -10,7 +10,7 @@ use super::{
     ArrivalProcess, Arrivals, Backend, Backoff, ChunkWalker, ClientPolicy, CopyMode, CopySpacing,
     Distribution, KeyLifecycle, Network, Scenario, Strategy, Streams, TimelineModel,
 };
-use crate::model::Silent;
+use engine::Silent;
 
 /// A log-normal duration by its median and 99th percentile (ms).
 pub fn log_normal(median_ms: f64, p99_ms: f64) -> Distribution {

@@ -6,13 +6,14 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
+use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
     ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
     value_label,
 };
 use crate::report::format::grouped;
+use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
 pub(super) const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);

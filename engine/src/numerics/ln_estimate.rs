@@ -100,7 +100,7 @@ mod tests {
     fn an_exponential_gap_is_the_exact_computations_whenever_it_is_told() {
         // mobile-network.toml's 200 payments per second: -1000 / 200 ms.
         let scale_ms = -1000.0 / 200.0;
-        let exact = |u: f64| super::super::latency::whole_microseconds(scale_ms * (-u).ln_1p());
+        let exact = |u: f64| crate::latency::whole_microseconds(scale_ms * (-u).ln_1p());
         let mut told = 0;
         for u in uniforms(300_000) {
             if let Some(us) = exponential_us(scale_ms, ln_1m(u)) {

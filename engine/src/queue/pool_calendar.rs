@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::calendar_ring::{
+use crate::queue::ring::{
     MASK, NEAR_WEEKS, NO_WEEK, NONE, Place, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms, place,
 };
 
@@ -48,7 +48,7 @@ pub struct Calendar<E> {
     day: u64,
     /// A bucket per day, for the events of the current week and the `NEAR_WEEKS - 1` after it.
     near: Ring,
-    /// A bucket per week, for the events of the [`SLOTS`](crate::model::calendar_ring::SLOTS)
+    /// A bucket per week, for the events of the [`SLOTS`](crate::queue::ring::SLOTS)
     /// weeks after the near ring's.
     far: Ring,
     /// The pool: every node ever used, waiting or free.
@@ -258,10 +258,8 @@ impl<E: Copy> Calendar<E> {
 
 #[cfg(test)]
 mod tests {
-    use rand_core::Rng;
 
     use super::*;
-    use crate::model::calendar_ring::SLOTS;
 
     /// Pops everything: `(time, event)` in order.
     fn pop_all(calendar: &mut Calendar<u32>) -> Vec<(f64, u32)> {
@@ -382,49 +380,38 @@ mod tests {
         );
     }
 
-    /// Random scheduling, looking and popping against a sorted list, for widths from tiny to
-    /// huge: leads of zero, on a grid (ties), small, beyond the near ring, beyond both rings,
-    /// huge.
+    /// The calendar under the queue contract: scheduling with a running sequence number.
+    struct Numbered {
+        calendar: Calendar<u32>,
+        sequence: u64,
+    }
+
+    impl crate::queue::EventQueue for Numbered {
+        type Event = u32;
+        fn schedule(&mut self, time_ms: f64, event: u32) {
+            self.calendar
+                .schedule(time_ms.to_bits(), self.sequence, event);
+            self.sequence += 1;
+        }
+        fn pop(&mut self) -> Option<(f64, u32)> {
+            self.calendar.peek()?;
+            let (bits, event) = self.calendar.pop_front();
+            Some((f64::from_bits(bits), event))
+        }
+        fn len(&self) -> usize {
+            self.calendar.len()
+        }
+    }
+
+    /// The queue contract, for widths from tiny to huge.
     #[test]
-    fn agrees_with_a_sorted_list_for_any_width() {
-        for (seed, width_ms) in [(1, 1e-9), (2, 0.01), (3, 1.0), (4, 37.5), (5, 1e9)] {
-            let mut stream = crate::rng::SeedSequence::new(seed).pcg64();
-            let mut calendar = Calendar::new(width_ms);
-            let mut waiting: Vec<(u128, u32)> = Vec::new();
-            let mut now = 0.0f64;
-            for step in 0..40_000u32 {
-                let draw = stream.next_u64();
-                let u = crate::rng::unit_f64(stream.next_u64());
-                if draw % 5 < 3 {
-                    let lead_ms = match (draw >> 8) % 7 {
-                        0 => 0.0,
-                        1 => ((draw >> 16) % 4) as f64 * 0.5,
-                        2 => u * 3.0,
-                        3 => u * SLOTS as f64 * width_ms * 3.0,
-                        4 => u * (SLOTS * SLOTS) as f64 * width_ms / 8.0,
-                        5 if step > 35_000 => 1e300 * u,
-                        _ => u * 0.01 * width_ms,
-                    };
-                    let time = now + lead_ms;
-                    calendar.schedule(time.to_bits(), u64::from(step), step);
-                    waiting.push((u128::from(time.to_bits()) << 64 | u128::from(step), step));
-                } else if draw % 5 == 3 {
-                    let earliest = waiting.iter().map(|&(key, _)| key).min();
-                    assert_eq!(calendar.peek(), earliest, "width {width_ms}, step {step}");
-                } else {
-                    let earliest = (0..waiting.len()).min_by_key(|&index| waiting[index].0);
-                    let expected = earliest.map(|index| waiting.swap_remove(index));
-                    let found = calendar.peek().map(|_| calendar.pop_front());
-                    let expected = expected.map(|(key, event)| ((key >> 64) as u64, event));
-                    assert_eq!(found, expected, "width {width_ms}, step {step}");
-                    if let Some((bits, _)) = found {
-                        now = f64::from_bits(bits);
-                    }
-                }
-                if step % 1_000 == 0 {
-                    assert_eq!(calendar.len(), waiting.len());
-                }
-            }
+    fn keeps_the_queue_contract_for_any_width() {
+        for width_ms in [1e-9, 0.01, 1.0, 37.5, 1e9] {
+            let make = || Numbered {
+                calendar: Calendar::new(width_ms),
+                sequence: 0,
+            };
+            crate::queue::conformance::check(make, width_ms);
         }
     }
 }

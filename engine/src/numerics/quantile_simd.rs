@@ -8,12 +8,12 @@
 //! AVX-512 register or four in an AVX2 one, twice (processors with AVX2 and FMA but without
 //! AVX-512).
 
-use super::distribution::{
+use super::exp::log_normal_lanes;
+use super::vector::Vector;
+use crate::distribution::{
     CENTRAL_DENOMINATOR, CENTRAL_HALF_WIDTH, CENTRAL_NUMERATOR, FAR_TAIL_DENOMINATOR,
     FAR_TAIL_NUMERATOR, LANES, NEAR_TAIL_DENOMINATOR, NEAR_TAIL_NUMERATOR, normal_tail_quantile,
 };
-use super::exp::log_normal_lanes;
-use super::vector::Vector;
 
 /// `c[0] + c[1] x + ... + c[7] x^7` by Horner's rule from 0, as the scalar `horner` (a product
 /// then a sum at each step, never fused).
@@ -129,8 +129,8 @@ fn tails<V: Vector>(u: &[f64], uniforms: V, q: V, tail_lanes: u32) -> V {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::distribution::{Distribution, Sampler};
-    use crate::model::timeline::vector::{Avx2, Avx512};
+    use crate::distribution::{Distribution, Sampler};
+    use crate::numerics::vector::{Avx2, Avx512};
 
     /// Uniforms where the arithmetic changes course: 0, the smallest draws, both edges of the
     /// central region, the median, the near and far tails' border (`r = 5`, `u ≈ 1.4e-11`),
@@ -177,11 +177,9 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(processor_has_avx512), ignore = "this processor has no AVX-512")]
     fn eight_at_a_time_with_avx512_is_the_scalar_quantile_bit_for_bit() {
-        if !crate::model::timeline::exp::avx512_available() {
-            eprintln!("skipped: this processor has no AVX-512");
-            return;
-        }
+        assert!(crate::cpu::processor().avx512, "needs AVX-512F and DQ");
         // SAFETY: the processor has AVX-512F and DQ (checked above).
         bit_for_bit(|median_ms, sigma, u| unsafe {
             log_normal_quantiles::<Avx512>(median_ms, sigma, u)
@@ -189,11 +187,12 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(processor_has_avx2_fma),
+        ignore = "this processor has no AVX2 and FMA"
+    )]
     fn eight_at_a_time_with_avx2_is_the_scalar_quantile_bit_for_bit() {
-        if !crate::model::timeline::exp::avx2_fma_available() {
-            eprintln!("skipped: this processor has no AVX2 and FMA");
-            return;
-        }
+        assert!(crate::cpu::processor().avx2_fma, "needs AVX2 and FMA");
         // SAFETY: the processor has AVX2 and FMA (checked above).
         bit_for_bit(|median_ms, sigma, u| unsafe {
             log_normal_quantiles::<Avx2>(median_ms, sigma, u)

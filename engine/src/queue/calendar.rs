@@ -18,17 +18,17 @@
 //! heap's chain of dependent loads and unpredictable branches; an event scheduled far ahead
 //! (a long backoff) is moved twice, each time in constant time, instead of through a heap.
 //!
-//! [`IdQueue`]: crate::model::event_queue::IdQueue
+//! [`IdQueue`]: crate::queue::heap::IdQueue
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::calendar_ring::{
+use crate::queue::heap::{NumberedClock, numbered_key};
+use crate::queue::ring::{
     MASK, NEAR_WEEKS, NO_WEEK, NONE, Place, RING_WEEKS, Ring, WEEK_DAYS, day_of, days_per_ms, place,
 };
-use crate::model::event_queue::{NumberedClock, numbered_key};
 
-pub use crate::model::calendar_ring::SLOTS;
+pub use crate::queue::ring::SLOTS;
 
 /// An event waiting in a bucket.
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +50,7 @@ impl Node {
 }
 
 /// Events `0..events` on one clock, each with at most one waiting, ordered by
-/// `(time, sequence number)` as in an [`IdQueue`](crate::model::event_queue::IdQueue).
+/// `(time, sequence number)` as in an [`IdQueue`](crate::queue::heap::IdQueue).
 #[derive(Debug)]
 pub struct CalendarQueue {
     /// Days per millisecond: `1 / width` of a bucket.
@@ -309,7 +309,6 @@ impl CalendarQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand_core::Rng;
 
     /// Equal times come out in the order they were scheduled, an event beyond the ring after
     /// the ones in it, and a bucket that holds several events gives its earliest first.
@@ -421,56 +420,12 @@ mod tests {
         assert_eq!(queue.pop(), None);
     }
 
-    /// Random scheduling and popping against a plain list ordered by (time, sequence), for
-    /// bucket widths from far narrower to far wider than the gaps between the times: leads of
-    /// zero, on a coarse grid (many equal times), continuous, beyond the near ring (the far
-    /// ring, and the rings wrapping round), beyond both (the overflow), and a last stretch of
-    /// huge times that all share the last day.
+    /// The queue contract, for bucket widths from far narrower to far wider than the gaps
+    /// between the times.
     #[test]
-    fn agrees_with_a_sorted_list_on_random_operations() {
-        for (seed, width_ms) in [(1, 0.001), (2, 0.1), (3, 1.0), (4, 37.5), (5, 1e6)] {
-            let mut stream = crate::rng::SeedSequence::new(seed).pcg64();
-            let events = 97;
-            let mut queue = CalendarQueue::new(events, width_ms);
-            // (time, sequence) of each event's waiting request.
-            let mut waiting: Vec<Option<(f64, u32)>> = vec![None; events as usize];
-            let mut sequence = 0u32;
-            for step in 0..60_000 {
-                let draw = stream.next_u64();
-                let u = crate::rng::unit_f64(stream.next_u64());
-                let event = (draw % u64::from(events)) as usize;
-                let now = queue.now_ms();
-                if waiting[event].is_none() && (draw >> 8) % 5 < 3 {
-                    let lead_ms = match (draw >> 16) % 7 {
-                        0 => 0.0,
-                        1 => ((draw >> 24) % 4) as f64 * 0.5,
-                        2 => u * 3.0,
-                        3 => u * 50.0,
-                        4 => u * SLOTS as f64 * width_ms * 3.0,
-                        5 => u * (SLOTS * SLOTS) as f64 * width_ms / 8.0,
-                        _ if step > 55_000 => 1e300 * u,
-                        _ => u * 0.01,
-                    };
-                    let time = now + lead_ms;
-                    queue.schedule(time, event as u32);
-                    waiting[event] = Some((time, sequence));
-                    sequence += 1;
-                } else {
-                    let earliest = (0..events as usize)
-                        .filter_map(|e| waiting[e].map(|key| (key, e)))
-                        .min_by(|(a, _), (b, _)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                    let expected = earliest.map(|((time, _), e)| {
-                        waiting[e] = None;
-                        (time, e as u32)
-                    });
-                    assert_eq!(queue.pop(), expected, "width {width_ms} ms, step {step}");
-                }
-                let count = waiting.iter().flatten().count();
-                assert_eq!(queue.is_empty(), count == 0);
-                if step % 1_000 == 0 {
-                    assert_eq!(queue.len(), count);
-                }
-            }
+    fn keeps_the_queue_contract_for_any_width() {
+        for width_ms in [0.001, 0.1, 1.0, 37.5, 1e6] {
+            crate::queue::conformance::check(|| CalendarQueue::new(97, width_ms), width_ms);
         }
     }
 }

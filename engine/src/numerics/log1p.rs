@@ -26,7 +26,7 @@
 //! With the processor's fused multiply-add, or `f64::mul_add`'s correctly rounded software one
 //! elsewhere, every operation is the IEEE-754 one, so the replica gives the same bits on every
 //! machine; that they are the C library's is only checked where glibc picks `__log1p_fma`
-//! ([`crate::model::timeline::exp::replicates_c_library`]: x86-64 Linux glibc, FMA and AVX2).
+//! ([`crate::numerics::exp::replicates_c_library`]: x86-64 Linux glibc, FMA and AVX2).
 //! `x <= -1`, infinities and NaN are handed to the C library (which sets `errno` there).
 
 /// High part of `ln 2`, with trailing zero bits so that `k * LN2_HI` is exact (`3fe62e42 fee00000`).
@@ -99,7 +99,7 @@ pub fn ln_1p(x: f64) -> f64 {
         return x.ln_1p();
     }
     #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    if std::arch::is_x86_feature_detected!("fma") {
+    if crate::cpu::fma() {
         // SAFETY: the processor supports FMA (just detected).
         return unsafe { finite_fma(x) };
     }
@@ -217,13 +217,11 @@ pub const BLOCK: usize = 64;
 pub fn ln_1p_block(values: &mut [f64; BLOCK]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::model::timeline::exp::avx512_available()
-            && std::arch::is_x86_feature_detected!("fma")
-        {
+        if crate::cpu::avx512() && crate::cpu::fma() {
             // SAFETY: the processor supports AVX-512F, DQ and FMA (just detected).
             return unsafe { ln_1p_block_avx512(values) };
         }
-        if crate::model::timeline::exp::avx2_fma_available() {
+        if crate::cpu::avx2_fma() {
             // SAFETY: the processor supports AVX2 and FMA (just detected).
             return unsafe { ln_1p_block_avx2(values) };
         }

@@ -1,6 +1,7 @@
-//! The round-0 scan on x86-64 with AVX-512 (F + DQ): sixteen PCG64 lanes stepped in two
-//! 512-bit vectors. The portable loop in `kernel.rs` is the reference and the fallback; tests
-//! require both to give identical counts, and the choice is made at run time.
+//! Sixteen PCG64 streams stepped side by side in two 512-bit vectors on x86-64 with AVX-512
+//! (F + DQ), collecting the states whose draw falls below a threshold (the article model's
+//! scan for lost first ACKs). Stepping one [`PcgState`](super::PcgState) at a time is the
+//! reference; the tests require the same states, and [`crate::cpu::avx512`] decides.
 //!
 //! A 128-bit LCG step `state * M + increment (mod 2^128)` is built from 64-bit lanes: the low
 //! word's full 128-bit product with `M`'s low word comes from four 32 x 32 -> 64 multiplies
@@ -10,15 +11,10 @@
 
 use std::arch::x86_64::*;
 
-use crate::rng::PCG64_MULTIPLIER;
+use super::PCG64_MULTIPLIER;
 
 /// States stepped side by side: two vectors of eight.
 pub const LANES: usize = 16;
-
-/// Whether this processor can run [`scan`].
-pub fn available() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
-}
 
 /// Constants of one scan, broadcast to every lane.
 struct Constants {
@@ -37,7 +33,7 @@ struct Constants {
 /// at least `batch` (and the rest at the end), in no particular order.
 ///
 /// # Safety
-/// The processor must support AVX-512F and AVX-512DQ ([`available`]).
+/// The processor must support AVX-512F and AVX-512DQ ([`crate::cpu::avx512`]).
 #[target_feature(enable = "avx512f,avx512dq")]
 pub unsafe fn scan(
     starts: &[u128; LANES],
@@ -175,11 +171,9 @@ mod tests {
     use crate::rng::SeedSequence;
 
     #[test]
+    #[cfg_attr(not(processor_has_avx512), ignore = "this processor has no AVX-512")]
     fn steps_and_selects_exactly_like_the_portable_generator() {
-        if !available() {
-            eprintln!("AVX-512 not available here: the portable path is tested alone");
-            return;
-        }
+        assert!(crate::cpu::processor().avx512, "needs AVX-512F and DQ");
         let start = SeedSequence::new(42).pcg_state();
         let starts: [u128; LANES] = std::array::from_fn(|lane| {
             let mut state = start;
@@ -199,7 +193,7 @@ mod tests {
             }
         }
         let mut found = Vec::new();
-        // SAFETY: checked by `available` above.
+        // SAFETY: checked above.
         unsafe {
             scan(
                 &starts,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::{Interrupted, Progress};
+use crate::{Interrupted, Progress};
 
 /// A thread pool of `threads` workers (at least one).
 pub fn thread_pool(threads: usize) -> rayon::ThreadPool {
@@ -53,7 +53,7 @@ pub fn map_chunks<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Silent;
+    use crate::Silent;
     use std::sync::atomic::AtomicU64;
 
     struct Counting(AtomicU64, u64);

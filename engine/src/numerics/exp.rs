@@ -276,7 +276,7 @@ pub fn exp(x: f64) -> f64 {
         return x.exp();
     }
     #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    if std::arch::is_x86_feature_detected!("fma") {
+    if crate::cpu::fma() {
         // SAFETY: the processor supports FMA (just detected).
         return unsafe { common_path_fma(x) };
     }
@@ -302,34 +302,19 @@ pub fn log_normal(median_ms: f64, sigma: f64, z: f64) -> f64 {
     median_ms * exp(sigma * z)
 }
 
-/// Whether this processor can run [`exp_vector`] and the other AVX-512 functions: AVX-512F
-/// and DQ, the instruction set of the eight-lane [`Vector`] (never off x86-64, where they do
-/// not exist).
-pub fn avx512_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Whether the C library's `exp` here is the one replicated (glibc's `__exp_fma`: x86-64
 /// Linux with glibc, and a processor with FMA and AVX2, which glibc's ifunc requires). Where
 /// it is not, the C library may round differently, and comparing it with [`exp`] means
 /// nothing (the tests skip).
 pub fn replicates_c_library() -> bool {
-    cfg!(all(target_os = "linux", target_env = "gnu")) && avx2_fma_available()
+    cfg!(all(target_os = "linux", target_env = "gnu")) && crate::cpu::processor().avx2_fma
 }
 
 /// [`exp`] of eight lanes: with AVX-512F ([`exp_vector`]) where the processor has it, lane by
 /// lane otherwise; the same bits either way.
 pub fn exp8(x: [f64; 8]) -> [f64; 8] {
     #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
+    if crate::cpu::avx512() {
         // SAFETY: the processor supports AVX-512F (just detected).
         return unsafe { exp8_avx512(x) };
     }
@@ -369,7 +354,7 @@ pub fn log_normal8_avx512(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
 /// ([`log_normal_vector`]) where the processor has it, lane by lane otherwise.
 pub fn log_normal8(median_ms: f64, sigma: f64, z: [f64; 8]) -> [f64; 8] {
     #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
+    if crate::cpu::avx512() {
         // SAFETY: the processor supports AVX-512F (just detected).
         return unsafe { log_normal8_avx512(median_ms, sigma, z) };
     }
@@ -424,19 +409,6 @@ pub fn log_normal_vector(median: __m512d, sigma: __m512d, z: __m512d) -> __m512d
 pub fn exp_vector(x: __m512d) -> __m512d {
     // SAFETY: this function's target features are the type's.
     exp_lanes(unsafe { Avx512::new(x) }).get()
-}
-
-/// Whether this processor can run [`exp_vector_avx2`] and [`log_normal_vector_avx2`]: AVX2
-/// and FMA (never off x86-64).
-pub fn avx2_fma_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 /// `median * exp(sigma * z)` in four lanes, with the roundings of [`log_normal`]: the product

@@ -3,19 +3,17 @@
 //! every fused step needed.
 
 use super::*;
-use crate::model::timeline::exp::replicates_c_library;
+use crate::numerics::exp::replicates_c_library;
 use crate::rng::{PcgState, unit_f64};
 
-/// Whether the comparison with the C library means something here; if not, says why.
-fn c_library_replicated() -> bool {
-    let replicated = replicates_c_library();
-    if !replicated {
-        eprintln!(
-            "skipped: the C library's log1p here is not glibc's __log1p_fma (needs x86-64 \
-             Linux glibc and a processor with FMA and AVX2), so it may round differently"
-        );
-    }
-    replicated
+/// The comparison with the C library means something only where it is glibc's `__log1p_fma`
+/// (x86-64 Linux glibc on a processor with FMA and AVX2): the tests that make it are ignored
+/// elsewhere (the build script's `c_library_is_glibc_fma`), and fail if run where it is not.
+fn assert_c_library_replicated() {
+    assert!(
+        replicates_c_library(),
+        "the C library's log1p here is not glibc's __log1p_fma, so it may round differently"
+    );
 }
 
 /// The inputs where `replica` differs from the C library's `log1p`, bit for bit.
@@ -102,24 +100,28 @@ fn edges() -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn the_model_inputs_give_the_c_library_log1p() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let inputs = model_inputs(2_000_000, 1);
     assert_eq!(mismatches(&inputs, ln_1p), Vec::<f64>::new());
     // And so the exponential durations: -mean * ln(1 - u) as the timeline's sampler gives it.
-    let sampler = crate::model::timeline::Distribution::Exponential { mean_ms: 50.0 }.sampler();
+    let sampler = crate::distribution::Distribution::Exponential { mean_ms: 50.0 }.sampler();
     for &x in &inputs[..10_000] {
         assert_eq!((-50.0 * ln_1p(x)).to_bits(), sampler.quantile(-x).to_bits());
     }
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn random_inputs_and_every_edge_give_the_c_library_log1p() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let mut inputs = random_bits(1_000_000);
     inputs.extend(log_uniform(1_000_000));
     inputs.extend(edges());
@@ -143,10 +145,12 @@ fn replica_without_fusing(unfused: Step) -> impl Fn(f64) -> f64 {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn every_fused_step_that_can_change_a_result_is_needed_to_match_the_c_library() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let mut inputs = model_inputs(2_000_000, 2);
     inputs.extend(log_uniform(2_000_000));
     inputs.extend(edges());
@@ -252,7 +256,7 @@ fn each_block_path_gives_the_scalar_results() {
         block(&mut values);
         portable.extend(values.map(f64::to_bits));
         #[cfg(target_arch = "x86_64")]
-        if crate::model::timeline::exp::avx2_fma_available() {
+        if crate::cpu::processor().avx2_fma {
             let mut values = block_in;
             // SAFETY: the processor supports AVX2 and FMA (just checked).
             unsafe { ln_1p_block_avx2(&mut values) };

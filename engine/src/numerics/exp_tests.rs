@@ -3,19 +3,17 @@
 //! and the table regenerated with exact fixed-point arithmetic.
 
 use super::*;
-use crate::model::timeline::distribution::{Distribution, Sampler, normal_quantile};
+use crate::distribution::{Distribution, Sampler, normal_quantile};
 use crate::rng::PcgState;
 
-/// Whether the comparison with the C library means something here; if not, says why.
-fn c_library_replicated() -> bool {
-    let replicated = replicates_c_library();
-    if !replicated {
-        eprintln!(
-            "skipped: the C library's exp here is not glibc's __exp_fma (needs x86-64 Linux \
-             glibc and a processor with FMA and AVX2), so it may round differently"
-        );
-    }
-    replicated
+/// The comparison with the C library means something only where it is glibc's `__exp_fma`
+/// (x86-64 Linux glibc on a processor with FMA and AVX2): the tests that make it are ignored
+/// elsewhere (the build script's `c_library_is_glibc_fma`), and fail if run where it is not.
+fn assert_c_library_replicated() {
+    assert!(
+        replicates_c_library(),
+        "the C library's exp here is not glibc's __exp_fma, so it may round differently"
+    );
 }
 
 /// The inputs where `replica` differs from the C library's `exp`, bit for bit.
@@ -122,10 +120,12 @@ fn quantiles() -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn the_model_inputs_give_the_c_library_exp_and_the_same_durations() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let us = quantiles();
     for sampler in mobile_network_samplers() {
         let Sampler::LogNormal { median_ms, sigma } = sampler else {
@@ -149,10 +149,12 @@ fn the_model_inputs_give_the_c_library_exp_and_the_same_durations() {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn a_million_random_inputs_in_the_models_range_give_the_c_library_exp() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let inputs = uniform(1_000_000, -40.0, 40.0, 1);
     assert_eq!(mismatches(&inputs, exp), Vec::<f64>::new());
     assert_eq!(mismatches8(&inputs), Vec::<f64>::new());
@@ -173,10 +175,12 @@ fn a_million_random_inputs_in_the_models_range_give_the_c_library_exp() {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn the_whole_common_path_its_edges_and_every_other_input_give_the_c_library_exp() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     let mut inputs = uniform(100_000, -512.0, 512.0, 2);
     inputs.extend(uniform(100_000, -1e-3, 1e-3, 3));
     inputs.extend(half_way_points());
@@ -198,20 +202,18 @@ fn eight_lanes_give_the_scalar_results_with_and_without_avx512() {
         let expected = lanes.map(|z| log_normal(150.0, 0.89, z));
         assert_eq!(durations.map(f64::to_bits), expected.map(f64::to_bits));
     }
-    if !avx512_available() {
-        eprintln!("AVX-512F absent: exp8 ran lane by lane only");
-    }
 }
 
 /// [`exp_vector_avx2`] and [`log_normal_vector_avx2`] of four lanes, bit for bit the scalar
 /// [`exp`] and [`log_normal`] lane by lane, on the model's range, the whole common path, the
 /// rounding half-way points, every edge (the scalar detour) and random bits.
 #[test]
+#[cfg_attr(
+    not(processor_has_avx2_fma),
+    ignore = "this processor has no AVX2 and FMA"
+)]
 fn four_lanes_with_avx2_and_fma_give_the_scalar_results() {
-    if !avx2_fma_available() {
-        eprintln!("skipped: this processor has no AVX2 and FMA");
-        return;
-    }
+    assert!(crate::cpu::processor().avx2_fma, "needs AVX2 and FMA");
     let mut inputs = uniform(100_000, -40.0, 40.0, 5);
     inputs.extend(uniform(20_000, -512.0, 512.0, 6));
     inputs.extend(half_way_points());
@@ -285,10 +287,12 @@ fn near_ties(inputs: &[f64]) -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(
+    not(c_library_is_glibc_fma),
+    ignore = "the C library here is not glibc's FMA build"
+)]
 fn every_fused_step_that_can_change_a_result_is_needed_to_match_the_c_library() {
-    if !c_library_replicated() {
-        return;
-    }
+    assert_c_library_replicated();
     // Where |r| is largest (near the half-way points) its rounding, and so the fused steps'
     // effect, is largest too: 10^6 inputs there, and of them those whose result is near a tie.
     let offsets = uniform(1_000_000, -0.1, 0.1, 5);

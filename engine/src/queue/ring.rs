@@ -1,6 +1,6 @@
 //! The ring machinery the calendar queues share (the contention model's
-//! [`CalendarQueue`](crate::model::calendar_queue::CalendarQueue) and the load model's
-//! [`Agenda`](crate::model::load::agenda::Agenda)): days of a fixed width and weeks of 64
+//! [`CalendarQueue`](crate::queue::calendar::CalendarQueue) and the load model's
+//! [`Agenda`](crate::queue::agenda::Agenda)): days of a fixed width and weeks of 64
 //! days, a ring of [`SLOTS`] buckets whose lists are threaded through the queue's own nodes,
 //! and the occupancy bits that find the next occupied bucket with two trailing-zero counts.
 //!

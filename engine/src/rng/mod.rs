@@ -8,6 +8,9 @@
 
 use rand_pcg::Pcg64;
 
+#[cfg(target_arch = "x86_64")]
+pub mod avx512;
+
 /// The multiplier of numpy's PCG64 (and of `rand_pcg::Pcg64`) linear congruential step.
 pub const PCG64_MULTIPLIER: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
 
@@ -294,9 +297,9 @@ mod tests {
     use rand_core::Rng;
 
     const DEFAULT_RNG_VECTORS: &str =
-        include_str!("../tests/reference/numpy_default_rng_vectors.csv");
+        include_str!("../../../tests/reference/numpy_default_rng_vectors.csv");
     const SPAWN_VECTORS: &str =
-        include_str!("../tests/reference/numpy_seedsequence_spawn_vectors.csv");
+        include_str!("../../../tests/reference/numpy_seedsequence_spawn_vectors.csv");
 
     /// Rows of a reference CSV, header skipped, split on commas.
     fn rows(text: &str) -> impl Iterator<Item = Vec<&str>> {

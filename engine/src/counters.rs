@@ -8,6 +8,7 @@
 /// model's `events`). The struct gets `Default`, `Add`, `AddAssign` (field by field, so sums
 /// merge exactly in any grouping), `columns()` (every counter as `(name, value)` in order,
 /// the trailing group last) and `TRAILING_COLUMNS` (how many of those are trailing).
+#[macro_export]
 macro_rules! counters {
     (
         $(#[doc = $struct_doc:literal])+
@@ -59,11 +60,9 @@ macro_rules! counters {
     };
 }
 
-pub(crate) use counters;
-
 #[cfg(test)]
 mod tests {
-    counters! {
+    crate::counters! {
         /// Two counters and a trailing one.
         pub struct Sample {
             /// First (things).
@@ -77,7 +76,7 @@ mod tests {
         }
     }
 
-    counters! {
+    crate::counters! {
         /// No trailing group.
         pub struct Plain {
             /// Only (things).
