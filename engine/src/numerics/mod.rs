@@ -5,6 +5,7 @@
 //! ([`ln_estimate`]). Which vector path runs is decided in [`crate::cpu`].
 
 pub mod exp;
+pub mod exp_table;
 pub mod ln_estimate;
 pub mod log1p;
 #[cfg(target_arch = "x86_64")]

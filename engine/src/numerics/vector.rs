@@ -7,7 +7,7 @@
 
 use std::arch::x86_64::*;
 
-use super::exp::{N, TABLE, TABLE_BITS};
+use super::exp_table::{N, TABLE, TABLE_BITS};
 
 /// The shift that puts `k / N`'s integer part into a double's exponent field (AVX-512's
 /// intrinsic takes it as `u32`, AVX2's as `i32`).
@@ -66,7 +66,7 @@ pub unsafe trait Vector: Copy {
     fn at_least(self, other: Self) -> u32;
     /// For `shifted` holding `x N / ln 2 + Shift` (the exp replica's first step): the table's
     /// tail and the scale `2^(k / N)` of each lane, from the exp replica's
-    /// [`TABLE`](super::exp::TABLE) (lanes with garbage read in range, never fault).
+    /// [`TABLE`](super::exp_table::TABLE) (lanes with garbage read in range, never fault).
     fn exp_table(shifted: Self) -> (Self, Self);
 }
 

@@ -30,8 +30,8 @@ use super::delay::{folded_normal_sample, timeline_sample};
 use super::{ContentionSetup, Delay};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
-use engine::queue::calendar::CalendarQueue;
 use engine::queue::EventQueue;
+use engine::queue::calendar::CalendarQueue;
 use engine::queue::heap::IdQueue;
 use engine::rng::unit_f64;
 
