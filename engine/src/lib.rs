@@ -8,7 +8,8 @@
 //!   that decides which vector instructions they use;
 //! - [`queue`]: discrete-event queues behind one ordering contract ([`queue::EventQueue`]);
 //! - [`stats`] and [`latency`]: intervals and exactly mergeable latency histograms;
-//! - [`counters!`]: the one-declaration macro for a model's counters;
+//! - [`counters!`] and [`metrics!`]: the one-declaration macros for a model's counters and
+//!   summarised quantities;
 //! - [`parallel`] and [`progress`]: independent simulations on several threads, in task order,
 //!   with progress and a stop request.
 //!
@@ -19,6 +20,7 @@ pub mod counters;
 pub mod cpu;
 pub mod distribution;
 pub mod latency;
+pub mod metric;
 pub mod numerics;
 pub mod parallel;
 pub mod progress;
