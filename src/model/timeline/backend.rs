@@ -3,7 +3,7 @@
 //! retries, and the receipt sent after a charge; with the random draws these need, read from
 //! a third stream so that the attempts' and lifecycle draws are the same with and without them.
 
-use super::Distribution;
+use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::rng::{PcgState, unit_f64};
 

@@ -7,6 +7,8 @@ use proptest::strategy::Strategy as Generator;
 use super::*;
 use crate::model::article::closed_form;
 use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 use engine::stats::wilson;
 
 fn fixed(ms: f64) -> Distribution {
