@@ -200,6 +200,7 @@ impl Lookup<'_> {
         Origin::File {
             path: self.path.to_path_buf(),
             key: format!("{prefix}{key}"),
+            at: None,
         }
     }
 
@@ -522,6 +523,7 @@ impl TimelineConfig {
         let origin = |key: &str| Origin::File {
             path: path.to_path_buf(),
             key: key.to_string(),
+            at: None,
         };
         let payments = pick(
             cli.payments,
