@@ -4,7 +4,8 @@
 //! -->` and ends with the line `<!-- end: NAME -->`. Everything between the two lines belongs to
 //! the generator `NAME` (with its optional argument `ARG`); the rest of the file is prose,
 //! free to change. The start line itself is rewritten too, so that the sources it names are
-//! always the files the generator read.
+//! always the files the generator read. Markers inside fenced code blocks (```` ``` ```` or
+//! `~~~`) are text, not regions, so a document can show one.
 
 /// The prefix of a region's first line.
 const START: &str = "<!-- generated:";
@@ -42,9 +43,24 @@ impl Region {
 pub fn parse(text: &str) -> Result<Vec<Region>, String> {
     let mut regions = Vec::new();
     let mut open: Option<(usize, String, Option<String>)> = None;
+    let mut fence: Option<&str> = None;
     for (index, line) in text.lines().enumerate() {
         let line_number = index + 1;
         let trimmed = line.trim();
+        // A fenced code block ends at a fence of the same kind.
+        if let Some(kind) = fence {
+            if trimmed.starts_with(kind) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(kind) = ["```", "~~~"]
+            .into_iter()
+            .find(|kind| trimmed.starts_with(kind))
+        {
+            fence = Some(kind);
+            continue;
+        }
         if let Some(rest) = trimmed.strip_prefix(START) {
             if let Some((start, name, _)) = &open {
                 return Err(format!(
@@ -210,6 +226,22 @@ mod tests {
             ]
         );
         assert_eq!(regions[1].label(), "load-table capacity-drop");
+    }
+
+    #[test]
+    fn markers_in_code_blocks_are_text() {
+        let text = "```markdown\n<!-- generated: example -->\n<!-- end: example -->\n```\n\
+                    ~~~\n<!-- generated: other -->\n~~~\n\
+                    <!-- generated: real -->\n<!-- end: real -->\n";
+        let regions = parse(text).unwrap();
+        assert_eq!(regions.len(), 1);
+        assert_eq!((regions[0].name.as_str(), regions[0].start), ("real", 7));
+        let (out, _) = rewrite(text, fixed("x")).unwrap();
+        assert!(
+            out.starts_with(
+                "```markdown\n<!-- generated: example -->\n<!-- end: example -->\n```\n"
+            )
+        );
     }
 
     #[test]

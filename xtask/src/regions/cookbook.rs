@@ -213,8 +213,7 @@ pub fn capacity_drop(ctx: &Ctx, argument: Option<&str>) -> Result<String, String
     let keyed = runs("no_budget", UNIQUE);
     let describe = |label: &str, runs: &[Row]| {
         format!(
-            "{label}: {} payments charged twice per run (the mean, and the runs' range), {} \
-             succeed, {} runs recover",
+            "{label}: {} payments charged twice per run, {} succeed, {} runs recover",
             load::mean_and_range(runs, "double_charges"),
             percent(load::succeeded(runs), 1),
             load::recovered(runs)
@@ -236,7 +235,8 @@ pub fn capacity_drop(ctx: &Ctx, argument: Option<&str>) -> Result<String, String
         ));
     }
     Ok(format!(
-        "{} runs of about {} payments each. {}. {}. With retry control or load shedding:\n\n{}\n\n{}",
+        "{} runs of about {} payments each; means over the runs, with the runs' range in \
+         brackets. {}. {}. With retry control or load shedding:\n\n{}\n\n{}",
         storm.len(),
         grouped(load::mean(&storm, "payments").round() as u64),
         describe("No retry control, no key", &storm),
@@ -382,7 +382,7 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let keyed = metric(&summary, "idempotency_key", "double_charge_rate")?;
     items.push(format!(
         "**Lost ACKs.** `simulate --config configs/lost-acks-5-percent.toml`: at {} ACK loss \
-         and {} retries, {} of customers are charged twice without a key, {} with one.",
+         and {} retries, {} of customers are charged twice without a key; with one, {}.",
         percent(twice.num("p"), 0),
         results
             .rows()
@@ -390,7 +390,7 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
             .ok_or("results.csv is empty")?
             .get("max_retries"),
         share_with_interval(twice, 2),
-        grouped(keyed.num("mean") as u64),
+        share_with_interval(keyed, 4),
     ));
 
     let sweep = timeline::sweep(ctx)?;
@@ -412,7 +412,7 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         grouped(unique.int("double_charged_payments")),
         grouped(unique.int("payments")),
         clean.map_or(String::new(), |ttl| format!(
-            "; none with a TTL of {ttl} s or more"
+            "; in this run, none from a {ttl} s TTL on"
         )),
     ));
 
@@ -432,15 +432,24 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let drop = ctx.csv("output/capacity-drop/load.csv")?;
     let storm = load::runs(&drop, "no_budget", "none");
     let keyed = load::runs(&drop, "no_budget", UNIQUE);
+    let recovered = |runs: &[Row]| {
+        let count = runs
+            .iter()
+            .filter(|row| row.get("recovered") == "true")
+            .count();
+        format!("{count} of {}", runs.len())
+    };
     items.push(format!(
         "**Shared capacity.** `simulate --config configs/capacity-drop.toml`: half the workers \
          lost for 10 s at 80% load, no retry control: without a key {} of about {} payments \
-         are charged twice and {} runs recover; with a unique key {} and {}.",
+         per run are charged twice (mean of {} runs) and {} runs recover; with a unique key \
+         {}, and {} recover.",
         decimal(load::mean(&storm, "double_charges"), 0),
         grouped(load::mean(&storm, "payments").round() as u64),
-        load::recovered(&storm),
+        storm.len(),
+        recovered(&storm),
         decimal(load::mean(&keyed, "double_charges"), 0),
-        load::recovered(&keyed),
+        recovered(&keyed),
     ));
 
     let race = ctx.csv("output/aws-backoff/contention_summary.csv")?;
@@ -458,10 +467,12 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     };
     items.push(format!(
         "**Contention.** `simulate --config configs/aws-backoff.toml`: {CLIENTS} clients \
-         racing for one row make {} write calls with full jitter against {} without backoff; \
-         plain exponential backoff makes {} and takes {} s instead of {} s.",
+         racing for one row make {} write calls with full jitter against {} without backoff \
+         (means of {} runs); plain exponential backoff makes {} and takes {} s instead of {} \
+         s.",
         calls("full_jitter")?,
         calls("none")?,
+        contention::summary_row(&race, CLIENTS, "none", "writes")?.get("runs"),
         calls("exponential")?,
         seconds("exponential")?,
         seconds("full_jitter")?,

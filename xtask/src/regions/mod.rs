@@ -37,6 +37,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("speed-load-bench", speed::load_bench),
     ("speed-brooker", speed::brooker),
     ("instructions", speed::instructions),
+    ("speed-memory", speed::memory),
     // The README's tour and docs/cookbook.md.
     ("tour", cookbook::tour),
     ("cookbook-key", cookbook::key),

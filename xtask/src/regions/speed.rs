@@ -303,6 +303,63 @@ pub fn brooker(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     Ok(join(&out))
 }
 
+/// `speed-memory`: every `load_memory.log` (`benches/load_memory.sh`): per simulated span, the
+/// payments issued, the events, the peak resident memory and the wall time, and the ratio of
+/// the two peaks.
+pub fn memory(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
+    no_argument(argument)?;
+    let mut out = Vec::new();
+    for folder in recordings(ctx, "load_memory.log")? {
+        let path = format!("{MEASUREMENTS}/{folder}/load_memory.log");
+        let log = ctx.text(&path)?;
+        let mut rows = Vec::new();
+        let mut ratio = None;
+        let mut load = String::new();
+        for line in log.lines() {
+            if let Some((_, average)) = stamp(line, "run") {
+                load = average.to_string();
+            } else if let Some((span, rest)) = line.trim().split_once(" simulated: ") {
+                // `peak X MiB resident, Y s wall, P payments, S succeeded, E events, ...`.
+                let parts: Vec<&str> = rest.split(", ").collect();
+                let field = |suffix: &str| -> Result<String, String> {
+                    parts
+                        .iter()
+                        .find_map(|part| part.strip_suffix(suffix))
+                        .map(|value| value.trim_start_matches("peak ").to_string())
+                        .ok_or_else(|| format!("{path}: no {suffix:?} in {line}"))
+                };
+                rows.push(vec![
+                    span.to_string(),
+                    field(" payments")?,
+                    field(" events")?,
+                    format!("{} MiB", field(" MiB resident")?),
+                    format!("{} s", field(" s wall")?),
+                ]);
+            } else if let Some(value) = line.strip_prefix("the hour's peak over the 300 s peak: ") {
+                ratio = Some(value.to_string());
+            }
+        }
+        out.push(format!(
+            "{} (load average {load} at the start)\n\n{}\nThe hour's peak over the 300 s peak: {} \
+             (the script fails above 1.5).",
+            heading(ctx, &folder, "load_memory.log")?,
+            table(
+                &[
+                    "simulated",
+                    "payments issued",
+                    "events",
+                    "peak resident",
+                    "wall, one thread",
+                ],
+                &[false, true, true, true, true],
+                &rows,
+            ),
+            ratio.ok_or_else(|| format!("{path}: no ratio line"))?,
+        ));
+    }
+    Ok(join(&out))
+}
+
 /// `instructions`: every `instructions.log`: the instruction counts of callgrind per case, in
 /// millions, with the commit they were counted at.
 pub fn instructions(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
