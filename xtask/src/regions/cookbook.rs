@@ -263,12 +263,15 @@ pub fn ttl(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let sweep_sentence = match (last_bad, first_clean) {
         (Some(bad), Some(clean)) => format!(
             "in one run of {} payments, `unique_key` still charges {} customers twice with a \
-             {} s TTL and none from {} s on (the sweep goes up to {} s)",
+             {} s TTL and none from {} s on (the sweep goes up to {} s; none of {} is a share \
+             whose 95% Wilson interval reaches {})",
             grouped(sweep.payments),
             grouped(unique(bad)),
             short(sweep.ttls[bad] / 1000.0),
             short(sweep.ttls[clean] / 1000.0),
             short(longest / 1000.0),
+            grouped(sweep.payments),
+            percent(wilson(0, sweep.payments).1, 2),
         ),
         _ => "the sweep does not reach a TTL without double charges".to_string(),
     };
