@@ -53,6 +53,9 @@ impl Entry<'_, '_> {
 pub struct Entries<'d, 't> {
     /// Top-level keys by schema key.
     pub base: BTreeMap<&'static str, Entry<'d, 't>>,
+    /// The tables of keys written at the top level (`client.token_bucket`, `provider`), even
+    /// empty ones, with where they start.
+    pub tables: BTreeMap<String, Range<usize>>,
     /// Each `[[scenario]]` entry: its `name` (and where it is) and its keys.
     pub scenarios: Vec<Scenario<'d, 't>>,
 }
@@ -66,6 +69,8 @@ pub struct Scenario<'d, 't> {
     pub span: Range<usize>,
     /// Its keys by schema key.
     pub keys: BTreeMap<&'static str, Entry<'d, 't>>,
+    /// The tables of keys it writes, even empty ones.
+    pub tables: BTreeMap<String, Range<usize>>,
 }
 
 impl<'t> Document<'t> {
@@ -175,7 +180,7 @@ impl<'t> Document<'t> {
                 },
                 name,
                 value,
-                &mut entries.base,
+                (&mut entries.base, &mut entries.tables),
             )?;
         }
         Ok(entries)
@@ -208,6 +213,7 @@ impl<'t> Document<'t> {
                 name: None,
                 span: item.span(),
                 keys: BTreeMap::new(),
+                tables: BTreeMap::new(),
             };
             let mut items: Vec<_> = table.iter().collect();
             items.sort_by_key(|(name, _)| name.span().start);
@@ -226,7 +232,7 @@ impl<'t> Document<'t> {
                     },
                     name,
                     value,
-                    &mut scenario.keys,
+                    (&mut scenario.keys, &mut scenario.tables),
                 )?;
             }
             scenarios.push(scenario);
@@ -243,8 +249,12 @@ impl<'t> Document<'t> {
         walk: Walk<'_>,
         name: &toml::Spanned<std::borrow::Cow<'t, str>>,
         value: &'d Value<'t>,
-        out: &mut BTreeMap<&'static str, Entry<'d, 't>>,
+        out: (
+            &mut BTreeMap<&'static str, Entry<'d, 't>>,
+            &mut BTreeMap<String, Range<usize>>,
+        ),
     ) -> Result<(), ConfigError> {
+        let (keys, tables) = out;
         let full = format!("{}{}", walk.prefix, name.get_ref());
         if let Some(key) = schema.key(&full) {
             if walk.per_scenario_only && !key.per_scenario {
@@ -256,7 +266,7 @@ impl<'t> Document<'t> {
                     ),
                 ));
             }
-            out.insert(
+            keys.insert(
                 key.name,
                 Entry {
                     key: key.name,
@@ -276,6 +286,7 @@ impl<'t> Document<'t> {
             let mut items: Vec<_> = table.iter().collect();
             items.sort_by_key(|(name, _)| name.span().start);
             let prefix = format!("{full}.");
+            tables.insert(full.clone(), value.span());
             for (inner, inner_value) in items {
                 self.walk(
                     schema,
@@ -286,7 +297,7 @@ impl<'t> Document<'t> {
                     },
                     inner,
                     inner_value,
-                    out,
+                    (&mut *keys, &mut *tables),
                 )?;
             }
             return Ok(());

@@ -17,6 +17,7 @@ pub mod document;
 pub mod key;
 pub mod load;
 pub mod read;
+pub mod tables;
 pub mod timeline;
 
 pub use article::ArticleConfig;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use toml::de::DeValue;
 
-use super::document::{Document, Entry};
+use super::document::{Document, Entry, Value};
 use super::key::{Bounds, Key, Kind, TimeUnit, did_you_mean, quoted_list};
 use super::{ConfigError, Origin};
 
@@ -24,26 +24,63 @@ pub struct Found<'v, 't> {
     pub origin: Origin,
     /// How it was written (cut to [`ECHO_CHARACTERS`]).
     pub written: String,
+    /// The key as the user reads it (`client.backoff`, `scenario[1].client.backoff`).
+    key: String,
+    /// The file, to place the values inside this one.
+    document: Option<&'v Document<'t>>,
 }
 
 impl<'v, 't> Found<'v, 't> {
     /// A value of the file.
-    pub fn in_file(document: &Document<'t>, entry: &Entry<'v, 't>) -> Self {
-        let span = entry.value.span();
-        let key = entry.written();
+    pub fn in_file(document: &'v Document<'t>, entry: &Entry<'v, 't>) -> Self {
+        Self::at(document, entry.written(), entry.value)
+    }
+
+    /// The value `value` of the file, read as key `key`.
+    pub fn at(document: &'v Document<'t>, key: String, value: &'v Value<'t>) -> Self {
+        let span = value.span();
         Self {
-            value: entry.value.get_ref(),
+            value: value.get_ref(),
             origin: document.origin(&key, &span),
             written: crate::parse::echo(document.text.get(span).unwrap_or("").trim()),
+            key,
+            document: Some(document),
         }
     }
 
-    /// An item of a list value, written at `span` of the file (or wherever `self` was).
-    pub fn item(&self, value: &'v DeValue<'t>, written: String) -> Self {
+    /// A key's declared default (or any value not in the file), named by `origin`.
+    pub fn elsewhere(key: &str, value: &'v DeValue<'t>, origin: Origin) -> Self {
         Self {
             value,
-            origin: self.origin.clone(),
-            written: crate::parse::echo(&written),
+            origin,
+            written: crate::parse::echo(&value_text(value)),
+            key: key.to_string(),
+            document: None,
+        }
+    }
+
+    /// The key as the user reads it.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// A part of this value: field `field` of a table (named `key.field`), or an item of a
+    /// list (`field` empty: named as the list).
+    pub fn nested(&self, field: &str, value: &'v Value<'t>) -> Self {
+        let key = if field.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}.{field}", self.key)
+        };
+        match self.document {
+            Some(document) => Self::at(document, key, value),
+            None => {
+                let origin = match &self.origin {
+                    Origin::Default(name) => Origin::Default(name),
+                    other => other.clone(),
+                };
+                Self::elsewhere(&key, value.get_ref(), origin)
+            }
         }
     }
 
@@ -54,6 +91,46 @@ impl<'v, 't> Found<'v, 't> {
             value: self.written.clone(),
             reason: reason.into(),
         }
+    }
+
+    /// This value as a table whose fields are among `fields` (an unknown one is refused with
+    /// a near miss); `what` names the table in errors ("a distribution").
+    pub fn table(
+        &self,
+        what: &str,
+        fields: &[&str],
+    ) -> Result<Vec<(&'v str, Found<'v, 't>)>, ConfigError> {
+        let DeValue::Table(table) = self.value else {
+            return Err(self.invalid(format!("expected {what} (a table such as {{ ... }})")));
+        };
+        let mut out = Vec::with_capacity(table.len());
+        let mut items: Vec<_> = table.iter().collect();
+        items.sort_by_key(|(name, _)| name.span().start);
+        for (name, value) in items {
+            let name: &'v str = name.get_ref().as_ref();
+            let found = self.nested(name, value);
+            if !fields.contains(&name) {
+                let hint = did_you_mean(name, fields.iter().copied())
+                    .map_or_else(String::new, |near| format!(" (did you mean `{near}`?)"));
+                return Err(found.invalid(format!(
+                    "`{name}` is not a field of {what}: its fields are {}{hint}",
+                    fields.join(", ")
+                )));
+            }
+            out.push((name, found));
+        }
+        Ok(out)
+    }
+
+    /// This value as a list, each item with its place.
+    pub fn list(&self) -> Result<Vec<Found<'v, 't>>, ConfigError> {
+        let DeValue::Array(items) = self.value else {
+            return Err(self.invalid(format!(
+                "expected a list [...], not {}",
+                type_of(self.value)
+            )));
+        };
+        Ok(items.iter().map(|item| self.nested("", item)).collect())
     }
 }
 
@@ -67,6 +144,33 @@ pub fn default_value(key: &Key) -> Option<DeValue<'static>> {
     let value = DeValue::parse(text)
         .unwrap_or_else(|error| panic!("the default of `{}` is not TOML: {error}", key.name));
     Some(value.into_inner())
+}
+
+/// A value written back as TOML (for a value that is not in the file).
+pub fn value_text(value: &DeValue<'_>) -> String {
+    match value {
+        DeValue::String(text) => format!("{:?}", text.as_ref()),
+        DeValue::Integer(integer) => integer.to_string(),
+        DeValue::Float(float) => float.as_str().to_string(),
+        DeValue::Boolean(flag) => flag.to_string(),
+        DeValue::Datetime(datetime) => datetime.to_string(),
+        DeValue::Array(items) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|item| value_text(item.get_ref()))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        DeValue::Table(table) => {
+            let items: Vec<String> = table
+                .iter()
+                .map(|(name, value)| {
+                    format!("{} = {}", name.get_ref(), value_text(value.get_ref()))
+                })
+                .collect();
+            format!("{{ {} }}", items.join(", "))
+        }
+    }
 }
 
 /// The default's origin in errors (a default is always valid; this names it if not).
@@ -241,15 +345,12 @@ mod tests {
     fn read(kind: Kind, text: &str) -> Result<Scalar, String> {
         let key = Key::file("client.timeout_ms", kind, None, "doc");
         let value = DeValue::parse(text).unwrap().into_inner();
-        let found = Found {
-            value: &value,
-            origin: Origin::File {
-                path: PathBuf::from("f.toml"),
-                key: key.name.into(),
-                at: Some((3, 14)),
-            },
-            written: text.to_string(),
+        let origin = Origin::File {
+            path: PathBuf::from("f.toml"),
+            key: key.name.into(),
+            at: Some((3, 14)),
         };
+        let found = Found::elsewhere(key.name, &value, origin);
         scalar(&key, &found).map_err(|error| error.to_string())
     }
 

@@ -6,6 +6,7 @@
 //! scenario; each optional `[[scenario]]` entry has a `name` and the same tables, whose keys
 //! override the base for that scenario. Every key has a default (see the README).
 
+pub mod keys;
 pub(crate) mod schema;
 
 use std::collections::HashSet;
