@@ -16,6 +16,7 @@ pub mod contention;
 pub mod document;
 pub mod key;
 pub mod load;
+pub mod overrides;
 pub mod read;
 pub mod tables;
 pub mod timeline;

@@ -269,6 +269,39 @@ pub fn scalar(key: &Key, found: &Found<'_, '_>) -> Result<Scalar, ConfigError> {
     }
 }
 
+/// Reads `found` as the list `key` declares (`Kind::List`): at least one item, at most its
+/// limit, each read as the item's kind and given at most once.
+pub fn list(key: &Key, found: &Found<'_, '_>) -> Result<Vec<Scalar>, ConfigError> {
+    let Kind::List { item, max_items } = key.kind else {
+        unreachable!("`{}` is not a list", key.name)
+    };
+    let items = found.list()?;
+    if items.is_empty() || items.len() > max_items {
+        return Err(found.invalid(format!("expected {}", key.kind.expected())));
+    }
+    let item_key = Key::file(key.name, *item, None, "");
+    let mut values: Vec<Scalar> = Vec::with_capacity(items.len());
+    let mut seen = std::collections::HashMap::with_capacity(items.len());
+    for (position, item) in (1..).zip(&items) {
+        let value = scalar(&item_key, item)?;
+        if let Some(first) = seen.insert(identity(&value), position) {
+            return Err(item.invalid(format!(
+                "given twice (items {first} and {position}): give each at most once"
+            )));
+        }
+        values.push(value);
+    }
+    Ok(values)
+}
+
+/// What makes two items of a list the same: numbers by their bits (`-0` already 0).
+fn identity(value: &Scalar) -> String {
+    match value {
+        Scalar::Number(number) => format!("{:x}", number.to_bits()),
+        other => format!("{other:?}"),
+    }
+}
+
 /// A value of a scalar kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
@@ -411,6 +444,37 @@ mod tests {
             read(Kind::Choice(&["none", "unique_key"]), "\"none\""),
             Ok(Scalar::Name("none"))
         );
+    }
+
+    #[test]
+    fn lists_refuse_repeats_and_read_each_item() {
+        const ITEM: Kind = Kind::Probability { max_open: false };
+        let key = Key::file(
+            "output.error_rate_sweep",
+            Kind::List {
+                item: &ITEM,
+                max_items: 3,
+            },
+            None,
+            "d",
+        );
+        let read = |text: &str| {
+            let value = DeValue::parse(text).unwrap().into_inner();
+            list(
+                &key,
+                &Found::elsewhere(key.name, &value, Origin::Default(key.name)),
+            )
+            .map_err(|error| error.to_string())
+        };
+        assert_eq!(
+            read("[0.1, 0.2]"),
+            Ok(vec![Scalar::Number(0.1), Scalar::Number(0.2)])
+        );
+        let error = read("[0.0, -0.0]").unwrap_err();
+        assert!(error.contains("given twice (items 1 and 2)"), "{error}");
+        assert!(read("[]").is_err());
+        assert!(read("[0.1, 0.2, 0.3, 0.4]").is_err());
+        assert!(read("[1.5]").unwrap_err().contains("probability"));
     }
 
     #[test]

@@ -130,7 +130,7 @@ pub const KEYS: &[Key] = &[
                 unit: TimeUnit::Milliseconds,
                 bounds: Bounds::above(0.0, MAX_TTL_MS),
             },
-            max_items: 1_000,
+            max_items: 100_000,
         },
         None,
         "Key TTLs at which every scenario and strategy of run 0 is simulated again (ttl_sweep.csv, ttl_sweep.svg). Absent: no sweep.",

@@ -6,8 +6,12 @@
 //! scenario; each optional `[[scenario]]` entry has a `name` and the same tables, whose keys
 //! override the base for that scenario. Every key has a default (see the README).
 
+pub mod file;
 pub mod keys;
+mod lookup;
+mod plain;
 pub(crate) mod schema;
+mod shared;
 
 use std::collections::HashSet;
 use std::path::Path;
