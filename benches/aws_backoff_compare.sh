@@ -9,7 +9,7 @@
 # copied into this project). RUNS (default 300) is the runs per (clients, policy) of the
 # statistical comparison, on each side. --save writes the comparison (both sides' means and
 # standard errors, the z-scores and the differences detectable) to
-# benches/aws_backoff_compare.csv, the file the README's side-by-side table is checked against.
+# benches/aws_backoff_compare.csv, the file docs/validation.md's side-by-side table is made from.
 #
 # Environment: ORIGINAL_CSV=FILE takes the original's means from FILE (an earlier run of
 # benches/aws_backoff_original.py with the same RUNS) instead of running it again;

@@ -199,9 +199,6 @@ def collapse(reference_path, series_path):
     return bonferroni_table(rows, "simple_collapse_sim")
 
 
-README_RATES = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5]
-
-
 def retry_runs_by_cell(ours_path):
     """Our runs per (failure rate, policy) from load_sweep.csv: one row per error rate of the
     file's `[output] error_rate_sweep`, run and scenario (the scenarios are the policies)."""
@@ -216,47 +213,7 @@ def retry_runs_by_cell(ours_path):
     return runs
 
 
-def readme(retry_reference_path, ours_retry_path, collapse_reference_path, ours_series_path):
-    """The README's two tables (a subset of what `retry` and `collapse` print)."""
-    reference = load_retry(retry_reference_path)
-    runs = retry_runs_by_cell(ours_retry_path)
-    print("| failure rate | policy | success %: original | simulate | t "
-          "| calls per payment: original | simulate | t |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for rate in README_RATES:
-        for policy in RETRY_POLICIES:
-            cells = [f"{rate:g}", policy]
-            for metric, scale, digits in (("success_rate", 100, 2), ("calls_per_payment", 1, 4)):
-                original = reference[(rate, policy, metric)]
-                ours = mean_se_runs([v[metric] for v in runs[(rate, policy)]])
-                t, _ = welch(ours, original)
-                cells += [f"{scale * original[0]:.{digits}f} ± {scale * original[1]:.{digits}f}",
-                          f"{scale * ours[0]:.{digits}f} ± {scale * ours[1]:.{digits}f}",
-                          f"{t:+.2f}"]
-            print("| " + " | ".join(cells) + " |")
-    print()
-    collapse_reference = load_collapse(collapse_reference_path)
-    ours_runs = collapse_summaries(ours_series_path)
-    print("| client | measure (per second) | original | simulate | t |")
-    print("|---|---|---:|---:|---:|")
-    for policy in reference_windows.COLLAPSE_POLICIES:
-        summaries = reference_windows.summarise_runs(ours_runs[policy])
-        for metric in [f"goodput_per_s_{low}_{high}s" for low, high in reference_windows.WINDOWS] + [
-                "retries_per_s_60_80s", "recovered_share", "recovered_at_s"]:
-            if (policy, metric) not in collapse_reference or len(summaries.get(metric, [])) < 2 \
-                    or collapse_reference[(policy, metric)][2] < 2:
-                continue
-            original = collapse_reference[(policy, metric)]
-            ours = mean_se_runs(summaries[metric])
-            t, _ = welch(ours, original)
-            print(f"| {policy} | {metric} | {original[0]:.2f} ± {original[1]:.2f} "
-                  f"| {ours[0]:.2f} ± {ours[1]:.2f} | {t:+.2f} |")
-
-
 if __name__ == "__main__":
-    if sys.argv[1] == "readme":
-        readme(*sys.argv[2:6])
-        sys.exit(0)
     command = sys.argv[1]
     if command == "closed-forms":
         sys.exit(closed_forms(sys.argv[2]))

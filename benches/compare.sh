@@ -3,7 +3,7 @@
 # counts. Installs numpy from PyPI into benches/.venv on first use, builds simulate in release
 # mode twice (as shipped, which picks the AVX-512 scan where the processor has it, and with the
 # `portable-scan` feature, as on a processor without AVX-512), then prints a Markdown table
-# (README, section Performance). Needs /usr/bin/time (GNU time) for each command's own peak
+# (docs/performance.md). Needs /usr/bin/time (GNU time) for each command's own peak
 # memory.
 #
 #   benches/compare.sh                  # sizes 1e6,1e7,1e8,1e9 (numpy up to 1e8)

@@ -1,4 +1,4 @@
-//! The `exp` replica of the timeline model (`simulate::model::timeline::exp`) against the C
+//! The `exp` replica of the timeline model (`engine::numerics::exp`) against the C
 //! library's, on one thread (std-only timer, `benches/support/timing.rs`):
 //! - `cargo bench --bench exp`: `exp/c_library`, `exp/replica` (scalar), `exp/exp8`,
 //!   `exp/log_normal8` (arrays of eight in and out) and `exp/exp_vector` and `exp/exp8_avx512`
@@ -18,9 +18,9 @@ mod timing;
 
 use std::hint::black_box;
 
-use simulate::model::timeline::distribution::{Distribution, Sampler, normal_quantile};
-use simulate::model::timeline::exp::{self, exp, exp8, log_normal8, replicates_c_library};
-use simulate::rng::{PcgState, unit_f64};
+use engine::distribution::{Distribution, Sampler, normal_quantile};
+use engine::numerics::exp::{self, exp, exp8, log_normal8, replicates_c_library};
+use engine::rng::{PcgState, unit_f64};
 
 /// Values per timed case.
 const VALUES: usize = 10_000_000;
@@ -48,13 +48,16 @@ fn run(kind: &str, table: &[f64], values: usize) -> f64 {
             "log_normal8" => each_eight(&mut results, table, |z| log_normal8(150.0, 0.89, z)),
             #[cfg(target_arch = "x86_64")]
             "exp_vector" => {
-                assert!(exp::avx512_available(), "exp_vector needs AVX-512F");
+                assert!(engine::cpu::processor().avx512, "exp_vector needs AVX-512F");
                 // SAFETY: the processor supports AVX-512F (just checked).
                 unsafe { exp_vector_loop(&mut results, table) }
             }
             #[cfg(target_arch = "x86_64")]
             "exp8_avx512" => {
-                assert!(exp::avx512_available(), "exp8_avx512 needs AVX-512F");
+                assert!(
+                    engine::cpu::processor().avx512,
+                    "exp8_avx512 needs AVX-512F"
+                );
                 // SAFETY: the processor supports AVX-512F (just checked).
                 unsafe { exp8_avx512_loop(&mut results, table) }
             }
@@ -176,7 +179,7 @@ fn main() {
     let timer = timing::Timer::from_args(5);
     let table = inputs(TABLE);
     let mut kinds = vec!["c_library", "replica", "exp8", "log_normal8"];
-    if exp::avx512_available() {
+    if engine::cpu::processor().avx512 {
         kinds.extend(["exp_vector", "exp8_avx512"]);
     }
     for kind in kinds {

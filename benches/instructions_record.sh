@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Records the instruction counts the README quotes (callgrind: a count the machine's load does
-# not move; counted again with the same binary it differs by up to 0.02%, so the README quotes
-# it to the million), as a log that tests/contention.rs and tests/load.rs check the README
-# against:
+# Records the instruction counts of docs/performance.md (callgrind: a count the machine's load
+# does not move; counted again with the same binary it differs slightly, so the docs show it
+# to the million), as a log that `cargo xtask docs` makes the table from:
 #
 #   benches/instructions_record.sh OUT_FOLDER CLONE_OF_AWS_SIMULATOR
 #

@@ -12,7 +12,7 @@ mod timing;
 
 use std::hint::black_box;
 
-use simulate::model::Silent;
+use engine::Silent;
 use simulate::model::article::kernel::{Implementation, attempt_histograms_with};
 use simulate::model::article::{self as model, ArticleModel, Engine};
 

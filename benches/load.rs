@@ -9,7 +9,7 @@
 //!   untimed, for instruction counts (`benches/load_instructions.sh`, callgrind) and
 //!   alternating A/B runs of two builds (`benches/load_ab.sh`);
 //! - `cargo bench --bench load -- --check-log1p COUNT`: the `log1p` replica behind the
-//!   exponential draws (`simulate::model::log1p`) against the C library's `log1p`, bit for
+//!   exponential draws (`engine::numerics::log1p`) against the C library's `log1p`, bit for
 //!   bit, on COUNT inputs (half `-u` for uniform draws `u` made as the model makes them, a
 //!   quarter random bit patterns, a quarter of random sign and a magnitude log-uniform in
 //!   `[2^-60, 2^60]`), the model's draws also through the block path (`ln_1p_block`); prints
@@ -21,14 +21,15 @@ mod timing;
 use std::path::Path;
 
 use clap::Parser;
+use engine::Silent;
+use engine::distribution::Distribution;
+use engine::numerics::exp::replicates_c_library;
+use engine::numerics::log1p::{BLOCK, ln_1p, ln_1p_block};
+use engine::rng::{PcgState, unit_f64};
 use simulate::cli::Cli;
 use simulate::config::{Job, LoadConfig};
+use simulate::model::load::simulate;
 use simulate::model::load::{self, LoadModel, LoadStrategy, PhaseRate};
-use simulate::model::log1p::{BLOCK, ln_1p, ln_1p_block};
-use simulate::model::timeline::Distribution;
-use simulate::model::timeline::exp::replicates_c_library;
-use simulate::model::{Silent, load::simulate};
-use simulate::rng::{PcgState, unit_f64};
 
 fn shipped() -> LoadModel {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/capacity-drop.toml");

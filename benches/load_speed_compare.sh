@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The load model's speed side by side with Marc Brooker's two Python simulations
 # (github.com/mbrooker/simulator_example), on identical parameters: the same cells, runs and
-# durations (README, "Side by side with Brooker's simulations", paragraph "Speed").
+# durations (docs/performance.md, "Brooker's simulations, side by side").
 #
 #   benches/load_speed_compare.sh PATH_TO_YOUR_CLONE [RETRY_RUNS] [COLLAPSE_RUNS]
 #

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Records the speed measurements the README's Speed sections quote, as raw logs in one folder,
-# so that the README's tables are checked against them (tests/contention.rs, tests/load.rs,
-# tests/brooker.rs) instead of being copied by hand.
+# Records the speed measurements of docs/performance.md as raw logs in one folder; `cargo
+# xtask docs` then makes the performance tables from them, so no figure is copied by hand.
 #
 #   benches/speed_record.sh OUT_FOLDER CLONE_OF_AWS_SIMULATOR CLONE_OF_BROOKER_SIMULATIONS [SETS]
 #

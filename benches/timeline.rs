@@ -12,13 +12,14 @@ mod timing;
 use std::path::Path;
 
 use clap::Parser;
+use engine::Silent;
 use simulate::cli::Cli;
 use simulate::config::TimelineConfig;
+use simulate::model::timeline;
 use simulate::model::timeline::backend::BackendDraws;
 use simulate::model::timeline::draws::PaymentDraws;
 use simulate::model::timeline::simulation::Simulator;
 use simulate::model::timeline::{Strategy, Streams, TimelineModel};
-use simulate::model::{Silent, timeline};
 
 /// The scenario file `name` of `configs/`, with `payments` payments.
 fn config(name: &str, payments: &str) -> TimelineConfig {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A plain pure-Python event simulation of the timeline model (stdlib only), written from the
-README's description, as a speed reference for `simulate`'s timeline model.
+model's description (docs/models/timeline.md), as a speed reference for `simulate`'s timeline model.
 
 It reads a timeline scenario file (the keys of configs/mobile-network.toml: Poisson or burst
 arrivals, concurrent copies evenly spread, fixed / uniform / exponential / log-normal
@@ -9,7 +9,7 @@ strategies; no key lifecycle settings) and simulates every payment under every s
 same sampled attempts (common random numbers): each attempt's request loss, request latency,
 processing time, ACK loss, response latency and backoff jitter are drawn once, when the
 attempt is first sent under any strategy, and reused by the others. Events wait in a heap
-ordered by (time, sequence number), so ties happen in the order scheduled, as in the README.
+ordered by (time, sequence number), so ties happen in the order scheduled, as in the model.
 
 Its draws come from Python's `random.Random(seed)`, not numpy's PCG64 streams, so it is not
 bit-exact with `simulate`: its rates agree statistically, not to the payment.

@@ -13,11 +13,12 @@ use crate::cli::{self, Cli, Command};
 use crate::config::{
     ArticleConfig, ConfigError, ContentionConfig, Job, LoadConfig, OutputSettings, TimelineConfig,
 };
-use crate::model::{self, Interrupted};
+use crate::model;
 use crate::output::OutputError;
 use crate::progress::Reporter;
 use crate::report::{OutputFile, Report};
 use crate::{limits, output, signals};
+use engine::Interrupted;
 
 /// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
 /// machine.

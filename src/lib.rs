@@ -2,7 +2,7 @@
 //! counts double charges with and without an Idempotency-Key.
 //!
 //! The flow is one-way: [`cli`] (flags) → [`config`] (file + flags → one validated value per
-//! model) → [`model`] (pure; each model under its own folder, sharing [`rng`] and [`stats`]) →
+//! model) → [`model`] (pure; each model under its own folder, built from the `engine` crate) →
 //! [`report`] (results → bytes) → [`driver`] writes the files through [`output`], with the
 //! [`progress`] bar and the [`signals`] that stop a run. The models never print or read files.
 
@@ -15,8 +15,6 @@ pub mod output;
 pub mod parse;
 pub mod progress;
 pub mod report;
-pub mod rng;
 pub mod signals;
-pub mod stats;
 
 pub use driver::{EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, exit_code, run};

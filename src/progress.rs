@@ -5,8 +5,8 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::model::Progress;
 use crate::signals::interrupted;
+use engine::Progress;
 
 /// The progress bar on stderr (only on a terminal, never with `--quiet`) and the interrupt
 /// flag, as the model's [`Progress`]. Clones share the bar.

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{article_model as model, run_model as run};
-use simulate::model::Silent;
+use engine::Silent;
 use simulate::model::article::kernel::{
     CHUNK_REQUESTS, Implementation, ScanPlan, attempt_histograms_planned, attempt_histograms_with,
 };

@@ -1,5 +1,5 @@
 //! Replays the inputs kept under `tests/fuzz_regressions/` through the two fuzzed parsers with
-//! the fuzz targets' own checks (see `fuzz/README.md`): inputs the fuzzers once crashed on, and
+//! the fuzz targets' own checks (see the notes in `fuzz/`): inputs the fuzzers once crashed on, and
 //! hand-picked edge cases at the limits of the parsers' arithmetic. None may panic, and
 //! whatever is accepted must be within the documented limits.
 

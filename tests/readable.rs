@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{csv_header, readme, scenario_file, simulate};
+use common::{csv_header, scenario_file, simulate};
 use tempfile::TempDir;
 
 /// Runs `simulate ARGS --out out` in a fresh folder; returns stdout and the folder.
@@ -83,16 +83,4 @@ fn article_report() {
     ]);
     let report = std::fs::read_to_string(folder.path().join("out/report.md")).unwrap();
     insta::assert_snapshot!(report);
-}
-
-/// The README's "What it prints" shows exactly what the default command prints.
-#[test]
-fn the_readme_shows_what_the_default_command_prints() {
-    let (stdout, _folder) = run_in_folder(&[]);
-    let printed = stdout.replace("wrote out/", "wrote output/");
-    let readme = readme();
-    assert!(
-        readme.contains(&format!("```text\n{printed}```")),
-        "README.md, \"What it prints\", differs from:\n{printed}"
-    );
 }

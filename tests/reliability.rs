@@ -17,7 +17,7 @@
 //!   middle of a load run and of a contention run (within 2 s, the same message naming the
 //!   folder left unchanged whether the model or the driver saw the request first), while
 //!   waiting for another run's lock. A signal before `main` runs cannot be caught and is not
-//!   tested (README, "Stopping a run").
+//!   tested (docs/guide.md, "Stopping a run").
 //! - Two runs into one folder: a run waits while the folder is locked (the lock held by the
 //!   test), and 30 pairs of simultaneous runs never mix their files.
 //! - What a killed run leaves: staging folders (made by hand, and by `kill -9` at three
@@ -47,7 +47,7 @@ use nix::unistd::Pid;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-/// The list of the files an article run wrote, which the next run reads (README, "Output
+/// The list of the files an article run wrote, which the next run reads (docs/guide.md, "Output
 /// files").
 const ARTICLE_MANIFEST: &str = ".simulate-article-files";
 

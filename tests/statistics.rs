@@ -5,7 +5,7 @@
 //! failure would be if the simulator and the intervals were right (a bug in either moves the
 //! numbers far outside them).
 
-use simulate::model::Silent;
+use engine::Silent;
 use simulate::model::article::server::ServerKind;
 use simulate::model::article::summary::{self, Metric, MetricSummary};
 use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};

@@ -73,6 +73,7 @@ impl ArticleConfig {
         let origin = |key: &'static str| Origin::File {
             path: path.unwrap_or(Path::new("")).to_path_buf(),
             key: key.to_string(),
+            at: None,
         };
         let ack_loss = match (&cli.ack_loss, file.p) {
             (Some(AckLossList(values)), _) => values.clone(),

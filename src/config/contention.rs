@@ -326,8 +326,8 @@ fn delay(table: &toml::Table, invalid: &Invalid) -> Result<Delay, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::Distribution;
     use clap::Parser;
+    use engine::distribution::Distribution;
 
     fn load(args: &[&str], text: &str) -> Result<ContentionConfig, ConfigError> {
         let cli =

@@ -134,8 +134,8 @@ pub fn refuse_lock_wait(text: &str, path: &Path) -> Result<(), ConfigError> {
             path,
             "strategies",
             "\"lock_wait\"",
-            "lock_wait needs a shared server: add [server] workers = N (the load model, see the \
-             README's section Load model)",
+            "lock_wait needs a shared server: add [server] workers = N (the load model, see \
+             docs/models/load.md)",
         ));
     }
     Ok(())
@@ -997,7 +997,7 @@ fn located_in_file(error: ConfigError, text: &str) -> ConfigError {
         _ => (message, None),
     };
     let message = if message.starts_with("unknown field") {
-        format!("{message}, or a load key of that table (README, section Load keys)")
+        format!("{message}, or a load key of that table (docs/models/load.md, Load keys)")
     } else {
         message
     };

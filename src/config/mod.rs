@@ -13,7 +13,12 @@ use article::FileSettings;
 
 pub mod article;
 pub mod contention;
+pub mod document;
+pub mod key;
 pub mod load;
+pub mod overrides;
+pub mod read;
+pub mod tables;
 pub mod timeline;
 
 pub use article::ArticleConfig;
@@ -143,6 +148,7 @@ fn check_ack_loss_count(config: &ArticleConfig, path: &Path) -> Result<(), Confi
         origin: Origin::File {
             path: path.to_path_buf(),
             key: "p".into(),
+            at: None,
         },
         value: format!("[{count} values]"),
         reason: format!(
@@ -220,6 +226,7 @@ fn check_out(out_dir: &Path, cli: &Cli, file: Option<(&Path, &Path)>) -> Result<
         (None, Some((path, _))) => Origin::File {
             path: path.to_path_buf(),
             key: "out".into(),
+            at: None,
         },
         _ => Origin::Flag("--out"),
     };
@@ -287,6 +294,7 @@ pub(crate) fn invalid(
         origin: Origin::File {
             path: path.to_path_buf(),
             key: key.to_string(),
+            at: None,
         },
         value: value.to_string(),
         reason: reason.to_string(),
@@ -309,16 +317,25 @@ pub enum Origin {
         path: PathBuf,
         /// The key, with its tables: `network.ack_loss`.
         key: String,
+        /// The line and column of the value, where known.
+        at: Option<(usize, usize)>,
     },
+    /// A key's declared default.
+    Default(&'static str),
 }
 
 impl fmt::Display for Origin {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Origin::Flag(flag) => write!(formatter, "{flag}"),
-            Origin::File { path, key } => {
-                write!(formatter, "key `{key}` in config file {}", path.display())
+            Origin::File { path, key, at } => {
+                write!(formatter, "key `{key}` in config file {}", path.display())?;
+                match at {
+                    Some((line, column)) => write!(formatter, " (line {line}, column {column})"),
+                    None => Ok(()),
+                }
             }
+            Origin::Default(key) => write!(formatter, "the default of key `{key}`"),
         }
     }
 }

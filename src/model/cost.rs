@@ -28,8 +28,9 @@ use super::article::{ArticleModel, Engine};
 use super::contention::ContentionModel;
 use super::load::client::ClientState;
 use super::load::{LoadModel, LoadScenario, MAX_BUCKETS, PhaseRate, Window};
-use super::timeline::distribution::Z_99;
-use super::timeline::{CHUNK_PAYMENTS, Distribution, TimelineModel};
+use super::timeline::{CHUNK_PAYMENTS, TimelineModel};
+use engine::distribution::Distribution;
+use engine::distribution::Z_99;
 
 /// Requests per second one thread of the fast engine scans in round 0 (measured: 2 x 10^9
 /// requests at the article's p on one thread in 5.0 s, with the retries below).

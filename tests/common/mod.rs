@@ -4,18 +4,16 @@
 //! Each test binary includes this module with `mod common;` and uses a part of it.
 #![allow(dead_code)]
 
-pub mod speed_logs;
-
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use simulate::model::Silent;
+use engine::Silent;
 use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engine};
 use tempfile::TempDir;
 
-/// The files an article-model run writes (README, "Output files"), sorted.
+/// The files an article-model run writes (docs/models/article.md, "Outputs"), sorted.
 pub const ARTICLE_FILES: [&str; 10] = [
     "attempts.csv",
     "attempts.svg",
@@ -104,7 +102,7 @@ pub fn files_in(folder: &Path) -> Vec<String> {
         .map(|entries| {
             entries
                 .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-                // The list of files the run wrote, which the next run reads (README).
+                // The list of files the run wrote, which the next run reads (docs/guide.md).
                 .filter(|name| !(name.starts_with(".simulate-") && name.ends_with("-files")))
                 .collect()
         })
@@ -168,65 +166,4 @@ pub fn rejected_in<S: AsRef<OsStr>>(
         files_in(&out)
     );
     (stderr, out)
-}
-
-/// The text of the project's file at `path` (from the project's root).
-pub fn project_file(path: impl AsRef<Path>) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-}
-
-/// The README as written.
-pub fn readme() -> String {
-    project_file("README.md")
-}
-
-/// The README with every run of whitespace made one space (its lines wrap anywhere), for
-/// finding a sentence it quotes.
-pub fn flat_readme() -> String {
-    flat(&readme())
-}
-
-/// `docs/performance.md` (the performance log, which records the earlier measurements the
-/// README compares with), flattened as [`flat_readme`] flattens the README.
-pub fn flat_performance_log() -> String {
-    flat(&project_file("docs/performance.md"))
-}
-
-/// `text` with every run of whitespace made one space.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Fails unless `flat_readme` (the README as [`flat_readme`] gives it) contains `phrase`.
-pub fn assert_readme_says(flat_readme: &str, phrase: &str) {
-    assert!(
-        flat_readme.contains(phrase),
-        "the README does not say: {phrase}"
-    );
-}
-
-/// The rows of the README table that follows `marker` (an HTML comment before it), as cells,
-/// without the header and separator rows.
-pub fn readme_table(marker: &str) -> Vec<Vec<String>> {
-    let readme = readme();
-    let start = readme
-        .find(marker)
-        .unwrap_or_else(|| panic!("the README marks its table with {marker}"));
-    readme[start..]
-        .lines()
-        .skip_while(|line| !line.starts_with('|'))
-        .take_while(|line| line.starts_with('|'))
-        .skip(2)
-        .map(table_cells)
-        .collect()
-}
-
-/// The cells of a Markdown table row, trimmed.
-pub fn table_cells(line: &str) -> Vec<String> {
-    line.trim()
-        .trim_matches('|')
-        .split('|')
-        .map(|cell| cell.trim().to_string())
-        .collect()
 }

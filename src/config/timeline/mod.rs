@@ -6,7 +6,12 @@
 //! scenario; each optional `[[scenario]]` entry has a `name` and the same tables, whose keys
 //! override the base for that scenario. Every key has a default (see the README).
 
+pub mod file;
+pub mod keys;
+mod lookup;
+mod plain;
 pub(crate) mod schema;
+mod shared;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -14,10 +19,12 @@ use std::path::Path;
 use super::{ConfigError, DEFAULT_SEED, Origin, OutputSettings, invalid, parse_toml, pick};
 use crate::cli::Cli;
 use crate::model::timeline::{
-    ArrivalProcess, Arrivals, Backend, Backoff, ClientPolicy, CopyMode, CopySpacing, Distribution,
-    KeyLifecycle, Network, Provider, ReceiptMode, Receipts, Scenario, Strategy, TimelineModel,
+    ArrivalProcess, Arrivals, Backend, ClientPolicy, CopyMode, CopySpacing, KeyLifecycle, Network,
+    Provider, ReceiptMode, Receipts, Scenario, Strategy, TimelineModel,
 };
 use crate::parse;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 use schema::{DistributionTable, ProcessName, Sections, TimelineFile};
 
 /// The default number of payments per run and scenario.
@@ -198,6 +205,7 @@ impl Lookup<'_> {
         Origin::File {
             path: self.path.to_path_buf(),
             key: format!("{prefix}{key}"),
+            at: None,
         }
     }
 
@@ -520,6 +528,7 @@ impl TimelineConfig {
         let origin = |key: &str| Origin::File {
             path: path.to_path_buf(),
             key: key.to_string(),
+            at: None,
         };
         let payments = pick(
             cli.payments,
@@ -658,7 +667,8 @@ fn scenarios(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::{DuplicateAnswer, ErrorPolicy, KeyStore};
+    use crate::model::semantics::ErrorPolicy;
+    use crate::model::timeline::{DuplicateAnswer, KeyStore};
     use clap::Parser;
     use std::path::PathBuf;
 

@@ -7,10 +7,12 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::model::semantics::ErrorPolicy;
 use crate::model::timeline::{
-    Backoff, CopyMode, CopySpacing, Distribution, DuplicateAnswer, ErrorPolicy, KeyStore,
-    ReceiptMode, Strategy,
+    CopyMode, CopySpacing, DuplicateAnswer, KeyStore, ReceiptMode, Strategy,
 };
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 
 /// A timeline scenario file as written; every key but `model` is optional.
 #[derive(Debug, Deserialize)]

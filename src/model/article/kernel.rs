@@ -19,18 +19,15 @@
 //! # Where the time goes
 //! Round 0 touches every request and is the hot loop: one 128-bit multiply-add per request.
 //! [`Implementation::Portable`] interleaves four generators; on x86-64 with AVX-512,
-//! [`Implementation::Avx512`] steps sixteen in two vectors ([`avx512`]), chosen at run time.
+//! [`Implementation::Avx512`] steps sixteen in two vectors (`engine::rng::avx512`), chosen at run time.
 //! Requests that lose their first ACK are gathered without branching and followed in
 //! batches, round by round ([`Pass::follow`]).
-
-#[cfg(target_arch = "x86_64")]
-pub mod avx512;
 
 use rayon::prelude::*;
 
 use super::{AttemptHistogram, Interrupted, Progress};
-use crate::model::parallel::thread_pool;
-use crate::rng::{Jump, PcgState, SeedSequence, loss_threshold};
+use engine::parallel::thread_pool;
+use engine::rng::{Jump, PcgState, SeedSequence, loss_threshold};
 
 /// Requests per unit of parallel work (and per progress report).
 pub const CHUNK_REQUESTS: u64 = 1 << 20;
@@ -64,7 +61,7 @@ impl Implementation {
     pub fn available() -> Vec<Self> {
         let mut available = vec![Implementation::Portable];
         #[cfg(target_arch = "x86_64")]
-        if !cfg!(feature = "portable-scan") && avx512::available() {
+        if engine::cpu::avx512() {
             available.push(Implementation::Avx512);
         }
         available
@@ -74,14 +71,14 @@ impl Implementation {
         match self {
             Implementation::Portable => PORTABLE_LANES as u64,
             #[cfg(target_arch = "x86_64")]
-            Implementation::Avx512 => avx512::LANES as u64,
+            Implementation::Avx512 => engine::rng::avx512::LANES as u64,
         }
     }
 }
 
 /// The attempts-per-request histograms of every p in `ack_loss` (in that order), computed
 /// on the rayon thread pool this is called from (see
-/// [`crate::model::parallel::thread_pool`]).
+/// [`engine::parallel::thread_pool`]).
 pub fn attempt_histograms(
     seeds: &SeedSequence,
     requests: u64,
@@ -291,7 +288,7 @@ impl Pass {
                 let mut follow = |states: &[u128]| self.follow(states, losses);
                 // SAFETY: `attempt_histograms_with` checked that AVX-512 is available.
                 unsafe {
-                    avx512::scan(
+                    engine::rng::avx512::scan(
                         &starts,
                         self.start.increment(),
                         lane_len,

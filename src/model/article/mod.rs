@@ -18,8 +18,8 @@ pub use histogram::AttemptHistogram;
 
 use rayon::prelude::*;
 
-use crate::model::{Interrupted, Progress};
-use crate::rng::SeedSequence;
+use engine::rng::SeedSequence;
+use engine::{Interrupted, Progress};
 use server::{ServerKind, ServerTally};
 
 /// The validated parameters of an article-model experiment.
@@ -116,7 +116,7 @@ pub fn simulate(
     let runs: Vec<RunCounts> = match engine {
         // Runs in parallel too, so that many small runs use every core; rayon collects
         // them in run order.
-        Engine::Fast { threads } => crate::model::parallel::thread_pool(threads).install(|| {
+        Engine::Fast { threads } => engine::parallel::thread_pool(threads).install(|| {
             (0..model.runs)
                 .into_par_iter()
                 .map(|run| {

@@ -22,7 +22,7 @@ use super::{AttemptHistogram, Interrupted, Progress};
 use crate::model::article::server::{
     Delivery, IdempotencyKey, PaymentServer, ServerKind, ServerTally,
 };
-use crate::rng::{SeedSequence, unit_f64};
+use engine::rng::{SeedSequence, unit_f64};
 
 /// Runs one ACK-loss probability through both servers; returns the attempts per request and
 /// what each server did (in the order of [`ServerKind::ALL`]).

@@ -4,50 +4,28 @@
 use super::closed_form::{self, Moments};
 use super::{ArticleModel, ArticleResults, PointResult};
 use crate::model::article::server::ServerKind;
-use crate::stats::{self, Interval};
+use engine::stats::{self, Interval};
 
-/// A per-request quantity the summary reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// Share of requests charged two or more times (a proportion).
-    DoubleChargeRate,
-    /// Charges beyond one per request, per request (a mean).
-    ExtraChargesPerRequest,
-    /// Duplicates answered from the key store without charging, per request (a mean).
-    PreventedDuplicatesPerRequest,
-    /// Share of requests that used every retry (a proportion).
-    RetriesExhaustedRate,
-    /// Deliveries the server received per request, the retry amplification (a mean).
-    DeliveriesPerRequest,
+engine::metrics! {
+    /// A per-request quantity the summary reports.
+    pub enum Metric {
+        /// Share of requests charged two or more times.
+        DoubleChargeRate = "double_charge_rate": proportion "requests",
+        /// Charges beyond one per request, per request.
+        ExtraChargesPerRequest = "extra_charges_per_request": mean "charges per request",
+        /// Duplicates answered from the key store without charging, per request.
+        PreventedDuplicatesPerRequest = "prevented_duplicates_per_request": mean "deliveries per request",
+        /// Share of requests that used every retry.
+        RetriesExhaustedRate = "retries_exhausted_rate": proportion "requests",
+        /// Deliveries the server received per request, the retry amplification.
+        DeliveriesPerRequest = "deliveries_per_request": mean "deliveries per request",
+    }
 }
 
 impl Metric {
-    /// Every metric, in the order they are reported.
-    pub const ALL: [Metric; 5] = [
-        Metric::DoubleChargeRate,
-        Metric::ExtraChargesPerRequest,
-        Metric::PreventedDuplicatesPerRequest,
-        Metric::RetriesExhaustedRate,
-        Metric::DeliveriesPerRequest,
-    ];
-
-    /// The name used in `summary.csv`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::DoubleChargeRate => "double_charge_rate",
-            Metric::ExtraChargesPerRequest => "extra_charges_per_request",
-            Metric::PreventedDuplicatesPerRequest => "prevented_duplicates_per_request",
-            Metric::RetriesExhaustedRate => "retries_exhausted_rate",
-            Metric::DeliveriesPerRequest => "deliveries_per_request",
-        }
-    }
-
     /// Whether the metric is a share of requests (a 0/1 indicator per request).
     pub fn is_proportion(self) -> bool {
-        matches!(
-            self,
-            Metric::DoubleChargeRate | Metric::RetriesExhaustedRate
-        )
+        self.kind() == engine::metric::Kind::Proportion
     }
 
     /// The closed-form mean and variance per request for `server` (see [`closed_form`]).
@@ -225,7 +203,7 @@ pub fn summarise(results: &ArticleResults) -> Vec<MetricSummary> {
             .map(|run| &results.points[run * per_run + index])
             .collect();
         for server in ServerKind::ALL {
-            for metric in Metric::ALL {
+            for &metric in Metric::ALL {
                 rows.push(summarise_metric(model, p, &points, server, metric));
             }
         }

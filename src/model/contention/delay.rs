@@ -11,7 +11,7 @@
 use rand_core::Rng;
 use rand_distr::Distribution as _;
 
-use crate::model::timeline::Distribution;
+use engine::distribution::Distribution;
 
 /// The delay of one message, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,7 +52,7 @@ impl Delay {
 /// delay (the same draws and the same values as [`Delay::sample`]).
 #[inline(always)]
 pub fn timeline_sample(distribution: Distribution, stream: &mut impl Rng) -> f64 {
-    distribution.quantile(crate::rng::unit_f64(stream.next_u64()))
+    distribution.quantile(engine::rng::unit_f64(stream.next_u64()))
 }
 
 /// [`Delay::FoldedNormal`]'s draw, `|mean_ms + sd_ms · z|` with `z` from the ziggurat, inlined
@@ -67,7 +67,7 @@ pub fn folded_normal_sample(mean_ms: f64, sd_ms: f64, stream: &mut impl Rng) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SeedSequence;
+    use engine::rng::SeedSequence;
     use rand_core::Rng;
 
     fn draws(count: usize, delay: Delay) -> Vec<f64> {
@@ -84,7 +84,7 @@ mod tests {
         });
         let mut numpy = SeedSequence::new(7).pcg64();
         let expected: Vec<f64> = (0..3)
-            .map(|_| 10.0 + 20.0 * crate::rng::unit_f64(numpy.next_u64()))
+            .map(|_| 10.0 + 20.0 * engine::rng::unit_f64(numpy.next_u64()))
             .collect();
         assert_eq!(draws(3, uniform), expected);
     }
@@ -101,7 +101,7 @@ mod tests {
             },
         );
         assert!(values.iter().all(|&v| v >= 0.0 && v.is_finite()));
-        let mean = crate::stats::mean(&values);
+        let mean = engine::stats::mean(&values);
         let expected = (2.0 / std::f64::consts::PI).sqrt();
         let standard_error = ((1.0 - 2.0 / std::f64::consts::PI) / 200_000f64).sqrt();
         assert!(
@@ -128,8 +128,8 @@ mod tests {
                 sd_ms: 2.0,
             },
         );
-        let mean = crate::stats::mean(&values);
-        let sd = crate::stats::sample_standard_deviation(&values).unwrap();
+        let mean = engine::stats::mean(&values);
+        let sd = engine::stats::sample_standard_deviation(&values).unwrap();
         let n = values.len() as f64;
         assert!((mean - 10.0).abs() < 4.0 * 2.0 / n.sqrt(), "{mean}");
         // The sample sd's standard error is about sd / sqrt(2n).

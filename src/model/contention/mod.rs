@@ -21,10 +21,10 @@ pub mod summary;
 pub use delay::Delay;
 pub use simulation::{RunTally, Simulator};
 
-use super::parallel::map_chunks;
-use super::{Interrupted, Progress};
-use crate::model::timeline::Backoff;
-use crate::rng::SeedSequence;
+use engine::backoff::Backoff;
+use engine::parallel::map_chunks;
+use engine::rng::SeedSequence;
+use engine::{Interrupted, Progress};
 
 /// A backoff policy by name; its parameters are the model's `base_ms` and `cap_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

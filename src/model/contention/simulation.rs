@@ -28,10 +28,12 @@ use rand_pcg::Pcg64;
 
 use super::delay::{folded_normal_sample, timeline_sample};
 use super::{ContentionSetup, Delay};
-use crate::model::calendar_queue::CalendarQueue;
-use crate::model::event_queue::IdQueue;
-use crate::model::timeline::{Backoff, Distribution};
-use crate::rng::unit_f64;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
+use engine::queue::EventQueue;
+use engine::queue::calendar::CalendarQueue;
+use engine::queue::heap::IdQueue;
+use engine::rng::unit_f64;
 
 /// One message's delay, drawn from a run's stream: [`Delay::sample`] for one kind of delay,
 /// always inlined into the simulation loop.
@@ -109,38 +111,6 @@ struct Client {
     /// The previous backoff (decorrelated jitter grows from it), starting at the policy's
     /// initial value.
     previous_sleep_ms: f64,
-}
-
-/// The queue of requests reaching the server: the client's number, at its arrival time.
-/// Two implementations give the same order (by time, then by scheduling order), so the choice
-/// is one of speed only.
-trait Arrivals {
-    /// Schedules `client`'s request at `time_ms`.
-    fn schedule(&mut self, time_ms: f64, client: u32);
-    /// The earliest request, taken out of the queue.
-    fn pop(&mut self) -> Option<(f64, u32)>;
-}
-
-impl Arrivals for CalendarQueue {
-    #[inline(always)]
-    fn schedule(&mut self, time_ms: f64, client: u32) {
-        CalendarQueue::schedule(self, time_ms, client);
-    }
-    #[inline(always)]
-    fn pop(&mut self) -> Option<(f64, u32)> {
-        CalendarQueue::pop(self)
-    }
-}
-
-impl Arrivals for IdQueue {
-    #[inline(always)]
-    fn schedule(&mut self, time_ms: f64, client: u32) {
-        IdQueue::schedule(self, time_ms, client);
-    }
-    #[inline(always)]
-    fn pop(&mut self) -> Option<(f64, u32)> {
-        IdQueue::pop(self)
-    }
 }
 
 /// Reusable buffers for runs on one thread.
@@ -248,7 +218,7 @@ fn race(
     backoff: Backoff,
     clients: u32,
     stream: &mut Pcg64,
-    queue: &mut impl Arrivals,
+    queue: &mut impl EventQueue<Event = u32>,
     states: &mut Vec<Client>,
     draw: impl DrawDelay,
 ) -> RunTally {
@@ -328,11 +298,11 @@ fn race(
 mod tests {
     use super::*;
     use crate::model::contention::Policy;
-    use crate::rng::SeedSequence;
+    use engine::rng::SeedSequence;
 
     /// One run on `queue` with `delay`, from seed 11.
     fn race_on(
-        queue: &mut impl Arrivals,
+        queue: &mut impl EventQueue<Event = u32>,
         delay: Delay,
         policy: Policy,
         clients: u32,

@@ -2,48 +2,27 @@
 //! and metric.
 
 use super::{ContentionResults, Policy, RunTally};
-use crate::stats;
+use engine::stats;
 
-/// A per-run quantity the summary averages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// Write calls, accepted or not: the AWS post's "calls" (calls per run).
-    Writes,
-    /// Rejected writes (calls per run).
-    FailedWrites,
-    /// Read calls (calls per run).
-    Reads,
-    /// When the last client got its final reply: the AWS post's "time" (ms).
-    CompletionMs,
-    /// The mean client's time to its final reply (ms).
-    MeanClientCompletionMs,
-    /// Clients that gave up (clients per run).
-    GaveUp,
+engine::metrics! {
+    /// A per-run quantity the summary averages.
+    pub enum Metric {
+        /// Write calls, accepted or not: the AWS post's "calls".
+        Writes = "writes": mean "calls per run",
+        /// Rejected writes.
+        FailedWrites = "failed_writes": mean "calls per run",
+        /// Read calls.
+        Reads = "reads": mean "calls per run",
+        /// When the last client got its final reply: the AWS post's "time".
+        CompletionMs = "completion_ms": mean "ms",
+        /// The mean client's time to its final reply.
+        MeanClientCompletionMs = "mean_client_completion_ms": mean "ms",
+        /// Clients that gave up.
+        GaveUp = "gave_up": mean "clients per run",
+    }
 }
 
 impl Metric {
-    /// Every metric, in the order reported.
-    pub const ALL: [Metric; 6] = [
-        Metric::Writes,
-        Metric::FailedWrites,
-        Metric::Reads,
-        Metric::CompletionMs,
-        Metric::MeanClientCompletionMs,
-        Metric::GaveUp,
-    ];
-
-    /// The name in `contention_summary.csv`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Writes => "writes",
-            Metric::FailedWrites => "failed_writes",
-            Metric::Reads => "reads",
-            Metric::CompletionMs => "completion_ms",
-            Metric::MeanClientCompletionMs => "mean_client_completion_ms",
-            Metric::GaveUp => "gave_up",
-        }
-    }
-
     /// This metric's value in one run.
     pub fn of(self, tally: &RunTally) -> f64 {
         match self {
@@ -92,7 +71,7 @@ pub fn summarise(results: &ContentionResults) -> Vec<MetricSummary> {
         .chunks(runs.max(1))
         .flat_map(|group| {
             let (clients, policy) = (group[0].clients, group[0].policy);
-            Metric::ALL.into_iter().map(move |metric| {
+            Metric::ALL.iter().map(move |&metric| {
                 let values: Vec<f64> = group.iter().map(|row| metric.of(&row.tally)).collect();
                 MetricSummary {
                     clients,
@@ -124,7 +103,7 @@ pub fn find(
 mod tests {
     use super::*;
     use crate::model::contention::{ContentionModel, ContentionRow, ContentionSetup, Delay};
-    use crate::model::timeline::Distribution;
+    use engine::distribution::Distribution;
 
     #[test]
     fn means_and_standard_errors_by_hand() {

@@ -2,8 +2,8 @@
 //! properties over random seeds and settings.
 
 use super::*;
-use crate::model::Silent;
-use crate::model::timeline::Distribution;
+use engine::Silent;
+use engine::distribution::Distribution;
 
 fn model(
     clients: Vec<u32>,

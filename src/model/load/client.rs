@@ -218,7 +218,7 @@ impl ClientState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::timeline::Backoff;
+    use engine::backoff::Backoff;
 
     fn policy() -> LoadClient {
         LoadClient {

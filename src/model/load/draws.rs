@@ -6,8 +6,8 @@
 use rand_core::Rng;
 use rand_pcg::Pcg64;
 
-use crate::model::log1p::{BLOCK, ln_1p_block};
-use crate::rng::unit_f64;
+use engine::numerics::log1p::{BLOCK, ln_1p_block};
+use engine::rng::unit_f64;
 
 /// A stream's draws, a block ahead.
 #[derive(Debug, Clone)]
@@ -78,7 +78,7 @@ impl Draws {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SeedSequence;
+    use engine::rng::SeedSequence;
 
     #[test]
     fn draws_are_the_streams_in_order_as_uniforms_or_exponentials() {

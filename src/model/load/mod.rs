@@ -6,7 +6,7 @@
 //! queues form, timeouts come from queueing, and an overload can outlive its trigger (a
 //! metastable failure). One run of one scenario under one strategy is one event loop on
 //! its agenda, a calendar queue with lanes for its timeouts and arrivals (see
-//! [`simulation`], [`agenda`] and [`calendar`]); the (run, scenario,
+//! [`simulation`] and `engine::queue::agenda`); the (run, scenario,
 //! strategy) triples run in parallel with rayon and are collected in order, so any thread
 //! count gives the same bytes. Payments are streamed: memory is bounded by the requests in
 //! flight and the time-series buckets, never by the total number of payments.
@@ -16,9 +16,7 @@
 //! times, server errors, backoff jitter) from `SeedSequence(seed, spawn_key=(run, 11))`, so every
 //! scenario and strategy of a run sees the same arrivals (common random numbers).
 
-pub mod agenda;
 pub mod arrivals;
-pub mod calendar;
 pub mod client;
 pub mod draws;
 pub mod simulation;
@@ -28,10 +26,12 @@ pub use arrivals::{Phase, PhaseRate};
 pub use client::{AdaptiveBucket, Breaker, TokenBucket};
 pub use tally::{Bucket, LoadTally};
 
-use super::parallel::map_chunks;
-use super::{Interrupted, Progress};
-use crate::model::timeline::{Backoff, Distribution, ErrorPolicy};
-use crate::rng::SeedSequence;
+use crate::model::semantics::ErrorPolicy;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
+use engine::parallel::map_chunks;
+use engine::rng::SeedSequence;
+use engine::{Interrupted, Progress};
 
 /// How the server handles a payment's Idempotency-Key: the timeline model's three levels and
 /// the lock that only a shared server can show.

@@ -17,15 +17,16 @@ use std::collections::VecDeque;
 
 use rand_pcg::Pcg64;
 
-use super::agenda::Agenda;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::draws::Draws;
 use super::tally::{Bucket, LoadTally, recovery};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
-use crate::model::timeline::distribution::Sampler;
-use crate::model::timeline::{Distribution, ErrorPolicy};
-use crate::model::{Interrupted, Progress};
+use crate::model::semantics::ErrorPolicy;
+use engine::distribution::Distribution;
+use engine::distribution::Sampler;
+use engine::queue::agenda::Agenda;
+use engine::{Interrupted, Progress};
 
 /// An answer from the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,70 +2,66 @@
 //! time series by bucket. The totals ([`LoadCounts`]) and a bucket ([`Bucket`]) are each
 //! declared once, field, doc and unit, in the column order of the CSV that writes them.
 
-use crate::model::counters::counters;
-
-counters! {
+engine::counters! {
     /// Totals of one event loop (counts over the whole run, drain included), declared once:
     /// the fields in `load.csv`'s column order, each documented with its meaning and unit, and
     /// `events` in the trailing group (the CSV's last column, after the derived ones).
     pub struct LoadCounts {
-        /// Payments issued during the arrival window (payments).
-        payments,
-        /// Payments that got a success answer (payments).
-        succeeded,
+        /// Payments issued during the arrival window.
+        payments: "payments",
+        /// Payments that got a success answer.
+        succeeded: "payments",
         /// Payments given up without a success answer: retries exhausted, deadline passed or a
-        /// retry refused (payments).
-        failed,
-        /// Deliveries that reached the server, answered or not: server work (deliveries).
-        calls,
-        /// Attempts the clients sent: first sends plus retries (attempts).
-        attempts,
-        /// Retries sent (attempts).
-        retries,
+        /// retry refused.
+        failed: "payments",
+        /// Deliveries that reached the server, answered or not: server work.
+        calls: "deliveries",
+        /// Attempts the clients sent: first sends plus retries.
+        attempts: "attempts",
+        /// Retries sent.
+        retries: "attempts",
         /// Retries refused by the token bucket, the adaptive bucket, the breaker or the retry
-        /// budget (retries).
-        throttled,
-        /// Deliveries answered 503 at once because the queue was full (deliveries).
-        shed,
+        /// budget.
+        throttled: "retries",
+        /// Deliveries answered 503 at once because the queue was full.
+        shed: "deliveries",
         /// Deliveries a worker dropped unprocessed because they had waited longer than their
-        /// client's timeout (`drop_expired`; deliveries).
-        dropped_expired,
-        /// Attempts whose client stopped waiting (timeout or payment deadline; attempts).
-        timeouts,
+        /// client's timeout (`drop_expired`).
+        dropped_expired: "deliveries",
+        /// Attempts whose client stopped waiting (timeout or payment deadline).
+        timeouts: "attempts",
         /// Deliveries answered 409 because their key was in flight, or stored under
-        /// `duplicate_answer = "conflict_409"` (deliveries).
-        conflicts,
-        /// Deliveries answered with a stored response (deliveries).
-        replays,
-        /// Deliveries that waited for their key's lock holding a worker (`lock_wait`;
-        /// deliveries).
-        lock_waits,
-        /// Deliveries a worker processed: each charges or fails with a 500 (processings).
-        processings,
-        /// Processings that failed with a 500 (processings).
-        server_errors,
-        /// Charges made (charges).
-        charges,
-        /// Payments charged two or more times: customers charged twice (payments).
-        double_charges,
-        /// Charges made by deliveries a worker took after their key had been pruned
-        /// (`key_ttl_ms`; charges).
-        expired_key_charges,
-        /// Payments given up although charged: told it failed, money taken (payments).
-        failed_charged,
-        /// Processings finished for an attempt its client had already stopped waiting for
-        /// (timed out, answered by another attempt, or given up): wasted work (processings).
-        wasted_work,
-        /// Answers the server sent: one per call not dropped (answers).
-        answers,
-        /// Requests lost on the way to the server, to `request_loss` or an outage (attempts).
-        lost_requests,
-        /// Answers lost on the way back, to `ack_loss` or an outage (answers).
-        lost_answers,
+        /// `duplicate_answer = "conflict_409"`.
+        conflicts: "deliveries",
+        /// Deliveries answered with a stored response.
+        replays: "deliveries",
+        /// Deliveries that waited for their key's lock holding a worker (`lock_wait`).
+        lock_waits: "deliveries",
+        /// Deliveries a worker processed: each charges or fails with a 500.
+        processings: "processings",
+        /// Processings that failed with a 500.
+        server_errors: "processings",
+        /// Charges made.
+        charges: "charges",
+        /// Payments charged two or more times: customers charged twice.
+        double_charges: "payments",
+        /// Charges made by deliveries a worker took after their key had been pruned (`key_ttl_ms`).
+        expired_key_charges: "charges",
+        /// Payments given up although charged: told it failed, money taken.
+        failed_charged: "payments",
+        /// Processings finished for an attempt its client had already stopped waiting for (timed
+        /// out, answered by another attempt, or given up): wasted work.
+        wasted_work: "processings",
+        /// Answers the server sent: one per call not dropped.
+        answers: "answers",
+        /// Requests lost on the way to the server, to `request_loss` or an outage.
+        lost_requests: "attempts",
+        /// Answers lost on the way back, to `ack_loss` or an outage.
+        lost_answers: "answers",
     }
     trailing {
-        /// Events the loop handled (events).
-        events,
+        /// Events the loop handled.
+        events: "events",
     }
 }
 
@@ -81,7 +77,7 @@ pub enum BucketValue {
 /// Declares [`Bucket`] once: its fields, each a `Count` (`u64`) or a `Mean` (`f64`) with its
 /// doc (meaning and unit), in `load_timeseries.csv`'s column order, and [`Bucket::columns`].
 macro_rules! bucket {
-    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident, )+ ) => {
+    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident $unit:literal, )+ ) => {
         /// One time-series bucket: what happened during `[start, start + width)`.
         #[derive(Debug, Clone, Copy, Default, PartialEq)]
         pub struct Bucket {
@@ -93,6 +89,15 @@ macro_rules! bucket {
             pub fn columns(&self) -> impl Iterator<Item = (&'static str, BucketValue)> + use<> {
                 [$( (stringify!($name), BucketValue::$kind(self.$name)), )+].into_iter()
             }
+
+            /// Every field's name, unit and doc, in column order.
+            pub const COLUMNS: &'static [engine::counters::Column] = &[
+                $( engine::counters::Column {
+                    name: stringify!($name),
+                    unit: $unit,
+                    doc: &[$($doc),+],
+                }, )+
+            ];
         }
     };
     (@type Count) => { u64 };
@@ -100,26 +105,26 @@ macro_rules! bucket {
 }
 
 bucket! {
-    /// New payments (payments).
-    arrivals: Count,
-    /// Retries sent (attempts).
-    retries: Count,
-    /// Payments that got their success answer (payments).
-    successes: Count,
-    /// Attempts timed out at their client (attempts).
-    timeouts: Count,
-    /// 409 answers (deliveries).
-    conflicts: Count,
-    /// 503 answers (deliveries).
-    shed: Count,
-    /// Deliveries that reached the server (deliveries).
-    calls: Count,
-    /// Time-averaged requests waiting for a worker (requests; 3 decimals in CSV).
-    queue_length: Mean,
-    /// Time-averaged workers busy, lock waiters included (workers; 3 decimals in CSV).
-    workers_busy: Mean,
-    /// Payments charged two or more times so far, cumulative (payments).
-    double_charges: Count,
+    /// New payments.
+    arrivals: Count "payments",
+    /// Retries sent.
+    retries: Count "attempts",
+    /// Payments that got their success answer.
+    successes: Count "payments",
+    /// Attempts timed out at their client.
+    timeouts: Count "attempts",
+    /// 409 answers.
+    conflicts: Count "deliveries",
+    /// 503 answers.
+    shed: Count "deliveries",
+    /// Deliveries that reached the server.
+    calls: Count "deliveries",
+    /// Time-averaged requests waiting for a worker (3 decimals in CSV).
+    queue_length: Mean "requests",
+    /// Time-averaged workers busy, lock waiters included (3 decimals in CSV).
+    workers_busy: Mean "workers",
+    /// Payments charged two or more times so far, cumulative.
+    double_charges: Count "payments",
 }
 
 /// A histogram of time spent at each integer level (queue length, requests in the server).

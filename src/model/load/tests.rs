@@ -2,9 +2,11 @@
 
 use super::simulation::Simulation;
 use super::*;
-use crate::model::Silent;
-use crate::model::timeline::{Backoff, Distribution, ErrorPolicy};
-use crate::rng::SeedSequence;
+use crate::model::semantics::ErrorPolicy;
+use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
+use engine::rng::SeedSequence;
 
 /// One worker, fixed 10 ms each way, 100 ms processing, 1 s timeout, no retry control.
 pub(super) fn scenario() -> LoadScenario {

@@ -3,9 +3,9 @@
 //! retries, and the receipt sent after a charge; with the random draws these need, read from
 //! a third stream so that the attempts' and lifecycle draws are the same with and without them.
 
-use super::Distribution;
-use super::distribution::Sampler;
-use crate::rng::{PcgState, unit_f64};
+use engine::distribution::Distribution;
+use engine::distribution::Sampler;
+use engine::rng::{PcgState, unit_f64};
 
 /// Where the server keeps a payment's Idempotency-Key relative to the charge (article section
 /// 6.1).
@@ -440,7 +440,7 @@ mod tests {
         assert_eq!(backend.draws_per_attempt(), 10);
         let stride = BackendDraws::stride(&backend, copies, max_retries);
         assert_eq!(stride, 90);
-        let start = crate::rng::SeedSequence::with_spawn_key(7, &[0, 2]).pcg_state();
+        let start = engine::rng::SeedSequence::with_spawn_key(7, &[0, 2]).pcg_state();
         let mut sequential = start;
         let all: Vec<f64> = (0..3 * stride)
             .map(|_| unit_f64(sequential.next_u64()))

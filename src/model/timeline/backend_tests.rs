@@ -8,7 +8,9 @@ use super::backend::{BackendDraws, layered_provider_calls};
 use super::simulation::{PaymentOutcome, Simulator};
 use super::tests::{random_scenario, scenario, tallies};
 use super::*;
-use crate::model::Silent;
+use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 
 /// 1 ms each way, 10 ms processing, a 100 ms timeout, 3 retries after a constant 20 ms, the
 /// key stored in `key_store` with a 150 ms lock; a processing crashes when its crash draw is

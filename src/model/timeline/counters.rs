@@ -3,104 +3,100 @@
 //! `timeline.csv` column (named after its field, documented by its `///` line) from
 //! [`Counters::columns`]. A new counter is one line here plus its README column.
 
-use crate::model::counters::counters;
-
-counters! {
+engine::counters! {
     /// What happened to one payment under one strategy, or the sum over many payments:
     /// every field is a count and sums are plain additions, so chunks merge exactly in any
     /// grouping.
     pub struct Counters {
-        /// Payments simulated, each with its own key (payments).
-        payments,
-        /// Attempts the clients sent: every copy's first send plus its retries (attempts).
-        attempts,
-        /// Attempts that reached the server; the rest were lost on the way (deliveries).
-        deliveries,
-        /// Charges the server made (charges).
-        charges,
-        /// Payments charged two or more times: customers charged twice (payments).
-        double_charged_payments,
-        /// Charges beyond one per payment (charges).
-        extra_charges,
-        /// Deliveries answered with the stored response, not charged: prevented duplicates
-        /// (deliveries).
-        replays,
-        /// Deliveries answered 409 Conflict because the key was in flight (deliveries).
-        conflicts,
-        /// Payments for which some copy received a success response (payments).
-        succeeded,
+        /// Payments simulated, each with its own key.
+        payments: "payments",
+        /// Attempts the clients sent: every copy's first send plus its retries.
+        attempts: "attempts",
+        /// Attempts that reached the server; the rest were lost on the way.
+        deliveries: "deliveries",
+        /// Charges the server made.
+        charges: "charges",
+        /// Payments charged two or more times: customers charged twice.
+        double_charged_payments: "payments",
+        /// Charges beyond one per payment.
+        extra_charges: "charges",
+        /// Deliveries answered with the stored response, not charged: prevented duplicates.
+        replays: "deliveries",
+        /// Deliveries answered 409 Conflict because the key was in flight.
+        conflicts: "deliveries",
+        /// Payments for which some copy received a success response.
+        succeeded: "payments",
         /// Payments charged although no copy got a success response: the customer was charged and
-        /// told the payment failed (the clients gave up, or got a 422); the first ambiguous outcome
-        /// (payments).
-        gave_up_charged,
-        /// Payments with no success response that were never charged (payments).
-        gave_up_not_charged,
+        /// told the payment failed (the clients gave up, or got a 422); the first ambiguous
+        /// outcome.
+        gave_up_charged: "payments",
+        /// Payments with no success response that were never charged.
+        gave_up_not_charged: "payments",
         /// Deliveries answered 422 because their body did not match the key's fingerprint; nothing
-        /// charged (deliveries).
-        rejected_mismatches,
+        /// charged.
+        rejected_mismatches: "deliveries",
         /// Deliveries answered with the stored response of another body because the server keeps no
-        /// fingerprint (deliveries).
-        wrong_replays,
+        /// fingerprint.
+        wrong_replays: "deliveries",
         /// Processings that failed with a 500 and charged nothing: `error_rate` of the first
-        /// processings (processings).
-        server_errors,
+        /// processings.
+        server_errors: "processings",
         /// Deliveries answered 500 without processing: the stored failure replayed (`error_policy =
-        /// "store"`) or a duplicate answered 500 (`duplicate_answer = "error_500"`) (deliveries).
-        errors_replayed,
-        /// Deliveries processed again after a 500 that was not stored (deliveries).
-        errors_retried,
-        /// Charges made by deliveries that arrived after their key had been pruned (charges).
-        expired_key_charges,
+        /// "store"`) or a duplicate answered 500 (`duplicate_answer = "error_500"`).
+        errors_replayed: "deliveries",
+        /// Deliveries processed again after a 500 that was not stored.
+        errors_retried: "deliveries",
+        /// Charges made by deliveries that arrived after their key had been pruned.
+        expired_key_charges: "charges",
         /// Payments told they succeeded although no charge was made with the body the success
-        /// answered: the second ambiguous outcome, 0 for a correct server (payments).
-        told_succeeded_not_charged,
+        /// answered: the second ambiguous outcome, 0 for a correct server.
+        told_succeeded_not_charged: "payments",
     }
     // The backend's counters (crashes, key store, provider, receipts): the last columns,
     // written only when a scenario uses the backend.
     trailing {
         /// Processings that crashed before the charge (and before calling the provider): nothing
-        /// done, no answer (processings).
-        crashes_before_charge,
+        /// done, no answer.
+        crashes_before_charge: "processings",
         /// Processings that crashed after the charge, before the key and response were saved; no
-        /// answer (processings).
-        crashes_after_charge,
+        /// answer.
+        crashes_after_charge: "processings",
         /// Processings that crashed after saving the key and response, before the receipt and the
-        /// response were sent; no answer (processings).
-        crashes_after_save,
+        /// response were sent; no answer.
+        crashes_after_save: "processings",
         /// Charges undone by a crash before their commit (`same_transaction`, or strategy `none`
-        /// with it): the ledger has no trace; the provider may have moved money (charges).
-        charges_lost_by_crash,
+        /// with it): the ledger has no trace; the provider may have moved money.
+        charges_lost_by_crash: "charges",
         /// Writes of the key to the other store after the commit that failed: `key_write_failure`
-        /// of the writes (`separate_store`, `key_first`) (writes).
-        key_write_failures,
+        /// of the writes (`separate_store`, `key_first`).
+        key_write_failures: "writes",
         /// Committed charges whose key was never stored, by a failed write or a crash between the
-        /// commit and the write; a later delivery charges again (charges).
-        keys_lost,
-        /// Payments whose `key_first` key was left in flight by a crash or a failed write
-        /// (payments).
-        stuck_payments,
+        /// commit and the write; a later delivery charges again.
+        keys_lost: "charges",
+        /// Payments whose `key_first` key was left in flight by a crash or a failed write.
+        stuck_payments: "payments",
         /// Time those keys stayed in flight, until the lock expired or the completer ran, summed
-        /// over the payments (whole ms per payment).
-        stuck_in_flight_ms,
-        /// Keys in flight the completer found and completed or released (keys).
-        completer_recoveries,
-        /// Calls the server made to the provider, retries included (calls).
-        provider_calls,
+        /// over the payments.
+        stuck_in_flight_ms: "whole ms per payment",
+        /// Keys in flight the completer found and completed or released.
+        completer_recoveries: "keys",
+        /// Calls the server made to the provider, retries included.
+        provider_calls: "calls",
         /// Provider calls with no answer in time: lost either way or slower than the provider
-        /// timeout (calls).
-        provider_timeouts,
-        /// Charges the provider made: the money that moved (charges).
-        provider_charges,
-        /// Provider charges beyond one per payment: money moved twice (charges).
-        duplicate_provider_charges,
-        /// Receipts that reached the customer (receipts).
-        receipts_sent,
-        /// Receipts beyond one per payment that reached the customer (receipts).
-        receipts_duplicated,
-        /// Payments committed at least once whose customer got no receipt (payments).
-        receipts_missing,
-        /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender (sends).
-        receipt_send_failures,
+        /// timeout.
+        provider_timeouts: "calls",
+        /// Charges the provider made: the money that moved.
+        provider_charges: "charges",
+        /// Provider charges beyond one per payment: money moved twice.
+        duplicate_provider_charges: "charges",
+        /// Receipts that reached the customer.
+        receipts_sent: "receipts",
+        /// Receipts beyond one per payment that reached the customer.
+        receipts_duplicated: "receipts",
+        /// Payments committed at least once whose customer got no receipt.
+        receipts_missing: "payments",
+        /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender.
+        receipt_send_failures: "sends",
     }
 }
 

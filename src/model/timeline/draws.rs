@@ -4,11 +4,14 @@
 //! different bodies) draws from a second stream, so that the attempts' draws do not depend on
 //! the lifecycle settings.
 
-use super::distribution::{LANES, Sampler};
+use super::Scenario;
+use engine::distribution::{LANES, Sampler};
+use engine::numerics::ln_estimate as estimate;
 #[cfg(target_arch = "x86_64")]
-use super::vector::{Avx2, Avx512};
-use super::{Scenario, estimate, exp};
-use crate::rng::{Jump, PcgState, unit_f64};
+use engine::numerics::quantile_simd::log_normal_quantiles;
+#[cfg(target_arch = "x86_64")]
+use engine::numerics::vector::{Avx2, Avx512};
+use engine::rng::{Jump, PcgState, unit_f64};
 
 /// Uniform draws each attempt consumes, whether or not it needs them all: request loss,
 /// request latency, processing time, ACK loss, response latency, backoff jitter.
@@ -174,7 +177,7 @@ unsafe fn sample_first_attempts_avx512(
     sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
         // SAFETY: the caller guarantees AVX-512F and DQ.
         Sampler::LogNormal { median_ms, sigma } => unsafe {
-            super::quantile_simd::log_normal_quantiles::<Avx512>(median_ms, sigma, u)
+            log_normal_quantiles::<Avx512>(median_ms, sigma, u)
         },
         Sampler::Other(_) => quantiles_one_at_a_time(sampler, u),
     })
@@ -194,7 +197,7 @@ unsafe fn sample_first_attempts_avx2(
     sample_first_attempts(starts, samplers, |sampler, u| match *sampler {
         // SAFETY: the caller guarantees AVX2 and FMA.
         Sampler::LogNormal { median_ms, sigma } => unsafe {
-            super::quantile_simd::log_normal_quantiles::<Avx2>(median_ms, sigma, u)
+            log_normal_quantiles::<Avx2>(median_ms, sigma, u)
         },
         Sampler::Other(_) => quantiles_one_at_a_time(sampler, u),
     })
@@ -257,23 +260,16 @@ enum Vectors {
 }
 
 impl Vectors {
-    /// The best this processor has, in the order AVX-512, AVX2 with FMA, none. The
-    /// benchmarks' features take the faster ones away: `portable-scan` AVX-512 (as on a
-    /// processor without it), `scalar-only` both.
+    /// The best the simulations may use here ([`engine::cpu`]), in the order AVX-512, AVX2
+    /// with FMA, none.
     fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if cfg!(feature = "scalar-only") {
-                return Self::None;
-            }
-            if !cfg!(feature = "portable-scan") && exp::avx512_available() {
-                return Self::Avx512;
-            }
-            if exp::avx2_fma_available() {
-                return Self::Avx2;
-            }
+        if engine::cpu::avx512() {
+            Self::Avx512
+        } else if engine::cpu::avx2_fma() {
+            Self::Avx2
+        } else {
+            Self::None
         }
-        Self::None
     }
 }
 
@@ -441,8 +437,9 @@ impl PaymentDraws {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::timeline::Streams;
     use crate::model::timeline::test_support::{mobile, model};
-    use crate::model::timeline::{Distribution, Streams};
+    use engine::distribution::Distribution;
 
     /// What a test compares of a payment's draws: the arrival gap, its estimate (if any), the
     /// copy's offset, and its first two attempts (the second shows where the first left the
@@ -465,11 +462,11 @@ mod tests {
         ];
         #[cfg(target_arch = "x86_64")]
         {
-            if exp::avx2_fma_available() {
+            if engine::cpu::processor().avx2_fma {
                 // SAFETY: the processor has AVX2 and FMA (just detected).
                 paths.push(unsafe { sample_first_attempts_avx2(starts, &draws.samplers) });
             }
-            if exp::avx512_available() {
+            if engine::cpu::processor().avx512 {
                 // SAFETY: the processor has AVX-512F and DQ (just detected).
                 paths.push(unsafe { sample_first_attempts_avx512(starts, &draws.samplers) });
             }

@@ -183,13 +183,12 @@ impl SameAsUniqueKey {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        ArrivalProcess, ChunkWalker, ChunkWork, CopyMode, CopySpacing, Distribution, ErrorPolicy,
-        Strategy, Streams,
-    };
+    use super::super::run::{ChunkWalker, ChunkWork};
+    use super::super::{ArrivalProcess, CopyMode, CopySpacing, ErrorPolicy, Strategy, Streams};
     use super::*;
-    use crate::model::Silent;
     use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile, model};
+    use engine::Silent;
+    use engine::distribution::Distribution;
 
     /// Variants that exercise the settings the shortcut ignores or checks: failures stored
     /// and retried, different bodies, a short key TTL, sequential copies.

@@ -144,9 +144,11 @@ impl SingleCopy {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ArrivalProcess, Backoff, CopyMode, Distribution, ErrorPolicy};
+    use super::super::{ArrivalProcess, CopyMode, ErrorPolicy};
     use super::*;
     use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile};
+    use engine::backoff::Backoff;
+    use engine::distribution::Distribution;
 
     fn overtaking() -> Scenario {
         let mut overtaking = mobile();

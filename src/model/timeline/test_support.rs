@@ -5,12 +5,15 @@
 
 use super::backend::BackendDraws;
 use super::draws::PaymentDraws;
+use super::run::ChunkWalker;
 use super::simulation::{PaymentOutcome, Simulator};
 use super::{
-    ArrivalProcess, Arrivals, Backend, Backoff, ChunkWalker, ClientPolicy, CopyMode, CopySpacing,
-    Distribution, KeyLifecycle, Network, Scenario, Strategy, Streams, TimelineModel,
+    ArrivalProcess, Arrivals, Backend, ClientPolicy, CopyMode, CopySpacing, KeyLifecycle, Network,
+    Scenario, Strategy, Streams, TimelineModel,
 };
-use crate::model::Silent;
+use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
 
 /// A log-normal duration by its median and 99th percentile (ms).
 pub fn log_normal(median_ms: f64, p99_ms: f64) -> Distribution {

@@ -5,9 +5,11 @@ use proptest::prelude::{ProptestConfig, any, prop_assert_eq, prop_compose, prop_
 use proptest::strategy::Strategy as Generator;
 
 use super::*;
-use crate::model::Silent;
 use crate::model::article::closed_form;
-use crate::stats::wilson;
+use engine::Silent;
+use engine::backoff::Backoff;
+use engine::distribution::Distribution;
+use engine::stats::wilson;
 
 fn fixed(ms: f64) -> Distribution {
     Distribution::Fixed { ms }

@@ -55,8 +55,8 @@ fn row_object(row: &ResultRow) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Silent;
     use crate::model::article::{ArticleModel, Engine, simulate};
+    use engine::Silent;
 
     #[test]
     fn the_summary_holds_parameters_rows_and_files() {

@@ -389,9 +389,9 @@ fn charts(text: &mut String, results: &ArticleResults, summary: &[MetricSummary]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Silent;
     use crate::model::article::summary::summarise;
     use crate::model::article::{ArticleModel, Engine, simulate};
+    use engine::Silent;
 
     /// `report.md` of a real (small) run.
     fn report(ack_loss: &[f64], max_retries: u32, runs: u32) -> String {

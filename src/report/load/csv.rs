@@ -277,8 +277,7 @@ mod tests {
                     [server]\nworkers = 4\n";
         let cli = Cli::try_parse_from(["simulate"]).unwrap();
         let config = LoadConfig::from_toml(text, Path::new("idle.toml"), &cli, 1).unwrap();
-        let results =
-            crate::model::load::simulate(&config.model, 1, &crate::model::Silent).unwrap();
+        let results = crate::model::load::simulate(&config.model, 1, &engine::Silent).unwrap();
         assert!(results.rows.iter().all(|row| row.tally.buckets.is_empty()));
         assert_eq!(
             String::from_utf8(timeseries_csv(&results)).unwrap(),

@@ -6,20 +6,21 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::model::timeline::{LatencyHistogram, Strategy, TimelineResults, TimelineRow};
+use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
     ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
     value_label,
 };
 use crate::report::format::grouped;
+use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
 pub(super) const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
 
-/// Every chart of a timeline run.
+/// The charts every timeline run has (the backend's are in `backend_charts`).
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
-    let mut files = vec![
+    vec![
         OutputFile {
             name: "timeline_charges.svg",
             bytes: charges(results).into_bytes(),
@@ -36,9 +37,7 @@ pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
             name: "timeline_answers.svg",
             bytes: answers(results).into_bytes(),
         },
-    ];
-    files.extend(super::backend_charts::all(results));
-    files
+    ]
 }
 
 /// The line colour of a strategy.

@@ -189,9 +189,11 @@ fn charts(text: &mut String, results: &TimelineResults) {
 mod tests {
     use super::*;
     use crate::model::timeline::{
-        Arrivals, Backend, Backoff, ClientPolicy, CopySpacing, Distribution, KeyLifecycle, Network,
-        Strategy, TimelineModel, simulate,
+        Arrivals, Backend, ClientPolicy, CopySpacing, KeyLifecycle, Network, Strategy,
+        TimelineModel, simulate,
     };
+    use engine::backoff::Backoff;
+    use engine::distribution::Distribution;
 
     fn results(ttl_sweep_ms: Vec<f64>) -> TimelineResults {
         let scenario = Scenario {
@@ -228,7 +230,7 @@ mod tests {
             scenarios: vec![scenario],
             ttl_sweep_ms,
         };
-        simulate(&model, 1, &crate::model::Silent).unwrap()
+        simulate(&model, 1, &engine::Silent).unwrap()
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
         bytes: csv::timeline_csv(results),
     }];
     files.extend(charts::all(results));
+    files.extend(backend_charts::all(results));
     if !results.ttl_sweep.is_empty() {
         files.push(OutputFile {
             name: "ttl_sweep.csv",

@@ -1,0 +1,397 @@
+//! A timeline file read once: its keys looked up in the timeline schema, the file's own keys
+//! (seed, runs, payments, strategies, sweeps, output) merged with the flags, and every
+//! scenario read either for the plain timeline (each payment on its own, an unlimited
+//! server) or, when the file has a shared-server key, for the shared clock of the load model.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::keys::{SCHEMA, SHARED_SERVER_KEYS, SHARED_SERVER_TABLES};
+use super::lookup::Lookup;
+use super::{plain, shared};
+use crate::config::document::{Document, Entries};
+use crate::config::key::Schema;
+use crate::config::overrides::Overrides;
+use crate::config::read::{Found, Scalar, list};
+use crate::config::{ConfigError, DEFAULT_SEED, OutputSettings};
+use crate::model::load::{LoadModel, LoadScenario, LoadStrategy};
+use crate::model::timeline::{Strategy, TimelineModel};
+
+/// What a timeline file describes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimelineFile {
+    /// Payments each on their own, against an unlimited server.
+    Plain {
+        /// The experiment.
+        model: TimelineModel,
+        /// Worker threads.
+        threads: usize,
+        /// Where the files go and what is printed.
+        output: OutputSettings,
+    },
+    /// Payments sharing one server's capacity on one clock (the load model).
+    Shared {
+        /// The experiment.
+        model: LoadModel,
+        /// Worker threads.
+        threads: usize,
+        /// Where the files go and what is printed.
+        output: OutputSettings,
+    },
+}
+
+/// The file's name and stem: `mobile-network.toml` and `mobile-network`.
+fn names(path: &Path) -> (String, String) {
+    let stem = path.file_stem().map_or_else(
+        || "timeline".to_string(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let title = path.file_name().map_or_else(
+        || format!("{stem}.toml"),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    (title, stem)
+}
+
+/// Reads a timeline file (`others`: the other models' schemas, to name the model an unknown
+/// key belongs to) merged with the flags.
+pub fn read(
+    document: &Document<'_>,
+    others: &[Schema],
+    overrides: &Overrides,
+    default_threads: usize,
+) -> Result<TimelineFile, ConfigError> {
+    let entries = document.entries(&SCHEMA, others, &["model"])?;
+    let top = Lookup {
+        document,
+        base: &entries,
+        over: None,
+    };
+    let is_shared = is_shared(&entries);
+    let seed = match overrides.seed {
+        Some(seed) => seed,
+        None if top.written("seed") => top.whole("seed")?,
+        None => DEFAULT_SEED,
+    };
+    let runs = match overrides.runs {
+        Some(runs) => runs,
+        None => top.whole("runs")? as u32,
+    };
+    let threads = match overrides.threads {
+        Some(threads) => threads,
+        None if top.written("threads") => top.whole("threads")? as usize,
+        None => default_threads,
+    };
+    let (title, stem) = names(document.path);
+    let out_dir = match (&overrides.out, top.written("out")) {
+        (Some(out), _) => out.clone(),
+        (None, true) => match top.scalar("out")? {
+            Scalar::Folder(out) => out,
+            other => unreachable!("`out` reads as a folder, not {other:?}"),
+        },
+        (None, false) => Path::new(crate::config::DEFAULT_OUT).join(&stem),
+    };
+    let output = OutputSettings {
+        out_dir,
+        quiet: overrides.quiet,
+        json: overrides.json,
+    };
+    let names = strategy_names(&top)?;
+    if is_shared {
+        refuse_plain_only(&top, overrides)?;
+        let scenarios = scenarios(document, &entries, &stem, shared::scenario)?;
+        let bucket_s = top.number("output.bucket_s")?;
+        check_buckets(&top, &scenarios, bucket_s)?;
+        let model = LoadModel {
+            title,
+            seed,
+            runs,
+            strategies: names.map_or_else(
+                || LoadStrategy::ALL.to_vec(),
+                |names| {
+                    names
+                        .iter()
+                        .map(|name| LoadStrategy::from_name(name).expect("a declared name"))
+                        .collect()
+                },
+            ),
+            scenarios,
+            bucket_ms: bucket_s * 1000.0,
+            error_rate_sweep: numbers(&top, "output.error_rate_sweep")?,
+        };
+        return Ok(TimelineFile::Shared {
+            model,
+            threads,
+            output,
+        });
+    }
+    let strategies = match names {
+        Some(names) => plain_strategies(&top, &names)?,
+        None => Strategy::ALL.to_vec(),
+    };
+    let payments = match overrides.payments {
+        Some(payments) => payments,
+        None => top.whole("payments")?,
+    };
+    let scenarios = scenarios(document, &entries, &stem, plain::scenario)?;
+    Ok(TimelineFile::Plain {
+        model: TimelineModel {
+            title,
+            seed,
+            runs,
+            payments,
+            strategies,
+            scenarios,
+            ttl_sweep_ms: numbers(&top, "ttl_sweep_ms")?,
+        },
+        threads,
+        output,
+    })
+}
+
+/// Whether the file, at the top or in a scenario, has a shared-server key or table.
+fn is_shared(entries: &Entries<'_, '_>) -> bool {
+    let in_keys = |keys: &std::collections::BTreeMap<&'static str, _>,
+                   tables: &std::collections::BTreeMap<String, _>| {
+        SHARED_SERVER_KEYS.iter().any(|key| keys.contains_key(key))
+            || SHARED_SERVER_TABLES
+                .iter()
+                .any(|table| tables.contains_key(*table))
+            || keys.keys().any(|key: &&str| key.starts_with("output."))
+    };
+    in_keys(&entries.base, &entries.tables)
+        || entries
+            .scenarios
+            .iter()
+            .any(|scenario| in_keys(&scenario.keys, &scenario.tables))
+}
+
+/// `strategies` as written, if written.
+fn strategy_names(top: &Lookup<'_, '_, '_>) -> Result<Option<Vec<&'static str>>, ConfigError> {
+    if !top.written("strategies") {
+        return Ok(None);
+    }
+    let key = SCHEMA.key("strategies").expect("declared");
+    let names = top.with("strategies", |found| list(key, found))?;
+    Ok(Some(
+        names
+            .into_iter()
+            .map(|name| match name {
+                Scalar::Name(name) => name,
+                other => unreachable!("a strategy reads as a name, not {other:?}"),
+            })
+            .collect(),
+    ))
+}
+
+/// The plain timeline's strategies: `lock_wait` needs a shared server.
+fn plain_strategies(
+    top: &Lookup<'_, '_, '_>,
+    names: &[&str],
+) -> Result<Vec<Strategy>, ConfigError> {
+    names
+        .iter()
+        .map(|name| match *name {
+            "none" => Ok(Strategy::None),
+            "check_then_insert" => Ok(Strategy::CheckThenInsert),
+            "unique_key" => Ok(Strategy::UniqueKey),
+            _ => Err(top.refuse(
+                "strategies",
+                "lock_wait needs a shared server: add [server] workers = N (the load model, \
+                 see docs/models/load.md)",
+            )),
+        })
+        .collect()
+}
+
+/// The keys a file with a shared server does not take.
+fn refuse_plain_only(top: &Lookup<'_, '_, '_>, overrides: &Overrides) -> Result<(), ConfigError> {
+    if overrides.payments.is_some() {
+        return Err(ConfigError::NotForModel {
+            flag: "--payments",
+            what: "timeline files with a shared server (payments arrive over \
+                   arrivals.duration_s)"
+                .into(),
+        });
+    }
+    for (key, reason) in [
+        (
+            "payments",
+            "a shared server gets its payments over arrivals.duration_s; leave payments out",
+        ),
+        (
+            "ttl_sweep_ms",
+            "a shared server has no TTL sweep yet; leave ttl_sweep_ms out",
+        ),
+    ] {
+        if top.written(key) {
+            return Err(top.refuse(key, reason));
+        }
+    }
+    Ok(())
+}
+
+/// A list of numbers (`ttl_sweep_ms`, `output.error_rate_sweep`); empty when absent.
+fn numbers(top: &Lookup<'_, '_, '_>, name: &str) -> Result<Vec<f64>, ConfigError> {
+    if !top.written(name) {
+        return Ok(Vec::new());
+    }
+    let key = SCHEMA.key(name).expect("declared");
+    let values = top.with(name, |found| list(key, found))?;
+    Ok(values
+        .into_iter()
+        .map(|value| match value {
+            Scalar::Number(number) => number,
+            other => unreachable!("a number, not {other:?}"),
+        })
+        .collect())
+}
+
+/// The most time-series buckets over the arrival window.
+pub const MAX_BUCKETS: f64 = 1e6;
+
+/// `output.bucket_s` gives at most [`MAX_BUCKETS`] buckets over every scenario's window.
+fn check_buckets(
+    top: &Lookup<'_, '_, '_>,
+    scenarios: &[LoadScenario],
+    bucket_s: f64,
+) -> Result<(), ConfigError> {
+    let longest_ms = scenarios
+        .iter()
+        .map(|scenario| scenario.arrivals.duration_ms)
+        .fold(0.0, f64::max);
+    if longest_ms / (bucket_s * 1000.0) <= MAX_BUCKETS {
+        return Ok(());
+    }
+    let reason = format!(
+        "{} buckets of {bucket_s} s over arrivals.duration_s = {} s: at most 1000000; give a \
+         wider bucket_s",
+        (longest_ms / (bucket_s * 1000.0)).ceil(),
+        longest_ms / 1000.0
+    );
+    if top.written("output.bucket_s") {
+        Err(top.refuse("output.bucket_s", &reason))
+    } else {
+        let key = SCHEMA.key("output.bucket_s").expect("declared");
+        let value = crate::config::read::default_value(key).expect("has a default");
+        Err(
+            Found::elsewhere(key.name, &value, crate::config::Origin::Default(key.name))
+                .invalid(reason),
+        )
+    }
+}
+
+/// The base scenario (named after the file) alone, or each `[[scenario]]` over it; the top
+/// level's keys are checked either way.
+fn scenarios<T>(
+    document: &Document<'_>,
+    entries: &Entries<'_, '_>,
+    stem: &str,
+    read: fn(&Lookup<'_, '_, '_>, String) -> Result<T, ConfigError>,
+) -> Result<Vec<T>, ConfigError> {
+    let base = Lookup {
+        document,
+        base: entries,
+        over: None,
+    };
+    let base_scenario = read(&base, stem.to_string())?;
+    if entries.scenarios.is_empty() {
+        return Ok(vec![base_scenario]);
+    }
+    let mut names = HashSet::new();
+    let mut scenarios = Vec::with_capacity(entries.scenarios.len());
+    for (index, entry) in entries.scenarios.iter().enumerate() {
+        let name = match entry.name {
+            Some(value) => {
+                let found = Found::at(document, format!("scenario[{index}].name"), value);
+                match value.get_ref().as_str() {
+                    Some(name) if !name.trim().is_empty() && names.insert(name.to_string()) => {
+                        name.to_string()
+                    }
+                    _ => return Err(found.invalid("every scenario needs a name of its own")),
+                }
+            }
+            None => {
+                return Err(document.problem(
+                    &entry.span,
+                    format!("scenario[{index}] needs a name: name = \"...\""),
+                ));
+            }
+        };
+        let lookup = Lookup {
+            document,
+            base: entries,
+            over: Some(entry),
+        };
+        scenarios.push(read(&lookup, name)?);
+    }
+    Ok(scenarios)
+}
+
+#[cfg(test)]
+mod parity {
+    use super::*;
+
+    #[test]
+    fn the_new_reader_reads_every_shipped_file_as_the_old() {
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(["simulate"]);
+        let mut seen = 0;
+        for dir in ["configs", "fuzz/seeds/config"] {
+            for entry in std::fs::read_dir(format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+            {
+                let path = entry.unwrap().path();
+                let text = std::fs::read_to_string(&path).unwrap();
+                if !text.contains("model = \"timeline\"") {
+                    continue;
+                }
+                let rel = Path::new(path.file_name().unwrap());
+                let old = crate::config::Job::from_text(&text, rel, &cli);
+                let document = Document::parse(&text, rel).unwrap();
+                let new = read(
+                    &document,
+                    &[],
+                    &Overrides::default(),
+                    crate::config::default_threads(),
+                );
+                match (old, new) {
+                    (
+                        Ok(crate::config::Job::Timeline(old)),
+                        Ok(TimelineFile::Plain {
+                            model,
+                            threads,
+                            output,
+                        }),
+                    ) => {
+                        assert!(old.model == model, "{}", path.display());
+                        assert_eq!(old.threads, threads);
+                        assert_eq!(old.output, output);
+                    }
+                    (
+                        Ok(crate::config::Job::Load(old)),
+                        Ok(TimelineFile::Shared {
+                            model,
+                            threads,
+                            output,
+                        }),
+                    ) => {
+                        assert!(old.model == model, "{}", path.display());
+                        assert_eq!(old.threads, threads);
+                        assert_eq!(old.output, output);
+                    }
+                    (Err(old), Err(new)) => eprintln!(
+                        "both refuse {}:\n  old: {old}\n  new: {new}",
+                        path.display()
+                    ),
+                    (old, new) => panic!(
+                        "{}: old {:?}\nnew {:?}",
+                        path.display(),
+                        old.map(|_| ()).map_err(|e| e.to_string()),
+                        new.map(|_| ()).map_err(|e| e.to_string())
+                    ),
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "{seen}");
+    }
+}

@@ -1,0 +1,567 @@
+//! Every key of a timeline file, declared once: the plain timeline's keys and the shared
+//! server's (a file with any of `[server] workers`, `queue_limit`, `drop_expired`,
+//! `processing_per_in_flight_ms`, `capacity`, `[network] outages`, `[arrivals] clients`,
+//! `duration_s`, `phases`, the `[client]` budgets or an `[output]` table runs on the load
+//! model's shared clock). Their kinds bound every value the models accept; their defaults
+//! are the models' defaults.
+
+use crate::config::key::{Bounds, Key, Kind, Schema, TimeUnit};
+
+/// The longest duration a key that moves the clock may have (ms): 10^9 ms, about 11.6 days.
+/// With at most 1,000 copies of 1,001 attempts, each waiting at most a timeout and a backoff,
+/// a payment then lasts at most about 2 × 10^15 ms, within what the latency histogram holds,
+/// and every event time is an exact-enough `f64`.
+pub const MAX_DURATION_MS: f64 = 1e9;
+/// The longest key TTL (ms): 10^12 ms, about 31.7 years (a TTL is only compared, never
+/// waited).
+pub const MAX_TTL_MS: f64 = 1e12;
+/// The longest arrival window or time of a phase, window or bucket (s): 10^6 s.
+pub const MAX_DURATION_S: f64 = MAX_DURATION_MS / 1000.0;
+/// The lowest Poisson rate (payments per second): one payment per 10^9 ms on average.
+pub const MIN_RATE_PER_S: f64 = 1e-6;
+/// The highest arrival rate (payments per second), as a phase's.
+pub const MAX_RATE_PER_S: f64 = 1e9;
+/// The most workers or clients.
+pub const MAX_POPULATION: u64 = 10_000_000;
+
+/// A duration in ms from 0 to [`MAX_DURATION_MS`].
+const DURATION: Kind = Kind::Duration {
+    unit: TimeUnit::Milliseconds,
+    bounds: Bounds::closed(0.0, MAX_DURATION_MS),
+};
+/// A duration in ms more than 0, at most [`MAX_DURATION_MS`].
+const POSITIVE_DURATION: Kind = Kind::Duration {
+    unit: TimeUnit::Milliseconds,
+    bounds: Bounds::above(0.0, MAX_DURATION_MS),
+};
+/// A duration in s more than 0, at most [`MAX_DURATION_S`].
+const POSITIVE_SECONDS: Kind = Kind::Duration {
+    unit: TimeUnit::Seconds,
+    bounds: Bounds::above(0.0, MAX_DURATION_S),
+};
+/// A probability from 0 to 1.
+const PROBABILITY: Kind = Kind::Probability { max_open: false };
+/// A count of workers or clients.
+const POPULATION: Kind = Kind::Whole {
+    min: 1,
+    max: MAX_POPULATION,
+    unit: "workers or clients",
+};
+/// A number of tokens more than 0.
+const TOKENS: Kind = Kind::Number {
+    bounds: Bounds::above(0.0, 1e12),
+    unit: "tokens",
+};
+/// A distribution of durations, in ms.
+pub const DISTRIBUTION: Kind = Kind::Special {
+    expected: "a distribution of durations in ms: { distribution = \"fixed\", ms = 20 }, \
+               \"uniform\" (low_ms, high_ms), \"exponential\" (mean_ms) or \"log_normal\" \
+               (median_ms, p99_ms)",
+};
+/// The time windows of a list such as `outages`.
+const WINDOWS: Kind = Kind::Special {
+    expected: "a list of windows [{ from_s = 10, to_s = 40 }], 0 <= from_s < to_s <= 1000000",
+};
+
+/// The strategies a file may name (`lock_wait` needs a shared server).
+pub const STRATEGIES: &[&str] = &["none", "check_then_insert", "unique_key", "lock_wait"];
+
+/// Every key of a timeline file.
+pub const KEYS: &[Key] = &[
+    Key::file(
+        "seed",
+        Kind::Whole {
+            min: 0,
+            max: u64::MAX,
+            unit: "seed",
+        },
+        Some("42"),
+        "Seed of every run's streams (numpy's SeedSequence); `--seed` overrides.",
+    ),
+    Key::file(
+        "runs",
+        Kind::Whole {
+            min: 1,
+            max: 100_000,
+            unit: "runs",
+        },
+        Some("1"),
+        "Independent replications; run k draws from SeedSequence(seed, spawn_key=(k,)). `--runs` overrides.",
+    ),
+    Key::file(
+        "payments",
+        Kind::Whole {
+            min: 1,
+            max: 1_000_000_000_000,
+            unit: "payments",
+        },
+        Some("10000"),
+        "Payments per run and scenario of a plain timeline file (a shared server issues payments over `arrivals.duration_s` instead). `--payments` overrides.",
+    ),
+    Key::file(
+        "strategies",
+        Kind::List {
+            item: &Kind::Choice(STRATEGIES),
+            max_items: 4,
+        },
+        None,
+        "The server strategies compared, in report order: none, check_then_insert, unique_key, and lock_wait with a shared server. Absent: all of them.",
+    ),
+    Key::file(
+        "out",
+        Kind::Folder,
+        None,
+        "Output folder. Absent: output/<file name without .toml>. `--out` overrides.",
+    ),
+    Key::file(
+        "threads",
+        Kind::Whole {
+            min: 1,
+            max: 1024,
+            unit: "threads",
+        },
+        None,
+        "Worker threads. Absent: all cores. `--threads` overrides.",
+    ),
+    Key::file(
+        "ttl_sweep_ms",
+        Kind::List {
+            item: &Kind::Duration {
+                unit: TimeUnit::Milliseconds,
+                bounds: Bounds::above(0.0, MAX_TTL_MS),
+            },
+            max_items: 100_000,
+        },
+        None,
+        "Key TTLs at which every scenario and strategy of run 0 is simulated again (ttl_sweep.csv, ttl_sweep.svg). Absent: no sweep.",
+    ),
+    Key::scenario(
+        "arrivals.process",
+        Kind::Choice(&["poisson", "burst", "sequential"]),
+        Some("\"poisson\""),
+        "When payments start: a Poisson process, all at t = 0 (burst), or each when the previous one reached its final outcome (sequential).",
+    ),
+    Key::scenario(
+        "arrivals.rate_per_s",
+        Kind::Number {
+            bounds: Bounds::closed(MIN_RATE_PER_S, MAX_RATE_PER_S),
+            unit: "payments per s",
+        },
+        Some("100"),
+        "The Poisson rate of payments (the constant rate of a shared server without phases).",
+    ),
+    Key::scenario(
+        "arrivals.copies",
+        Kind::Whole {
+            min: 1,
+            max: 1_000,
+            unit: "copies",
+        },
+        Some("1"),
+        "Copies of each payment sent with the same key (double clicks, a client and its proxy).",
+    ),
+    Key::scenario(
+        "arrivals.copy_mode",
+        Kind::Choice(&["concurrent", "sequential"]),
+        Some("\"concurrent\""),
+        "Concurrent copies each have their own client, sent within the spread; sequential ones are sent each when the previous one reached its final outcome.",
+    ),
+    Key::scenario(
+        "arrivals.copy_spread_ms",
+        DURATION,
+        Some("0"),
+        "Concurrent copies are sent within this time after the first.",
+    ),
+    Key::scenario(
+        "arrivals.copy_spacing",
+        Kind::Choice(&["even", "random"]),
+        Some("\"even\""),
+        "Where concurrent copies fall in their spread: copy c of n at c x spread / (n - 1), or the first at 0 and the others uniformly.",
+    ),
+    Key::scenario(
+        "arrivals.clients",
+        POPULATION,
+        None,
+        "A shared server: the client population; each payment is issued by a client drawn uniformly. Absent: every payment its own client.",
+    ),
+    Key::scenario(
+        "arrivals.duration_s",
+        POSITIVE_SECONDS,
+        None,
+        "A shared server: payments arrive during [0, duration_s); the run goes on until every payment is finished. Absent: the last phase's until_s, else 60.",
+    ),
+    Key::scenario(
+        "arrivals.phases",
+        Kind::Special {
+            expected: "a list of phases [{ until_s = 30, rate_per_s = 100 }, { until_s = 60, ramp_to_per_s = 500 }], until_s increasing, rates from 0 to 1000000000 per s",
+        },
+        None,
+        "A shared server: the Poisson rate over time; each phase runs from the previous until_s; a ramp goes linearly from its own rate_per_s, else from where the previous phase ended, to ramp_to_per_s.",
+    ),
+    Key::scenario(
+        "network.request_latency",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 20 }"),
+        "Client-to-server latency of each attempt.",
+    ),
+    Key::scenario(
+        "network.response_latency",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 20 }"),
+        "Server-to-client latency of each answer.",
+    ),
+    Key::scenario(
+        "network.request_loss",
+        PROBABILITY,
+        Some("0"),
+        "Probability that a request is lost on the way: the server never sees it.",
+    ),
+    Key::scenario(
+        "network.ack_loss",
+        PROBABILITY,
+        Some("0"),
+        "Probability that a response (ACK) is lost on the way back: the client times out and retries.",
+    ),
+    Key::scenario(
+        "network.outages",
+        WINDOWS,
+        None,
+        "A shared server: windows in which every message sent, either way, is lost.",
+    ),
+    Key::scenario(
+        "server.processing",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 50 }"),
+        "Processing time of a charge.",
+    ),
+    Key::scenario(
+        "server.key_ttl_ms",
+        Kind::Duration {
+            unit: TimeUnit::Milliseconds,
+            bounds: Bounds::above(0.0, MAX_TTL_MS),
+        },
+        None,
+        "The key store prunes a key this long after creating it; a delivery arriving later is processed as new. Absent: keys never expire.",
+    ),
+    Key::scenario(
+        "server.fingerprint",
+        Kind::Switch,
+        Some("true"),
+        "true: a delivery whose body differs from the key's gets 422; false: it is answered as if the body matched.",
+    ),
+    Key::scenario(
+        "server.error_rate",
+        PROBABILITY,
+        Some("0"),
+        "Share of first processings (every processing, with a shared server) that fail with a 500 and charge nothing.",
+    ),
+    Key::scenario(
+        "server.error_policy",
+        Kind::Choice(&["store", "retry"]),
+        Some("\"store\""),
+        "store: the 500 is stored under the key and replayed (as Stripe does); retry: failures are not stored and the retry is processed again.",
+    ),
+    Key::scenario(
+        "server.duplicate_answer",
+        Kind::Choice(&["replay", "ok_200", "conflict_409", "error_500"]),
+        Some("\"replay\""),
+        "The answer to a delivery whose key is present with a matching body: the stored response (409 while in flight), or 200, 409 or 500 at once (webhook receivers).",
+    ),
+    Key::scenario(
+        "server.crash_rate",
+        PROBABILITY,
+        Some("0"),
+        "Share of processings during which the server crashes, at a point drawn uniformly among before the charge, after the charge and after saving the key.",
+    ),
+    Key::scenario(
+        "server.key_store",
+        Kind::Choice(&["same_transaction", "separate_store", "key_first"]),
+        Some("\"same_transaction\""),
+        "Where the key is written: in the charge's transaction, to another store after the commit, or to another store before the charge as a lock.",
+    ),
+    Key::scenario(
+        "server.key_write_failure",
+        PROBABILITY,
+        Some("0"),
+        "Share of writes to a separate key store that fail (separate_store, key_first).",
+    ),
+    Key::scenario(
+        "server.key_lock_ttl_ms",
+        POSITIVE_DURATION,
+        Some("30000"),
+        "key_first: an in-flight key's lock expires this long after it was taken, and the store drops it.",
+    ),
+    Key::scenario(
+        "server.completer_interval_ms",
+        POSITIVE_DURATION,
+        None,
+        "A completer finds keys left in flight this often and completes or releases them. Absent: no completer.",
+    ),
+    Key::scenario(
+        "server.workers",
+        POPULATION,
+        None,
+        "A shared server: the worker pool (M/M/c's c). Absent: unlimited.",
+    ),
+    Key::scenario(
+        "server.queue_limit",
+        POPULATION,
+        None,
+        "A shared server: requests that may wait for a worker; one more is answered 503 at once. Absent: no limit.",
+    ),
+    Key::scenario(
+        "server.drop_expired",
+        Kind::Switch,
+        Some("false"),
+        "A shared server: a worker drops unprocessed a request that waited longer than its client's timeout.",
+    ),
+    Key::scenario(
+        "server.processing_per_in_flight_ms",
+        DURATION,
+        Some("0"),
+        "A shared server: extra processing per request holding a worker, this one included (ms per request).",
+    ),
+    Key::scenario(
+        "server.capacity",
+        Kind::Special {
+            expected: "a list of windows [{ from_s = 30, to_s = 90, workers = 50 }], 0 <= from_s < to_s <= 1000000, not overlapping, workers from 1 to 10000000",
+        },
+        None,
+        "A shared server: the workers during windows of the run (a capacity drop).",
+    ),
+    Key::scenario(
+        "client.timeout_ms",
+        POSITIVE_DURATION,
+        Some("1000"),
+        "The client stops waiting this long after a send and retries.",
+    ),
+    Key::scenario(
+        "client.max_retries",
+        Kind::Whole {
+            min: 0,
+            max: 1_000,
+            unit: "retries",
+        },
+        Some("3"),
+        "Retries per copy after its first send.",
+    ),
+    Key::scenario(
+        "client.backoff",
+        Kind::Special {
+            expected: "a backoff policy: { policy = \"full_jitter\", base_ms = 100, cap_ms = 5000 }, \"none\", \"constant\" (base_ms), \"exponential\", \"equal_jitter\" or \"decorrelated_jitter\" (base_ms, cap_ms)",
+        },
+        Some("{ policy = \"full_jitter\", base_ms = 100, cap_ms = 5000 }"),
+        "The wait before each retry, as in the AWS Architecture Blog's Exponential Backoff And Jitter.",
+    ),
+    Key::scenario(
+        "client.different_body_rate",
+        PROBABILITY,
+        Some("0"),
+        "Share of retries that carry a different body under the same key (a client bug).",
+    ),
+    Key::scenario(
+        "client.token_bucket.capacity",
+        TOKENS,
+        Some("500"),
+        "A shared server, with a [client.token_bucket] table: the retry quota's capacity (AWS SDK standard mode).",
+    ),
+    Key::scenario(
+        "client.token_bucket.retry_cost",
+        Kind::Number {
+            bounds: Bounds::closed(0.0, 1e12),
+            unit: "tokens",
+        },
+        Some("5"),
+        "Tokens a retry after an error takes (at most the capacity).",
+    ),
+    Key::scenario(
+        "client.token_bucket.timeout_cost",
+        Kind::Number {
+            bounds: Bounds::closed(0.0, 1e12),
+            unit: "tokens",
+        },
+        Some("10"),
+        "Tokens a retry after a timeout takes (at most the capacity).",
+    ),
+    Key::scenario(
+        "client.token_bucket.success_refund",
+        Kind::Number {
+            bounds: Bounds::closed(0.0, 1e12),
+            unit: "tokens",
+        },
+        Some("1"),
+        "Tokens a success gives back (at most the capacity).",
+    ),
+    Key::scenario(
+        "client.adaptive_bucket.deposit",
+        TOKENS,
+        Some("0.1"),
+        "A shared server, with a [client.adaptive_bucket] table: tokens a success deposits (Brooker's adaptive retry).",
+    ),
+    Key::scenario(
+        "client.adaptive_bucket.capacity",
+        Kind::Number {
+            bounds: Bounds::closed(1.0, 1e12),
+            unit: "tokens",
+        },
+        Some("5"),
+        "The adaptive bucket's capacity (at least 1).",
+    ),
+    Key::scenario(
+        "client.breaker.threshold",
+        PROBABILITY,
+        Some("0.1"),
+        "A shared server, with a [client.breaker] table: the failure rate above which the breaker refuses retries.",
+    ),
+    Key::scenario(
+        "client.breaker.window_s",
+        POSITIVE_SECONDS,
+        None,
+        "The window the failure rate is measured over. Absent: the whole run.",
+    ),
+    Key::scenario(
+        "client.breaker.cooldown_s",
+        POSITIVE_SECONDS,
+        None,
+        "How long an open breaker stays open. Absent: a ratio gate with no open state.",
+    ),
+    Key::scenario(
+        "client.retry_ratio",
+        Kind::Number {
+            bounds: Bounds::closed(0.0, 1e6),
+            unit: "retries per payment",
+        },
+        None,
+        "A shared server: retries at most this share of the client's payments. Absent: no budget.",
+    ),
+    Key::scenario(
+        "client.payment_deadline_ms",
+        POSITIVE_DURATION,
+        None,
+        "A shared server: a payment is given up this long after it started, whatever retries are left. Absent: none.",
+    ),
+    Key::scenario(
+        "provider.latency",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 100 }"),
+        "With a [provider] table the server calls a payment provider: its round trip.",
+    ),
+    Key::scenario(
+        "provider.loss",
+        PROBABILITY,
+        Some("0"),
+        "Probability that a provider call gets no answer.",
+    ),
+    Key::scenario(
+        "provider.timeout_ms",
+        POSITIVE_DURATION,
+        Some("2000"),
+        "The server gives up waiting for the provider after this long and retries the call.",
+    ),
+    Key::scenario(
+        "provider.max_retries",
+        Kind::Whole {
+            min: 0,
+            max: 1_000,
+            unit: "retries",
+        },
+        Some("2"),
+        "Retries of a provider call per processing.",
+    ),
+    Key::scenario(
+        "provider.pass_key",
+        Kind::Switch,
+        Some("false"),
+        "The server passes the Idempotency-Key on to the provider, which then charges once per key.",
+    ),
+    Key::scenario(
+        "receipts.mode",
+        Kind::Choice(&["direct", "outbox"]),
+        Some("\"direct\""),
+        "With a [receipts] table the server sends a receipt after each charge: at once (direct, lost if the send fails) or through an outbox in the charge's transaction.",
+    ),
+    Key::scenario(
+        "receipts.send_failure",
+        Kind::Probability { max_open: true },
+        Some("0"),
+        "Share of receipt sends that fail.",
+    ),
+    Key::file(
+        "output.bucket_s",
+        Kind::Duration {
+            unit: TimeUnit::Seconds,
+            bounds: Bounds::closed(0.001, MAX_DURATION_S),
+        },
+        Some("1"),
+        "A shared server: the width of a time-series bucket (at most 1000000 buckets per run).",
+    ),
+    Key::file(
+        "output.error_rate_sweep",
+        Kind::List {
+            item: &PROBABILITY,
+            max_items: 1_000,
+        },
+        None,
+        "A shared server: server error rates at which every run, scenario and strategy is simulated again (load_sweep.csv). Absent: no sweep.",
+    ),
+];
+
+/// The timeline model's schema.
+pub const SCHEMA: Schema = Schema {
+    model: "timeline",
+    keys: KEYS,
+};
+
+/// The keys whose presence puts a file on the shared server's clock (the load model).
+pub const SHARED_SERVER_KEYS: &[&str] = &[
+    "server.workers",
+    "server.queue_limit",
+    "server.drop_expired",
+    "server.processing_per_in_flight_ms",
+    "server.capacity",
+    "network.outages",
+    "arrivals.clients",
+    "arrivals.duration_s",
+    "arrivals.phases",
+    "client.retry_ratio",
+    "client.payment_deadline_ms",
+];
+
+/// The tables whose presence puts a file on the shared server's clock.
+pub const SHARED_SERVER_TABLES: &[&str] = &[
+    "client.token_bucket",
+    "client.adaptive_bucket",
+    "client.breaker",
+    "output",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::read::default_value;
+
+    #[test]
+    fn every_key_is_documented_and_its_default_is_toml() {
+        for key in KEYS {
+            assert!(
+                key.doc.ends_with('.'),
+                "`{}` needs a doc sentence",
+                key.name
+            );
+            if key.default.is_some() {
+                assert!(default_value(key).is_some(), "`{}`", key.name);
+            }
+        }
+        let mut names: Vec<&str> = KEYS.iter().map(|key| key.name).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "a key is declared twice");
+        for name in SHARED_SERVER_KEYS {
+            assert!(SCHEMA.key(name).is_some(), "{name}");
+        }
+        for table in SHARED_SERVER_TABLES {
+            assert!(SCHEMA.is_table(table), "{table}");
+        }
+    }
+}

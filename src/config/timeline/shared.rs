@@ -1,0 +1,368 @@
+//! A timeline file with a shared server (any shared-server key or table, see
+//! [`super::keys::SHARED_SERVER_KEYS`]): each scenario's keys read into the load model's
+//! [`LoadScenario`]. The plain timeline's keys are read and checked as for any timeline file
+//! first; what the shared clock does not model yet is refused, in one line, with the reason.
+
+use super::keys::{MAX_DURATION_S, MAX_POPULATION, MAX_RATE_PER_S};
+use super::lookup::Lookup;
+use super::plain;
+use crate::config::ConfigError;
+use crate::config::key::{Bounds, Key, Kind, TimeUnit};
+use crate::config::read::{Found, Scalar, scalar};
+use crate::model::load::{
+    AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,
+    LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, TokenBucket, Window,
+};
+use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
+
+/// Arrival window without phases (s).
+pub const DEFAULT_DURATION_S: f64 = 60.0;
+
+/// What a reason of refusal says about the keys the shared clock does not model yet.
+const NOT_ON_A_SHARED_SERVER: &str = "the shared server (workers, capacity, phases, ...) does \
+    not model crashes, key stores, providers or receipts yet; leave those keys out of a file \
+    with a shared server, or simulate them in a plain timeline file";
+
+/// The scenario named `name` that `lookup` sees, on a shared server.
+pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenario, ConfigError> {
+    let base = plain::scenario(lookup, name)?;
+    unsupported(lookup, &base)?;
+    Ok(LoadScenario {
+        arrivals: arrivals(lookup, &base)?,
+        network: LoadNetwork {
+            request_latency: base.network.request_latency,
+            response_latency: base.network.response_latency,
+            request_loss: base.network.request_loss,
+            ack_loss: base.network.ack_loss,
+            outages: windows(lookup, "network.outages", false)?
+                .into_iter()
+                .map(|(window, _)| window)
+                .collect(),
+        },
+        server: server(lookup, &base)?,
+        client: client(lookup, &base)?,
+        name: base.name,
+    })
+}
+
+/// Refuses what the shared clock does not model: the backend's keys, copies, body
+/// fingerprints and different bodies, burst or sequential arrivals, and the webhook
+/// receivers' answers.
+fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
+    if let Some(entry) = lookup.first_written(&[
+        "server.crash_rate",
+        "server.key_store",
+        "server.key_write_failure",
+        "server.key_lock_ttl_ms",
+        "server.completer_interval_ms",
+    ]) {
+        return Err(lookup.refuse(entry.key, NOT_ON_A_SHARED_SERVER));
+    }
+    for table in ["provider", "receipts"] {
+        if lookup.has_table(table) {
+            let span = lookup
+                .over
+                .and_then(|over| over.tables.get(table))
+                .or_else(|| lookup.base.tables.get(table))
+                .cloned()
+                .unwrap_or_default();
+            return Err(lookup
+                .document
+                .problem(&span, format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
+        }
+    }
+    let refusals: [(&str, bool, &str); 5] = [
+        (
+            "arrivals.copies",
+            base.arrivals.copies != 1,
+            "a shared server gets one copy per payment; leave copies and copy_mode out",
+        ),
+        (
+            "arrivals.copy_mode",
+            lookup.written("arrivals.copy_mode")
+                && base.arrivals.copies == 1
+                && base.arrivals.copy_mode != crate::model::timeline::CopyMode::Concurrent,
+            "a shared server gets one copy per payment; leave copies and copy_mode out",
+        ),
+        (
+            "server.fingerprint",
+            !base.key.fingerprint,
+            "a shared server gets one body per payment; leave fingerprint out",
+        ),
+        (
+            "client.different_body_rate",
+            base.client.different_body_rate > 0.0,
+            "a shared server gets one body per payment; leave different_body_rate out",
+        ),
+        (
+            "arrivals.process",
+            !matches!(base.arrivals.process, ArrivalProcess::Poisson { .. }),
+            "a shared server's arrivals are Poisson over phases; leave process out",
+        ),
+    ];
+    if let Some((key, _, reason)) = refusals.iter().find(|(_, refused, _)| *refused) {
+        return Err(lookup.refuse(key, reason));
+    }
+    Ok(())
+}
+
+/// A field of a table value read as `kind`.
+fn field(found: &Found<'_, '_>, kind: Kind) -> Result<f64, ConfigError> {
+    match scalar(&Key::file("", kind, None, ""), found)? {
+        Scalar::Number(value) => Ok(value),
+        Scalar::Whole(value) => Ok(value as f64),
+        other => unreachable!("a number field, not {other:?}"),
+    }
+}
+
+/// Seconds from 0 to [`MAX_DURATION_S`] (a number, or a string with a unit).
+const SECONDS: Kind = Kind::Duration {
+    unit: TimeUnit::Seconds,
+    bounds: Bounds::closed(0.0, MAX_DURATION_S),
+};
+/// A rate of payments per second.
+const RATE: Kind = Kind::Number {
+    bounds: Bounds::closed(0.0, MAX_RATE_PER_S),
+    unit: "payments per s",
+};
+/// Workers during a capacity window.
+const WORKERS: Kind = Kind::Whole {
+    min: 1,
+    max: MAX_POPULATION,
+    unit: "workers",
+};
+
+/// `network.outages` or `server.capacity` (`workers`: each window has its workers): windows
+/// `{ from_s, to_s }`, `0 <= from_s < to_s`, and capacity windows not overlapping.
+fn windows(
+    lookup: &Lookup<'_, '_, '_>,
+    name: &str,
+    workers: bool,
+) -> Result<Vec<(Window, u32)>, ConfigError> {
+    if !lookup.written(name) {
+        return Ok(Vec::new());
+    }
+    let fields: &[&str] = if workers {
+        &["from_s", "to_s", "workers"]
+    } else {
+        &["from_s", "to_s"]
+    };
+    lookup.with(name, |found| {
+        let mut windows = Vec::new();
+        for item in found.list()? {
+            let table = item.table("a window", fields)?;
+            let get = |field_name: &str| table.iter().find(|(n, _)| *n == field_name);
+            let read = |field_name: &str, kind: Kind| match get(field_name) {
+                Some((_, value)) => field(value, kind),
+                None => Err(item.invalid(format!(
+                    "every window needs {}, e.g. {{ {} }}",
+                    fields.join(" and "),
+                    if workers {
+                        "from_s = 30, to_s = 90, workers = 50"
+                    } else {
+                        "from_s = 10, to_s = 40"
+                    }
+                ))),
+            };
+            let from_s = read("from_s", SECONDS)?;
+            let to_s = read("to_s", SECONDS)?;
+            if from_s >= to_s {
+                return Err(item.invalid("a window needs 0 <= from_s < to_s <= 1000000 (seconds)"));
+            }
+            let count = if workers {
+                read("workers", WORKERS)? as u32
+            } else {
+                0
+            };
+            windows.push((
+                Window {
+                    from_ms: from_s * 1000.0,
+                    to_ms: to_s * 1000.0,
+                },
+                count,
+            ));
+        }
+        if workers {
+            let mut sorted = windows.clone();
+            sorted.sort_by(|a, b| a.0.from_ms.total_cmp(&b.0.from_ms));
+            if sorted
+                .windows(2)
+                .any(|pair| pair[1].0.from_ms < pair[0].0.to_ms)
+            {
+                return Err(found.invalid("capacity windows must not overlap"));
+            }
+            windows = sorted;
+        }
+        Ok(windows)
+    })
+}
+
+/// `[arrivals]` on a shared server: the rate over phases, the window, the clients.
+fn arrivals(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadArrivals, ConfigError> {
+    let ArrivalProcess::Poisson { rate_per_s } = base.arrivals.process else {
+        unreachable!("refused above")
+    };
+    let clients = lookup
+        .optional_whole("arrivals.clients")?
+        .map(|clients| clients as u32);
+    let phases = if lookup.written("arrivals.phases") {
+        lookup.with("arrivals.phases", |found| phases(found, rate_per_s))?
+    } else {
+        Vec::new()
+    };
+    let duration_s = match lookup.optional_number("arrivals.duration_s")? {
+        Some(duration_s) => duration_s,
+        None => phases
+            .last()
+            .map_or(DEFAULT_DURATION_S, |phase| phase.until_ms / 1000.0),
+    };
+    let phases = if phases.is_empty() {
+        vec![Phase {
+            until_ms: duration_s * 1000.0,
+            rate: PhaseRate::Constant(rate_per_s),
+        }]
+    } else {
+        phases
+    };
+    Ok(LoadArrivals {
+        clients,
+        duration_ms: duration_s * 1000.0,
+        phases,
+    })
+}
+
+/// `arrivals.phases`: at least one, ending at increasing times; a ramp starts at its own
+/// `rate_per_s`, else where the previous phase ended, else at `arrivals.rate_per_s`.
+fn phases(found: &Found<'_, '_>, start_rate: f64) -> Result<Vec<Phase>, ConfigError> {
+    let items = found.list()?;
+    if items.is_empty() {
+        return Err(found.invalid("give at least one phase, or leave phases out"));
+    }
+    let mut phases = Vec::with_capacity(items.len());
+    let mut previous_end = 0.0;
+    let mut rate_before = start_rate;
+    for item in items {
+        let table = item.table("a phase", &["until_s", "rate_per_s", "ramp_to_per_s"])?;
+        let get = |name: &str| table.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
+        let Some(until) = get("until_s") else {
+            return Err(
+                item.invalid("every phase needs until_s, e.g. { until_s = 30, rate_per_s = 100 }")
+            );
+        };
+        let until_s = field(until, SECONDS)?;
+        if until_s <= previous_end {
+            return Err(until.invalid(
+                "phases must end at increasing times after 0 s, at most 1000000 s (no \
+                 overlap, never back in time)",
+            ));
+        }
+        let rate = |value: &Found<'_, '_>| field(value, RATE);
+        let rate = match (get("rate_per_s"), get("ramp_to_per_s")) {
+            (Some(constant), None) => PhaseRate::Constant(rate(constant)?),
+            (from, Some(to)) => PhaseRate::Ramp {
+                from: from.map(rate).transpose()?.unwrap_or(rate_before),
+                to: rate(to)?,
+            },
+            (None, None) => {
+                return Err(item.invalid("each phase needs rate_per_s or ramp_to_per_s"));
+            }
+        };
+        let phase = Phase {
+            until_ms: until_s * 1000.0,
+            rate,
+        };
+        rate_before = phase.final_rate_per_s();
+        previous_end = until_s;
+        phases.push(phase);
+    }
+    Ok(phases)
+}
+
+/// `[server]` on a shared server.
+fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, ConfigError> {
+    let duplicate_answer = match base.key.duplicate_answer {
+        DuplicateAnswer::Replay => LoadDuplicateAnswer::Replay,
+        DuplicateAnswer::Conflict409 => LoadDuplicateAnswer::Conflict409,
+        DuplicateAnswer::Ok200 | DuplicateAnswer::Error500 => {
+            return Err(lookup.refuse(
+                "server.duplicate_answer",
+                "a shared server answers a stored key with replay or conflict_409 (ok_200 and \
+                 error_500 are the webhook receivers' answers, in plain timeline files)",
+            ));
+        }
+    };
+    Ok(LoadServer {
+        workers: lookup.optional_whole("server.workers")?.map(|w| w as u32),
+        queue_limit: lookup
+            .optional_whole("server.queue_limit")?
+            .map(|q| q as u32),
+        drop_expired: lookup.switch("server.drop_expired")?,
+        processing: base.processing,
+        processing_per_in_flight_ms: lookup.number("server.processing_per_in_flight_ms")?,
+        error_rate: base.key.error_rate,
+        error_policy: base.key.error_policy,
+        key_ttl_ms: base.key.key_ttl_ms,
+        duplicate_answer,
+        capacity: windows(lookup, "server.capacity", true)?
+            .into_iter()
+            .map(|(window, workers)| CapacityWindow { window, workers })
+            .collect(),
+    })
+}
+
+/// `[client]` on a shared server: the plain client's retries and the retry controls.
+fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, ConfigError> {
+    let token_bucket = if lookup.has_table("client.token_bucket") {
+        let capacity = lookup.number("client.token_bucket.capacity")?;
+        let within = |name: &str| -> Result<f64, ConfigError> {
+            let value = lookup.number(name)?;
+            if value > capacity {
+                return Err(lookup.refuse(
+                    name,
+                    "must be from 0 tokens to the bucket's capacity (a cost above the quota \
+                     never lets a retry out)",
+                ));
+            }
+            Ok(value)
+        };
+        Some(TokenBucket {
+            capacity,
+            retry_cost: within("client.token_bucket.retry_cost")?,
+            timeout_cost: within("client.token_bucket.timeout_cost")?,
+            success_refund: within("client.token_bucket.success_refund")?,
+        })
+    } else {
+        None
+    };
+    let adaptive_bucket = if lookup.has_table("client.adaptive_bucket") {
+        Some(AdaptiveBucket {
+            deposit: lookup.number("client.adaptive_bucket.deposit")?,
+            capacity: lookup.number("client.adaptive_bucket.capacity")?,
+        })
+    } else {
+        None
+    };
+    let breaker = if lookup.has_table("client.breaker") {
+        Some(Breaker {
+            threshold: lookup.number("client.breaker.threshold")?,
+            window_ms: lookup
+                .optional_number("client.breaker.window_s")?
+                .map(|s| s * 1000.0),
+            cooldown_ms: lookup
+                .optional_number("client.breaker.cooldown_s")?
+                .map(|s| s * 1000.0),
+        })
+    } else {
+        None
+    };
+    Ok(LoadClient {
+        timeout_ms: base.client.timeout_ms,
+        max_retries: base.client.max_retries,
+        backoff: base.client.backoff,
+        token_bucket,
+        adaptive_bucket,
+        breaker,
+        retry_ratio: lookup.optional_number("client.retry_ratio")?,
+        payment_deadline_ms: lookup.optional_number("client.payment_deadline_ms")?,
+    })
+}

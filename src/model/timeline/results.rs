@@ -1,0 +1,142 @@
+//! What a timeline run produces: per run, scenario and strategy the counters, the latency
+//! histogram and the span of simulated time ([`TimelineResults`]).
+
+use super::simulation::PaymentOutcome;
+use super::{Counters, Scenario, Strategy, TimelineModel};
+use engine::latency::LatencyHistogram;
+
+/// The time the payments of a run took, from the first send to the last final outcome,
+/// in whole microseconds (so that chunks merge exactly in any grouping; 128 bits, so that no
+/// run the configuration accepts can overflow it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    /// From the first payment's start to the start of the payment after the last (µs).
+    starts_us: u128,
+    /// From the first payment's start to the latest final outcome (µs).
+    end_us: u128,
+}
+
+impl Span {
+    /// Appends a payment that reaches its final outcome `latency_us` after it starts, with the
+    /// next payment starting `gap_us` after it.
+    pub(super) fn push(&mut self, latency_us: u64, gap_us: u64) {
+        self.end_us = self.end_us.max(self.starts_us + u128::from(latency_us));
+        self.starts_us += u128::from(gap_us);
+    }
+
+    /// The span of `self`'s payments followed by `later`'s (associative, not commutative).
+    pub(super) fn then(self, later: Span) -> Span {
+        Span {
+            starts_us: self.starts_us + later.starts_us,
+            end_us: self.end_us.max(self.starts_us + later.end_us),
+        }
+    }
+
+    /// Simulated time from the first send to the last final outcome (µs).
+    pub fn us(&self) -> u128 {
+        self.end_us
+    }
+
+    /// The same in ms (rounded to the nearest `f64`).
+    pub fn ms(&self) -> f64 {
+        self.end_us as f64 / 1000.0
+    }
+}
+
+/// What one strategy did with all payments of one run and scenario.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StrategyTally {
+    /// The counters, summed over the payments.
+    pub counts: Counters,
+    /// Client latency to the final outcome, per payment.
+    pub latency: LatencyHistogram,
+    /// The simulated time the payments took.
+    pub span: Span,
+}
+
+impl StrategyTally {
+    pub(super) fn record(&mut self, outcome: &PaymentOutcome, gap_us: Option<u64>) {
+        self.record_counts(outcome);
+        self.record_span(
+            engine::latency::whole_microseconds(outcome.latency_ms),
+            gap_us,
+        );
+    }
+
+    /// Counts a payment's outcome and latency, but not its place in the span.
+    pub(super) fn record_counts(&mut self, outcome: &PaymentOutcome) {
+        self.counts += outcome.counts;
+        self.latency.record(outcome.latency_ms);
+    }
+
+    /// Appends a payment that took `latency_us` to the span.
+    pub(super) fn record_span(&mut self, latency_us: u64, gap_us: Option<u64>) {
+        self.span.push(latency_us, gap_us.unwrap_or(latency_us));
+    }
+
+    /// Adds the counts and latencies of `shared`, the payments whose outcome was the same
+    /// under every strategy (their spans were recorded strategy by strategy).
+    pub(super) fn with_shared(mut self, shared: &StrategyTally) -> StrategyTally {
+        self.counts += shared.counts;
+        self.latency.merge(&shared.latency);
+        self
+    }
+
+    /// Adds the tally of the payments that come after these.
+    pub(super) fn then(mut self, later: &StrategyTally) -> StrategyTally {
+        self.counts += later.counts;
+        self.latency.merge(&later.latency);
+        self.span = self.span.then(later.span);
+        self
+    }
+}
+
+/// One strategy's results in one run and scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineRow {
+    /// The replication.
+    pub run: u32,
+    /// Index into [`TimelineModel::scenarios`].
+    pub scenario: usize,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// What happened.
+    pub tally: StrategyTally,
+}
+
+/// One point of the TTL sweep: one strategy's results in run 0 of one scenario with the key
+/// TTL set to `key_ttl_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TtlSweepRow {
+    /// The key TTL (ms).
+    pub key_ttl_ms: f64,
+    /// Index into [`TimelineModel::scenarios`].
+    pub scenario: usize,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// What happened.
+    pub tally: StrategyTally,
+}
+
+/// The results of a timeline experiment: rows by run, then scenario, then strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineResults {
+    /// The parameters.
+    pub model: TimelineModel,
+    /// One row per (run, scenario, strategy).
+    pub rows: Vec<TimelineRow>,
+    /// The TTL sweep: by TTL, then scenario, then strategy; empty without `ttl_sweep_ms`.
+    pub ttl_sweep: Vec<TtlSweepRow>,
+}
+
+impl TimelineResults {
+    /// The rows of run 0.
+    pub fn first_run(&self) -> impl Iterator<Item = &TimelineRow> {
+        self.rows.iter().filter(|row| row.run == 0)
+    }
+
+    /// The scenario of a row.
+    pub fn scenario(&self, row: &TimelineRow) -> &Scenario {
+        &self.model.scenarios[row.scenario]
+    }
+}

@@ -1,0 +1,364 @@
+//! The server's side of one payment's timeline: a delivery's arrival, the key's expiry and
+//! answers, the processing (crash points, the provider call, the charge), the key store's
+//! writes, the receipts and the response sent back.
+
+use super::*;
+
+impl PaymentRun<'_> {
+    /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
+    /// answered at once from the key, or processed.
+    pub(super) fn arrive(&mut self, now: f64, delivery: Delivery) {
+        self.state.counts.deliveries += 1;
+        self.prune_expired_key(now);
+        let key = &mut self.state.key;
+        let answer = match (self.strategy, key.state) {
+            (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
+            (Strategy::UniqueKey, KeyState::Absent) => {
+                let backend = &self.scenario.backend;
+                *key = Key {
+                    state: KeyState::InFlight,
+                    created_ms: now,
+                    body: delivery.body,
+                    lock_expires_ms: match backend.key_store {
+                        KeyStore::KeyFirst => now + backend.key_lock_ttl_ms,
+                        _ => f64::INFINITY,
+                    },
+                    release: None,
+                };
+                None
+            }
+            (_, state) => Some(self.answer_from_key(state, delivery.body)),
+        };
+        match answer {
+            None => self.start_processing(now, delivery),
+            Some(answer) => {
+                let counts = &mut self.state.counts;
+                match answer {
+                    Answer::Replayed => counts.replays += 1,
+                    Answer::Conflict => counts.conflicts += 1,
+                    Answer::ServerError => counts.errors_replayed += 1,
+                    Answer::Rejected => counts.rejected_mismatches += 1,
+                    Answer::Charged => {}
+                }
+                let response = Response {
+                    copy: delivery.copy,
+                    attempt: delivery.attempt,
+                    answer,
+                    body: delivery.body,
+                };
+                self.respond(now, response);
+            }
+        }
+    }
+
+    /// A keeping strategy's store prunes a key `key_ttl_ms` after creating it.
+    fn prune_expired_key(&mut self, now: f64) {
+        let key = &mut self.state.key;
+        if self.strategy != Strategy::None
+            && key.state != KeyState::Absent
+            && self
+                .scenario
+                .key
+                .key_ttl_ms
+                .is_some_and(|ttl| now >= key.created_ms + ttl)
+        {
+            key.state = KeyState::Absent;
+            self.state.pruned = true;
+        }
+        if key.state == KeyState::InFlight {
+            if let Some((_, state)) = key.release.filter(|&(at_ms, _)| now >= at_ms) {
+                key.state = state;
+                key.release = None;
+            } else if now >= key.lock_expires_ms {
+                key.state = KeyState::Absent;
+            }
+        }
+    }
+
+    /// The immediate answer to a delivery whose key is present in `state`: 422 for another
+    /// body with a fingerprint, else the duplicate answer (a wrong replay if the bodies
+    /// differ).
+    fn answer_from_key(&mut self, state: KeyState, body: Body) -> Answer {
+        let lifecycle = &self.scenario.key;
+        let mismatch = body == Body::Different || self.state.key.body == Body::Different;
+        if mismatch && lifecycle.fingerprint {
+            return Answer::Rejected;
+        }
+        let answer = match (lifecycle.duplicate_answer, state) {
+            (DuplicateAnswer::Replay, KeyState::InFlight) | (DuplicateAnswer::Conflict409, _) => {
+                Answer::Conflict
+            }
+            (DuplicateAnswer::Replay, KeyState::Failed) | (DuplicateAnswer::Error500, _) => {
+                Answer::ServerError
+            }
+            _ => Answer::Replayed,
+        };
+        if mismatch && answer == Answer::Replayed {
+            self.state.counts.wrong_replays += 1;
+        }
+        answer
+    }
+
+    /// The server processes a delivery; only the payment's first processing can fail with
+    /// `error_rate`, any can crash or fail at the provider.
+    fn start_processing(&mut self, now: f64, delivery: Delivery) {
+        let state = &mut self.state;
+        let mut fails = !state.processed
+            && self
+                .draws
+                .lifecycle
+                .failure(delivery.copy, delivery.attempt)
+                < self.scenario.key.error_rate;
+        state.counts.errors_retried += u64::from(state.unstored_failure);
+        state.processed = true;
+        let after_expiry = state.pruned;
+        let mut processing_ms = self
+            .draws
+            .sampled(delivery.copy, delivery.attempt)
+            .processing_ms;
+        let draws = self.backend.processing(delivery.copy, delivery.attempt);
+        let mut crash = (!fails && draws.crash() < self.scenario.backend.crash_rate)
+            .then(|| CrashPoint::of(draws.crash_point()));
+        if !fails && crash != Some(CrashPoint::BeforeCharge) {
+            if let Some(elapsed_ms) = self.call_provider(&draws) {
+                processing_ms += elapsed_ms;
+            } else {
+                // Every call timed out: the processing fails with a 500 (the provider may
+                // have charged all the same), and the crash never comes.
+                processing_ms += self.provider_timeouts_ms();
+                fails = true;
+                crash = None;
+            }
+        }
+        let processing = Processing {
+            copy: delivery.copy,
+            attempt: delivery.attempt,
+            body: delivery.body,
+            fails,
+            after_expiry,
+            crash,
+        };
+        self.queue
+            .schedule(now + processing_ms, Event::Complete(processing));
+    }
+
+    /// The provider's calls for one processing: their time (ms), `None` when none was
+    /// answered; no provider: 0.
+    fn call_provider(&mut self, draws: &ProcessingDraws<'_>) -> Option<f64> {
+        let (Some(provider), Some(sampler)) =
+            (self.scenario.backend.provider, self.provider_latency)
+        else {
+            return Some(0.0);
+        };
+        let state = &mut self.state;
+        let exchange = backend::call_provider(&provider, &sampler, draws, state.provider_reached);
+        state.provider_reached |= exchange.received;
+        state.counts.provider_calls += exchange.calls;
+        state.counts.provider_timeouts += exchange.timeouts;
+        state.counts.provider_charges += exchange.charges;
+        exchange.succeeded.then_some(exchange.elapsed_ms)
+    }
+
+    /// The time every provider call timing out takes (ms).
+    fn provider_timeouts_ms(&self) -> f64 {
+        self.scenario.backend.provider.map_or(0.0, |provider| {
+            f64::from(provider.max_retries + 1) * provider.timeout_ms
+        })
+    }
+
+    /// A processing ends: it fails with a 500, crashes (no answer), or charges, and the key
+    /// records it.
+    pub(super) fn complete(&mut self, now: f64, processing: Processing) {
+        let answer = if processing.fails {
+            self.fail(now, processing.body);
+            Answer::ServerError
+        } else if let Some(point) = processing.crash {
+            self.crash(now, processing, point);
+            return;
+        } else {
+            self.charge(processing);
+            self.save_key(now, processing);
+            self.send_direct_receipt(processing);
+            Answer::Charged
+        };
+        let response = Response {
+            copy: processing.copy,
+            attempt: processing.attempt,
+            answer,
+            body: processing.body,
+        };
+        self.respond(now, response);
+    }
+
+    /// A failed processing: stored under the key (`store`), or the key released (`retry`).
+    fn fail(&mut self, now: f64, body: Body) {
+        let state = &mut self.state;
+        state.counts.server_errors += 1;
+        let stored =
+            self.strategy != Strategy::None && self.scenario.key.error_policy == ErrorPolicy::Store;
+        state.unstored_failure = !stored;
+        if stored {
+            self.store_response(KeyState::Failed, now, body);
+        } else if state.key.state == KeyState::InFlight {
+            state.key.state = KeyState::Absent;
+        }
+    }
+
+    /// A successful processing's charge commits (with its outbox row, if any).
+    fn charge(&mut self, processing: Processing) {
+        let state = &mut self.state;
+        state.counts.charges += 1;
+        state.original_charges += u64::from(processing.body == Body::Original);
+        state.counts.expired_key_charges += u64::from(processing.after_expiry);
+        if let Some(receipts) = self.scenario.backend.receipts
+            && receipts.mode == ReceiptMode::Outbox
+        {
+            state.outbox_rows += 1;
+            let draw = self
+                .backend
+                .processing(processing.copy, processing.attempt)
+                .receipt();
+            state.counts.receipt_send_failures +=
+                backend::outbox_send_failures(receipts.send_failure, draw);
+        }
+    }
+
+    /// The key store this strategy actually uses: `check_then_insert` reserves nothing, so
+    /// `key_first` is `separate_store` for it (and for `none`, which keeps no key).
+    fn key_store(&self) -> KeyStore {
+        match (self.strategy, self.scenario.backend.key_store) {
+            (Strategy::UniqueKey, store) => store,
+            (_, KeyStore::KeyFirst) => KeyStore::SeparateStore,
+            (_, store) => store,
+        }
+    }
+
+    /// A keeping strategy stores the success with the key: in the charge's transaction, or
+    /// written to the other store after it, where the write can fail.
+    fn save_key(&mut self, now: f64, processing: Processing) {
+        if self.strategy == Strategy::None {
+            return;
+        }
+        let store = self.key_store();
+        if store != KeyStore::SameTransaction {
+            let draw = self
+                .backend
+                .processing(processing.copy, processing.attempt)
+                .key_write();
+            if draw < self.scenario.backend.key_write_failure {
+                self.state.counts.key_write_failures += 1;
+                self.lose_key(now, true);
+                return;
+            }
+        }
+        self.store_response(KeyState::Complete, now, processing.body);
+    }
+
+    /// The key of a committed charge (`committed`) or of nothing is not stored: a key still
+    /// to be written is lost; a `key_first` reservation stays in flight until its lock expires
+    /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
+    fn lose_key(&mut self, now: f64, committed: bool) {
+        let unwritten = matches!(self.state.key.state, KeyState::Absent | KeyState::InFlight);
+        if committed && unwritten && self.strategy != Strategy::None {
+            self.state.counts.keys_lost += 1;
+        }
+        if self.state.key.state != KeyState::InFlight {
+            return;
+        }
+        if self.key_store() == KeyStore::KeyFirst {
+            self.abandon(now, committed);
+        } else {
+            self.state.key.state = KeyState::Absent;
+        }
+    }
+
+    /// A `key_first` key left in flight at `now`: it stays so until its lock expires, or until
+    /// the completer (if sooner) completes it (`committed`) or releases it.
+    fn abandon(&mut self, now: f64, committed: bool) {
+        let state = &mut self.state;
+        let expiry = state.key.lock_expires_ms;
+        let completer = self
+            .scenario
+            .backend
+            .completer_interval_ms
+            .map(|interval| now + interval)
+            .filter(|&at_ms| at_ms < expiry);
+        let (at_ms, becomes) = match completer {
+            Some(at_ms) if committed => (at_ms, KeyState::Complete),
+            Some(at_ms) => (at_ms, KeyState::Absent),
+            None => (expiry, KeyState::Absent),
+        };
+        state.counts.completer_recoveries += u64::from(completer.is_some());
+        state.counts.stuck_in_flight_ms += (at_ms - now).round() as u64;
+        state.stuck = true;
+        state.key.release = Some((at_ms, becomes));
+    }
+
+    /// The server crashes at `point` of a processing: nothing is answered; what survives
+    /// depends on the key store.
+    fn crash(&mut self, now: f64, processing: Processing, point: CrashPoint) {
+        match point {
+            CrashPoint::BeforeCharge => {
+                self.state.counts.crashes_before_charge += 1;
+                self.lose_key(now, false);
+            }
+            CrashPoint::AfterCharge => {
+                self.state.counts.crashes_after_charge += 1;
+                if self.key_store() == KeyStore::SameTransaction {
+                    // The transaction never committed: charge, key and outbox row roll back.
+                    self.state.counts.charges_lost_by_crash += 1;
+                    self.lose_key(now, false);
+                } else {
+                    self.charge(processing);
+                    self.lose_key(now, true);
+                }
+            }
+            CrashPoint::AfterSave => {
+                self.state.counts.crashes_after_save += 1;
+                self.charge(processing);
+                self.save_key(now, processing);
+            }
+        }
+    }
+
+    /// The request handler sends the receipt after the commit (`direct`); a failed send is
+    /// lost.
+    fn send_direct_receipt(&mut self, processing: Processing) {
+        let Some(receipts) = self.scenario.backend.receipts else {
+            return;
+        };
+        if receipts.mode != ReceiptMode::Direct {
+            return;
+        }
+        let draw = self
+            .backend
+            .processing(processing.copy, processing.attempt)
+            .receipt();
+        if draw < receipts.send_failure {
+            self.state.counts.receipt_send_failures += 1;
+        } else {
+            self.state.direct_receipts += 1;
+        }
+    }
+
+    /// Writes a finished processing's response under the key, as a key table whose primary
+    /// key is the Idempotency-Key does: the row in flight (`unique_key`) is updated, an absent
+    /// key (`check_then_insert`) inserted; a key that already holds a response keeps it, since
+    /// a racing `check_then_insert` delivery's later INSERT fails on the duplicate key.
+    fn store_response(&mut self, state: KeyState, now: f64, body: Body) {
+        let key = &mut self.state.key;
+        if matches!(key.state, KeyState::Absent | KeyState::InFlight) {
+            key.store(state, now, body);
+        }
+    }
+
+    /// Sends the answer back, unless the attempt's ACK is lost.
+    fn respond(&mut self, now: f64, response: Response) {
+        let sample = self.draws.sampled(response.copy, response.attempt);
+        if !sample.ack_lost {
+            let response_ms = sample.response_ms;
+            self.queue
+                .schedule(now + response_ms, Event::Receive(response));
+        }
+    }
+}
