@@ -20,21 +20,22 @@ mod timing;
 
 use std::path::Path;
 
-use clap::Parser;
 use engine::Silent;
 use engine::distribution::Distribution;
 use engine::numerics::exp::replicates_c_library;
 use engine::numerics::log1p::{BLOCK, ln_1p, ln_1p_block};
 use engine::rng::{PcgState, unit_f64};
-use simulate::cli::Cli;
-use simulate::config::{Job, LoadConfig};
+use simulate::config::{Job, LoadConfig, Overrides};
 use simulate::model::load::simulate;
 use simulate::model::load::{self, LoadModel, LoadStrategy, PhaseRate};
 
 fn shipped() -> LoadModel {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/capacity-drop.toml");
-    let cli = Cli::parse_from(["simulate", "--config", path.to_str().unwrap()]);
-    match Job::from_cli(&cli).expect("the shipped scenario is valid") {
+    let overrides = Overrides {
+        config: Some(path),
+        ..Default::default()
+    };
+    match Job::from_overrides(&overrides).expect("the shipped scenario is valid") {
         Job::Load(LoadConfig { model, .. }) => model,
         _ => panic!("capacity-drop.toml is a load file"),
     }

@@ -11,10 +11,8 @@ mod timing;
 
 use std::path::Path;
 
-use clap::Parser;
 use engine::Silent;
-use simulate::cli::Cli;
-use simulate::config::TimelineConfig;
+use simulate::config::{Job, Overrides, TimelineConfig};
 use simulate::model::timeline;
 use simulate::model::timeline::backend::BackendDraws;
 use simulate::model::timeline::draws::PaymentDraws;
@@ -27,8 +25,15 @@ fn config(name: &str, payments: &str) -> TimelineConfig {
         .join("configs")
         .join(name);
     let text = std::fs::read_to_string(&path).expect("the shipped scenario exists");
-    let cli = Cli::parse_from(["simulate", "--payments", payments]);
-    TimelineConfig::from_toml(&text, &path, &cli, 2).expect("the scenario is valid")
+    let overrides = Overrides {
+        payments: Some(payments.parse().expect("a count")),
+        threads: Some(2),
+        ..Default::default()
+    };
+    match Job::from_text(&text, &path, &overrides).expect("the scenario is valid") {
+        Job::Timeline(config) => config,
+        _ => panic!("{name} is a timeline file"),
+    }
 }
 
 /// Runs every payment of the first scenario of `model` through the event loop under the three

@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::{self, Cli, Command};
 use crate::config::{
-    ArticleConfig, ConfigError, ContentionConfig, Job, LoadConfig, OutputSettings, TimelineConfig,
+    ArticleConfig, ContentionConfig, Job, LoadConfig, OutputSettings, Overrides, TimelineConfig,
 };
 use crate::model;
 use crate::output::OutputError;
@@ -20,26 +19,12 @@ use crate::report::{OutputFile, Report};
 use crate::{limits, output, signals};
 use engine::Interrupted;
 
-/// Exit code for a usage error: a bad flag, config file or value, or a run too big for this
-/// machine.
-pub const EXIT_USAGE: u8 = 2;
-/// Exit code for any other failure (e.g. the output folder cannot be written).
-pub const EXIT_FAILURE: u8 = 1;
-/// Exit code after Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells report Ctrl-C).
-pub const EXIT_INTERRUPTED: u8 = 130;
-
-/// Runs the command: prints completions or the man page, or validates the configuration,
-/// simulates, writes the files atomically and prints the table and the paths written (or the
-/// JSON summary with `--json`, nothing with `--quiet`). A stop request (see [`signals`]) at
-/// any stage before the files are put in place ends it with [`OutputError::Interrupted`]
-/// within a few tens of milliseconds.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Some(Command::Completions { shell }) => return print_to_stdout(&cli::completions(shell)),
-        Some(Command::Man) => return print_to_stdout(&cli::man_page()),
-        None => {}
-    }
-    match Job::from_cli(&cli)? {
+/// Runs a simulation: validates the configuration, simulates, writes the files atomically
+/// and prints the table and the paths written (or the JSON summary with `--json`, nothing
+/// with `--quiet`). A stop request (see [`signals`]) at any stage before the files are put in
+/// place ends it with [`OutputError::Interrupted`] within a few tens of milliseconds.
+pub fn run(overrides: Overrides) -> anyhow::Result<()> {
+    match Job::from_overrides(&overrides)? {
         Job::Article(config) => run_article(config),
         Job::Timeline(config) => run_timeline(config),
         Job::Contention(config) => run_contention(config),
@@ -269,24 +254,8 @@ fn told(table: &str, written: &[PathBuf], quiet: bool) -> Vec<u8> {
     text.into_bytes()
 }
 
-/// The exit code for an error returned by [`run`].
-pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.is::<ConfigError>() || error.is::<limits::TooMuchMemory>() {
-        EXIT_USAGE
-    } else if error.is::<Interrupted>()
-        || matches!(
-            error.downcast_ref::<OutputError>(),
-            Some(OutputError::Interrupted { .. })
-        )
-    {
-        EXIT_INTERRUPTED
-    } else {
-        EXIT_FAILURE
-    }
-}
-
 /// Writes to stdout; a reader that went away (`simulate | head`) is not an error.
-fn print_to_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+pub fn print_to_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -1,14 +1,16 @@
 //! `simulate`: a deterministic, seeded Monte Carlo simulator of at-least-once delivery that
 //! counts double charges with and without an Idempotency-Key.
 //!
-//! The flow is one-way: [`cli`] (flags) → [`config`] (file + flags → one validated value per
-//! model) → [`model`] (pure; each model under its own folder, built from the `engine` crate) →
-//! [`report`] (results → bytes) → [`driver`] writes the files through [`output`], with the
-//! [`progress`] bar and the [`signals`] that stop a run. The models never print or read files.
+//! The flow is one-way: the binary's command line (flags, in `src/cli/`, the only code that
+//! knows clap) builds [`config::Overrides`] → [`config`] (file + flags → one validated value
+//! per model) → [`model`] (pure; each model under its own folder, built from the `engine`
+//! crate) → [`report`] (results → bytes) → [`driver`] writes the files through [`output`],
+//! with the [`progress`] bar and the [`signals`] that stop a run; [`exit`] maps errors to exit
+//! codes. The models never print or read files.
 
-pub mod cli;
 pub mod config;
 pub mod driver;
+pub mod exit;
 pub mod limits;
 pub mod model;
 pub mod output;
@@ -17,4 +19,5 @@ pub mod progress;
 pub mod report;
 pub mod signals;
 
-pub use driver::{EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, exit_code, run};
+pub use driver::run;
+pub use exit::{EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, exit_code};

@@ -399,14 +399,13 @@ mod tests {
         );
     }
 
-    /// A load or timeline file's config as the command line reads it, with `args`.
-    fn scenario_config(text: &str, args: &[&str]) -> crate::config::Job {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(
-            std::iter::once("simulate").chain(args.iter().copied()),
-        )
-        .unwrap();
-        crate::config::Job::from_text(text, std::path::Path::new("storm.toml"), &cli).unwrap()
+    /// A load or timeline file's config as the command line reads it, with `threads`.
+    fn scenario_config(text: &str, threads: Option<usize>) -> crate::config::Job {
+        let overrides = crate::config::Overrides {
+            threads,
+            ..Default::default()
+        };
+        crate::config::Job::from_text(text, std::path::Path::new("storm.toml"), &overrides).unwrap()
     }
 
     #[test]
@@ -417,19 +416,16 @@ mod tests {
                     [server]\nworkers = 100\nerror_rate = 1.0\n\
                     processing = { distribution = \"fixed\", ms = 1 }\n\
                     [client]\nmax_retries = 1000\nbackoff = { policy = \"none\" }\n";
-        for (args, ending) in [
-            (&["--threads", "2"][..], "about 2 min on 2 threads;"),
-            (
-                &["--threads", "1024"][..],
-                "about 2 min on 2 threads (1024 asked);",
-            ),
-            (&["--threads", "1"][..], "about 4 min on 1 thread;"),
+        for (threads, ending) in [
+            (2, "about 2 min on 2 threads;"),
+            (1024, "about 2 min on 2 threads (1024 asked);"),
+            (1, "about 4 min on 1 thread;"),
         ] {
-            let crate::config::Job::Load(config) = scenario_config(text, args) else {
+            let crate::config::Job::Load(config) = scenario_config(text, Some(threads)) else {
                 panic!("not a load file");
             };
             let warning = check_load(&config, machine(8 << 30, 2)).unwrap().unwrap();
-            assert!(warning.contains(ending), "{args:?}: {warning}");
+            assert!(warning.contains(ending), "{threads}: {warning}");
         }
     }
 
@@ -440,7 +436,7 @@ mod tests {
         // GiB, against 8 GiB available.
         let text = "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\n\
                     rate_per_s = 1\nduration_s = 10\n[server]\nworkers = 4\n";
-        let crate::config::Job::Load(config) = scenario_config(text, &["--threads", "16"]) else {
+        let crate::config::Job::Load(config) = scenario_config(text, Some(16)) else {
             panic!("not a load file");
         };
         let error = check_load(&config, machine(8 << 30, 2))
@@ -457,7 +453,7 @@ mod tests {
         }
         assert!(!error.contains('\n'), "{error}");
         // On 2 threads: 2 x 720,000,512 bytes and the buckets, about 1.3 GiB: it fits.
-        let crate::config::Job::Load(config) = scenario_config(text, &["--threads", "2"]) else {
+        let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
             panic!("not a load file");
         };
         assert_eq!(check_load(&config, machine(8 << 30, 2)).unwrap(), None);

@@ -1,7 +1,11 @@
-//! The `simulate` command: catch stop requests, parse the flags, run, report the error chain
-//! and the exit code.
+//! The `simulate` command: catch stop requests, parse the flags, run the simulation or a
+//! helper command, report the error chain and the exit code.
+
+mod cli;
 
 use std::process::ExitCode;
+
+use cli::Command;
 
 fn main() -> ExitCode {
     // First of all, before any work: from here on SIGINT, SIGTERM and SIGHUP end the run with
@@ -10,11 +14,18 @@ fn main() -> ExitCode {
         eprintln!("error: {error:#}");
         return ExitCode::from(simulate::EXIT_FAILURE);
     }
-    let cli = match simulate::cli::parse_args(std::env::args_os()) {
+    let cli = match cli::parse_args(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(error) => return ExitCode::from(simulate::cli::report_clap_error(&error)),
+        Err(error) => return ExitCode::from(cli::report_clap_error(&error)),
     };
-    match simulate::run(cli) {
+    let outcome = match cli.command {
+        Some(Command::Completions { shell }) => {
+            simulate::driver::print_to_stdout(&cli::completions(shell))
+        }
+        Some(Command::Man) => simulate::driver::print_to_stdout(&cli::man_page()),
+        None => simulate::run(cli.overrides()),
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -283,9 +283,15 @@ fn sweep_charts_draw_from_one_to_many_p_values_and_runs() {
 fn timeline_files(file: &str, payments: Option<u64>, threads: usize) -> Vec<OutputFile> {
     let path = scenario_file(file);
     let text = std::fs::read_to_string(&path).unwrap();
-    let cli = <simulate::cli::Cli as clap::Parser>::parse_from(["simulate"]);
-    let mut config =
-        simulate::config::TimelineConfig::from_toml(&text, &path, &cli, threads).unwrap();
+    let overrides = simulate::config::Overrides {
+        threads: Some(threads),
+        ..Default::default()
+    };
+    let Ok(simulate::config::Job::Timeline(mut config)) =
+        simulate::config::Job::from_text(&text, &path, &overrides)
+    else {
+        panic!("{file} is a timeline file")
+    };
     if let Some(payments) = payments {
         config.model.payments = payments;
     }

@@ -234,11 +234,11 @@ fn bad_config_files_are_usage_errors_naming_file_and_key() {
     let cases = [
         (
             write("p.toml", "p = [0.1, 2]\n"),
-            vec!["p.toml", "key `p`", "2"],
+            vec!["p.toml", "key `p[1]`", "2"],
         ),
         (
             write("nan.toml", "p = [nan]\n"),
-            vec!["nan.toml", "key `p`", "NaN"],
+            vec!["nan.toml", "key `p[0]`", "NaN"],
         ),
         (
             write("range.toml", "p = \"0:0.3:0\"\n"),
@@ -251,7 +251,11 @@ fn bad_config_files_are_usage_errors_naming_file_and_key() {
         (write("seed.toml", "seed = -5\n"), vec!["seed.toml", "seed"]),
         (
             write("unknown.toml", "seeds = 5\n"),
-            vec!["unknown.toml", "unknown field `seeds`"],
+            vec![
+                "unknown.toml",
+                "unknown key `seeds`",
+                "did you mean `seed`?",
+            ],
         ),
         (
             write("broken.toml", "p = [0.1\n"),

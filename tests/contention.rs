@@ -181,10 +181,14 @@ fn the_table_lists_every_client_count_and_policy() {
 fn bad_values_are_refused_with_one_line() {
     for (text, key, value) in [
         ("clients = 0", "`clients`", "0"),
-        ("clients = [5, -1]", "`clients`", "-1"),
+        ("clients = [5, -1]", "`clients[1]`", "-1"),
         ("clients = \"20:10:5\"", "`clients`", "20:10:5"),
-        ("policies = [\"linear\"]", "`policies`", "\"linear\""),
-        ("policies = [\"none\", \"none\"]", "`policies`", "\"none\""),
+        ("policies = [\"linear\"]", "`policies[0]`", "\"linear\""),
+        (
+            "policies = [\"none\", \"none\"]",
+            "`policies[1]`",
+            "\"none\"",
+        ),
         ("runs = 0", "`runs`", "0"),
         ("base_ms = -1", "`base_ms`", "-1"),
         ("cap_ms = 2\nbase_ms = 5", "`cap_ms`", "2"),
@@ -201,7 +205,7 @@ fn bad_values_are_refused_with_one_line() {
         ),
         (
             "delay = { distribution = \"weibull\", ms = 1 }",
-            "`delay`",
+            "`delay.distribution`",
             "weibull",
         ),
     ] {

@@ -5,10 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
-use simulate::cli::Cli;
-use simulate::config::ArticleConfig as Config;
-use simulate::config::article::FileSettings;
+use simulate::config::{Job, Overrides};
 use simulate::parse::{self, AckLossList};
 
 fn inputs(target: &str) -> Vec<(PathBuf, String)> {
@@ -38,9 +35,11 @@ fn check_ack_loss_list(text: &str) -> Result<(), String> {
 
 fn check_config(text: &str) -> Result<(), String> {
     let path = Path::new("fuzz.toml");
-    let file = FileSettings::from_toml(text, path).map_err(|error| error.to_string())?;
-    let cli = Cli::try_parse_from(["simulate"]).unwrap();
-    let config = Config::merge(&cli, Some((file, path)), 2).map_err(|error| error.to_string())?;
+    let config = match Job::from_text(text, path, &Overrides::default()) {
+        Ok(Job::Article(config)) => config,
+        Ok(_) => return Ok(()),
+        Err(error) => return Err(error.to_string()),
+    };
     let model = &config.model;
     assert!(!model.ack_loss.is_empty());
     assert!(model.ack_loss.iter().all(|p| (0.0..=1.0).contains(p)));

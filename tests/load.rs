@@ -431,15 +431,15 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ),
         (
             "[server]\nworkers = 1\nkey_ttl_ms = 0",
-            &["`server.key_ttl_ms`", "value 0", "key TTL"],
+            &["`server.key_ttl_ms`", "value 0", "more than 0"],
         ),
         (
             "[server]\nworkers = 1\nkey_ttl_ms = -5",
-            &["`server.key_ttl_ms`", "-5", "key TTL"],
+            &["`server.key_ttl_ms`", "-5", "more than 0"],
         ),
         (
             "[server]\nworkers = 1\nkey_ttl_ms = 1e13",
-            &["`server.key_ttl_ms`", "10000000000000", "key TTL"],
+            &["`server.key_ttl_ms`", "1e13", "at most 1000000000000 ms"],
         ),
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
@@ -449,20 +449,28 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ),
         (
             "[output]\nerror_rate_sweep = [0.1, 1.5]",
-            &["`output.error_rate_sweep`", "1.5"],
+            &["`output.error_rate_sweep[1]`", "1.5"],
         ),
         (
             "[server]\nworkers = 2\nwrokers = 3",
-            &["wrokers", "or a load key of that table"],
+            &["wrokers", "line 4", "did you mean `server.workers`?"],
         ),
         // A wrong type in a timeline key of a load file: the line of the file and the key.
         (
             "[server]\nworkers = 1\nkey_ttl_ms = \"abc\"",
-            &["line ", "expected f64", "(in `key_ttl_ms = \"abc\"`)"],
+            &[
+                "(line 4, column 14)",
+                "not a duration",
+                "`server.key_ttl_ms`",
+            ],
         ),
         (
             "[[scenario]]\nname = \"a\"\nserver = { workers = 1, key_ttl_ms = \"abc\" }",
-            &["expected f64", "key_ttl_ms = \"abc\""],
+            &[
+                "not a duration",
+                "`scenario[0].server.key_ttl_ms`",
+                "\"abc\"",
+            ],
         ),
         (
             "[server]\nqueue_limit = 0",
@@ -470,19 +478,19 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ),
         (
             "[arrivals]\nphases = [{ until_s = 5, rate_per_s = -1 }]",
-            &["`arrivals.phases`", "-1"],
+            &["`arrivals.phases[0].rate_per_s`", "-1"],
         ),
         (
             "[arrivals]\nphases = [{ until_s = 5, rate_per_s = nan }]",
-            &["`arrivals.phases`", "NaN"],
+            &["`arrivals.phases[0].rate_per_s`", "nan"],
         ),
         (
             "[arrivals]\nphases = [{ until_s = 5, rate_per_s = inf }]",
-            &["`arrivals.phases`", "inf"],
+            &["`arrivals.phases[0].rate_per_s`", "inf"],
         ),
         (
             "[arrivals]\nphases = [{ until_s = 5, rate_per_s = 1 }, { until_s = 3, rate_per_s = 2 }]",
-            &["`arrivals.phases`", "until_s = 3", "increasing"],
+            &["`arrivals.phases[1].until_s`", "3", "increasing"],
         ),
         (
             "[server]\nworkers = 1\n[arrivals]\nrate_per_s = -3",
@@ -506,11 +514,11 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ),
         (
             "strategies = [\"optimistic\"]\n[server]\nworkers = 1",
-            &["`strategies`", "optimistic", "unknown strategy"],
+            &["`strategies[0]`", "optimistic", "expected one of"],
         ),
         (
             "[server]\ncapacity = [{ from_s = 5, to_s = 2, workers = 1 }]",
-            &["`server.capacity`", "from_s = 5"],
+            &["`server.capacity[0]`", "from_s = 5", "from_s < to_s"],
         ),
         (
             "[[scenario]]\nname = \"a\"\nserver = { workers = 0 }",

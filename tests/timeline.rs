@@ -237,12 +237,12 @@ fn bad_scenario_files_name_file_key_and_value() {
     rejected(
         "strategies = [\"none\", \"lock_free\"]",
         &[],
-        &["strategies", "lock_free", "unknown variant"],
+        &["strategies", "lock_free", "expected one of"],
     );
     rejected(
         "[server]\nprocessing = { distribution = \"weibull\", ms = 3 }",
         &[],
-        &["processing", "weibull", "unknown variant"],
+        &["processing", "weibull", "expected one of"],
     );
     rejected(
         "[network]\nresponse_latency = { distribution = \"log_normal\", median_ms = 50, p99_ms = 10 }",
@@ -258,11 +258,18 @@ fn bad_scenario_files_name_file_key_and_value() {
         &[],
         &["key `scenario[0].client.backoff.base_ms`", "-1"],
     );
-    rejected("[client]\nretries = 3", &[], &["unknown field `retries`"]);
+    rejected(
+        "[client]\nretries = 3",
+        &[],
+        &[
+            "unknown key `client.retries`",
+            "did you mean `client.max_retries`?",
+        ],
+    );
     rejected(
         "[server]\nkey_ttl_ms = 0",
         &[],
-        &["key `server.key_ttl_ms`", "value 0", "TTL"],
+        &["key `server.key_ttl_ms`", "value 0", "more than 0"],
     );
     rejected(
         "[server]\nerror_rate = 1.5",
@@ -277,19 +284,23 @@ fn bad_scenario_files_name_file_key_and_value() {
     rejected(
         "[server]\nerror_policy = \"ignore\"",
         &[],
-        &["error_policy", "ignore", "unknown variant"],
+        &["error_policy", "ignore", "expected one of"],
     );
     rejected(
         "[server]\nduplicate_answer = \"ok\"",
         &[],
-        &["duplicate_answer", "ok", "unknown variant"],
+        &["duplicate_answer", "ok", "expected one of"],
     );
     rejected(
         "ttl_sweep_ms = [1000.0, -1.0]",
         &[],
-        &["key `ttl_sweep_ms`", "-1"],
+        &["key `ttl_sweep_ms[1]`", "-1"],
     );
-    rejected("payments = 0", &[], &["key `payments`", "got 0"]);
+    rejected(
+        "payments = 0",
+        &[],
+        &["key `payments`", "value 0", "from 1"],
+    );
     rejected(
         "[server]\ncrash_rate = 1.5",
         &[],
@@ -313,7 +324,7 @@ fn bad_scenario_files_name_file_key_and_value() {
     rejected(
         "[server]\nkey_store = \"redis\"",
         &[],
-        &["key_store", "redis", "unknown variant"],
+        &["key_store", "redis", "expected one of"],
     );
     rejected(
         "[provider]\nloss = 2",
@@ -333,7 +344,7 @@ fn bad_scenario_files_name_file_key_and_value() {
     rejected(
         "[receipts]\nmode = \"sms\"",
         &[],
-        &["mode", "sms", "unknown variant"],
+        &["mode", "sms", "expected one of"],
     );
     rejected(
         "[receipts]\nsend_failure = 1",
@@ -653,18 +664,14 @@ fn durations_beyond_the_model_are_refused_at_once() {
     refused_quickly(
         "[server]\nprocessing = { distribution = \"log_normal\", median_ms = 5, p99_ms = 1e10 }",
         "server.processing.p99_ms",
-        "10000000000",
+        "1e10",
     );
     refused_quickly(
         "[arrivals]\nrate_per_s = 1e-300",
         "arrivals.rate_per_s",
         "1e-300",
     );
-    refused_quickly(
-        "[server]\nkey_ttl_ms = 1e13",
-        "server.key_ttl_ms",
-        "10000000000000",
-    );
+    refused_quickly("[server]\nkey_ttl_ms = 1e13", "server.key_ttl_ms", "1e13");
 }
 
 /// The longest durations accepted finish: every ACK lost, a timeout of 10^9 ms and one retry

@@ -1,21 +1,19 @@
 //! One validated configuration from the flags and the optional TOML config file: flags win
 //! over the file, the file wins over the defaults, and every value is checked once, here,
-//! with its origin (flag, or file and key) named in the error.
+//! with where it came from (a flag, or the file's line, column and key) named in the error.
+//!
+//! A file is parsed once ([`document`]); its `model` key picks the model, whose keys are
+//! declared once each ([`key::Schema`]: `article`, `timeline`, `contention`) and read by
+//! kind ([`read`], [`tables`]). The command line arrives as plain [`Overrides`].
 
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::cli::Cli;
-use article::FileSettings;
-
 pub mod article;
 pub mod contention;
 pub mod document;
 pub mod key;
-pub mod load;
 pub mod overrides;
 pub mod read;
 pub mod tables;
@@ -23,87 +21,145 @@ pub mod timeline;
 
 pub use article::ArticleConfig;
 pub use contention::ContentionConfig;
-pub use load::LoadConfig;
-pub use timeline::TimelineConfig;
+pub use overrides::{EngineName, Overrides};
+pub use timeline::{LoadConfig, TimelineConfig};
 
-/// Which model a config file describes (its `model` key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelName {
-    /// The article's model (the default when the key is absent).
-    Article,
-    /// The timeline model (see [`timeline`]).
-    Timeline,
-    /// The contention model (see [`contention`]).
-    Contention,
-}
+use document::Document;
+use key::{Schema, did_you_mean, quoted_list};
 
-/// What the command line asks for, validated: an article experiment or a timeline scenario.
+/// Every model's schema, by the name `model = "..."` gives it.
+pub const SCHEMAS: [Schema; 3] = [article::SCHEMA, timeline::keys::SCHEMA, contention::SCHEMA];
+
+/// What the command line asks for, validated: one model's experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Job {
-    /// The article's model (no config file, or one without `model = "timeline"`).
+    /// The article's model (no config file, or one with `model = "article"` or no `model`).
     Article(ArticleConfig),
-    /// A timeline scenario file.
+    /// A timeline file whose payments each run on their own.
     Timeline(TimelineConfig),
     /// A contention file (`model = "contention"`).
     Contention(ContentionConfig),
-    /// A timeline file with shared-capacity keys: the load model (see [`load`]).
+    /// A timeline file with a shared server: the load model.
     Load(LoadConfig),
+}
+
+/// The flags a model takes among those only some models do (`--p`, `--requests`,
+/// `--max-retries`, `--payments`, `--engine`).
+fn takes(model: &str, flag: &str) -> bool {
+    match model {
+        "article" => matches!(flag, "--p" | "--requests" | "--max-retries" | "--engine"),
+        "timeline" => flag == "--payments",
+        "contention" => flag == "--max-retries",
+        _ => false,
+    }
+}
+
+/// Refuses the first flag given that `model` does not take; `what` names the file.
+fn refuse_flags(
+    model: &str,
+    overrides: &Overrides,
+    what: impl Fn() -> String,
+) -> Result<(), ConfigError> {
+    match overrides
+        .model_flags()
+        .into_iter()
+        .find(|&(flag, given)| given && !takes(model, flag))
+    {
+        Some((flag, _)) => Err(ConfigError::NotForModel { flag, what: what() }),
+        None => Ok(()),
+    }
 }
 
 impl Job {
     /// Reads the config file the flags name, if any (at most [`MAX_CONFIG_BYTES`]), decides
     /// which model it describes and merges it with the flags.
-    pub fn from_cli(cli: &Cli) -> Result<Self, ConfigError> {
-        match &cli.config {
-            Some(path) => Self::from_text(&read_config(path)?, path, cli),
+    pub fn from_overrides(overrides: &Overrides) -> Result<Self, ConfigError> {
+        match &overrides.config {
+            Some(path) => Self::from_text(&read_config(path)?, path, overrides),
             None => {
-                reject_timeline_flags(cli)?;
-                let config = ArticleConfig::merge(cli, None, default_threads())?;
-                check_out(&config.output.out_dir, cli, None)?;
+                refuse_flags("article", overrides, || {
+                    "the article model: it counts --requests; --payments is for timeline files \
+                     (model = \"timeline\")"
+                        .into()
+                })?;
+                let config = article::read(None, &SCHEMAS, overrides, default_threads())?;
+                check_out(&config.output.out_dir, overrides, None)?;
                 Ok(Job::Article(config))
             }
         }
     }
 
     /// A config file's text (read from `path`) merged with the flags. The model is the file's
-    /// `model` key, read on its own first, so it never depends on which schema the rest of
-    /// the file happens to fit.
-    pub fn from_text(text: &str, path: &Path, cli: &Cli) -> Result<Self, ConfigError> {
-        let head: FileHead = parse_toml(text, path)?;
-        let job = match head.model {
-            Some(ModelName::Timeline) if load::is_load(text) => {
-                LoadConfig::from_toml(text, path, cli, default_threads()).map(Job::Load)?
+    /// `model` key, read first, so it never depends on which schema the rest fits.
+    pub fn from_text(text: &str, path: &Path, overrides: &Overrides) -> Result<Self, ConfigError> {
+        let document = Document::parse(text, path)?;
+        let model = model_name(&document)?;
+        let others: Vec<Schema> = SCHEMAS.into_iter().filter(|s| s.model != model).collect();
+        let threads = default_threads();
+        let job = match model {
+            "timeline" => {
+                let file = timeline::file::read(&document, &others, overrides, threads)?;
+                let kind = match &file {
+                    timeline::file::TimelineFile::Plain { .. } => "timeline files",
+                    timeline::file::TimelineFile::Shared { .. } => {
+                        "timeline files with a shared server"
+                    }
+                };
+                let model = match &file {
+                    timeline::file::TimelineFile::Plain { .. } => "timeline",
+                    timeline::file::TimelineFile::Shared { .. } => "load",
+                };
+                refuse_flags(model, overrides, || {
+                    format!("{kind} such as {}", path.display())
+                })?;
+                match file {
+                    timeline::file::TimelineFile::Plain {
+                        model,
+                        threads,
+                        output,
+                    } => Job::Timeline(TimelineConfig {
+                        model,
+                        threads,
+                        output,
+                    }),
+                    timeline::file::TimelineFile::Shared {
+                        model,
+                        threads,
+                        output,
+                    } => Job::Load(LoadConfig {
+                        model,
+                        threads,
+                        output,
+                    }),
+                }
             }
-            Some(ModelName::Timeline) => {
-                load::refuse_lock_wait(text, path)?;
-                TimelineConfig::from_toml(text, path, cli, default_threads()).map(Job::Timeline)?
+            "contention" => {
+                refuse_flags("contention", overrides, || {
+                    format!("contention files such as {}", path.display())
+                })?;
+                Job::Contention(contention::read(&document, &others, overrides, threads)?)
             }
-            Some(ModelName::Contention) => {
-                ContentionConfig::from_toml(text, path, cli, default_threads())
-                    .map(Job::Contention)?
-            }
-            Some(ModelName::Article) | None => {
-                reject_timeline_flags(cli)?;
-                let file = FileSettings::from_toml(text, path)?;
-                let config = ArticleConfig::merge(cli, Some((file, path)), default_threads())?;
-                check_ack_loss_count(&config, path)?;
-                Job::Article(config)
+            _ => {
+                refuse_flags("article", overrides, || {
+                    format!(
+                        "the article model (the file {} has no `model`, or model = \"article\"): \
+                         it counts --requests; --payments is for timeline files",
+                        path.display()
+                    )
+                })?;
+                Job::Article(article::read(Some(&document), &others, overrides, threads)?)
             }
         };
         // Every model but the article's writes into a folder named after the file.
-        let derived = !matches!(job, Job::Article(_));
-        let out_dir = &job.output().out_dir;
-        let from_file = head.out.as_deref().map(|out| (path, out));
-        if derived && cli.out.is_none() && from_file.is_none() {
+        let out_written = document.top("out").is_some();
+        if model != "article" && overrides.out.is_none() && !out_written {
             check_scenario_stem(path)?;
         }
-        check_out(out_dir, cli, from_file)?;
+        let from_file = (overrides.out.is_none() && out_written).then_some(path);
+        check_out(&job.output().out_dir, overrides, from_file)?;
         Ok(job)
     }
-}
 
-impl Job {
     /// Where the job's files go and what it prints.
     pub fn output(&self) -> &OutputSettings {
         match self {
@@ -113,6 +169,32 @@ impl Job {
             Job::Load(config) => &config.output,
         }
     }
+}
+
+/// The file's `model`: `article` when absent; an unknown one is refused with the near miss.
+fn model_name(document: &Document<'_>) -> Result<&'static str, ConfigError> {
+    let Some(value) = document.top("model") else {
+        return Ok("article");
+    };
+    let names: Vec<&'static str> = SCHEMAS.iter().map(|schema| schema.model).collect();
+    if let Some(name) = value.get_ref().as_str() {
+        if let Some(model) = names.iter().find(|model| **model == name) {
+            return Ok(model);
+        }
+        let hint = did_you_mean(name, names.iter().copied())
+            .map_or_else(String::new, |near| format!(" (did you mean \"{near}\"?)"));
+        return Err(document.problem(
+            &value.span(),
+            format!(
+                "unknown model \"{name}\": expected {}{hint}",
+                quoted_list(&names)
+            ),
+        ));
+    }
+    Err(document.problem(
+        &value.span(),
+        format!("`model` must be a name: {}", quoted_list(&names)),
+    ))
 }
 
 /// What every model's run shares: where its files go and what it prints.
@@ -126,50 +208,9 @@ pub struct OutputSettings {
     pub json: bool,
 }
 
-impl OutputSettings {
-    /// The folder `out_dir` with the flags' `--quiet` and `--json`.
-    pub(crate) fn new(out_dir: PathBuf, cli: &Cli) -> Self {
-        OutputSettings {
-            out_dir,
-            quiet: cli.quiet,
-            json: cli.json,
-        }
-    }
-}
-
-/// A `p` array in a file is held to the same limit as a `--p` list (the flag's parser checks
-/// its own).
-fn check_ack_loss_count(config: &ArticleConfig, path: &Path) -> Result<(), ConfigError> {
-    let count = config.model.ack_loss.len();
-    if count <= crate::parse::MAX_ACK_LOSS_VALUES {
-        return Ok(());
-    }
-    Err(ConfigError::InvalidValue {
-        origin: Origin::File {
-            path: path.to_path_buf(),
-            key: "p".into(),
-            at: None,
-        },
-        value: format!("[{count} values]"),
-        reason: format!(
-            "more than {} probabilities: use fewer, or a range with a coarser step",
-            crate::parse::MAX_ACK_LOSS_VALUES
-        ),
-    })
-}
-
 /// The largest config file read: 1 MiB (the shipped ones are under 2 KiB). A larger file, or
 /// an endless one such as `/dev/zero`, is refused after reading this much.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
-/// The keys read before the model is chosen; every other key is left to the model's schema.
-#[derive(Debug, Deserialize)]
-struct FileHead {
-    /// The model (`article` when absent).
-    model: Option<ModelName>,
-    /// The output folder, if the file sets it.
-    out: Option<PathBuf>,
-}
 
 /// Reads a config file as UTF-8 text, at most [`MAX_CONFIG_BYTES`].
 fn read_config(path: &Path) -> Result<String, ConfigError> {
@@ -220,10 +261,14 @@ fn check_scenario_stem(path: &Path) -> Result<(), ConfigError> {
 
 /// The output folder must be a non-empty UTF-8 path: an empty one would mean the current
 /// folder by accident, and the paths printed and listed by `--json` must be the real ones.
-/// `file` is the config file and its `out` value, if it set one.
-fn check_out(out_dir: &Path, cli: &Cli, file: Option<(&Path, &Path)>) -> Result<(), ConfigError> {
-    let origin = || match (&cli.out, file) {
-        (None, Some((path, _))) => Origin::File {
+/// `file` is the config file, if its `out` set the folder.
+fn check_out(
+    out_dir: &Path,
+    overrides: &Overrides,
+    file: Option<&Path>,
+) -> Result<(), ConfigError> {
+    let origin = || match (&overrides.out, file) {
+        (None, Some(path)) => Origin::File {
             path: path.to_path_buf(),
             key: "out".into(),
             at: None,
@@ -247,58 +292,6 @@ fn check_out(out_dir: &Path, cli: &Cli, file: Option<(&Path, &Path)>) -> Result<
         ));
     }
     Ok(())
-}
-
-/// `--payments` belongs to timeline scenarios.
-fn reject_timeline_flags(cli: &Cli) -> Result<(), ConfigError> {
-    match cli.payments {
-        Some(_) => Err(ConfigError::NotForModel {
-            flag: "--payments",
-            what: "the article model: it counts --requests; --payments is for timeline \
-                   scenario files (model = \"timeline\")"
-                .into(),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Refuses the first flag of `flags` (`(flag, given)` pairs) that was given: it has no
-/// meaning for `what` (e.g. "timeline scenario files such as a.toml").
-pub(crate) fn refuse_flags(
-    flags: &[(&'static str, bool)],
-    what: impl FnOnce() -> String,
-) -> Result<(), ConfigError> {
-    match flags.iter().find(|(_, given)| *given) {
-        Some(&(flag, _)) => Err(ConfigError::NotForModel { flag, what: what() }),
-        None => Ok(()),
-    }
-}
-
-/// The output folder of a scenario file: `--out`, else the file's `out`, else
-/// `output/<stem>` (the file's name without `.toml`).
-pub(crate) fn scenario_out_dir(cli: &Cli, file_out: Option<PathBuf>, stem: &str) -> PathBuf {
-    cli.out
-        .clone()
-        .or(file_out)
-        .unwrap_or_else(|| Path::new(DEFAULT_OUT).join(stem))
-}
-
-/// A bad value of `key` in the config file `path`.
-pub(crate) fn invalid(
-    path: &Path,
-    key: &str,
-    value: impl fmt::Display,
-    reason: &str,
-) -> ConfigError {
-    ConfigError::InvalidValue {
-        origin: Origin::File {
-            path: path.to_path_buf(),
-            key: key.to_string(),
-            at: None,
-        },
-        value: value.to_string(),
-        reason: reason.to_string(),
-    }
 }
 
 /// The default output folder.
@@ -399,82 +392,6 @@ pub enum ConfigError {
     },
 }
 
-/// Deserializes a config file's text; a syntax error, an unknown key or a value of the wrong
-/// type becomes a one-line [`ConfigError::Parse`] naming the file, the line and the column.
-pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
-    text: &str,
-    path: &Path,
-) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|error| {
-        let message = beyond_64_bits(error.message().trim().replace('\n', " "));
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: match error.span() {
-                Some(span) => {
-                    let (line, column) = line_and_column(text, span.start);
-                    let excerpt = excerpt(text, line);
-                    format!("line {line}, column {column}: {message} (in `{excerpt}`)")
-                }
-                None => message,
-            },
-        }
-    })
-}
-
-/// The TOML parser's words for an integer that fits in no 64-bit integer ("invalid type:
-/// integer `N` as i128, expected any valid TOML value") said plainly.
-fn beyond_64_bits(message: String) -> String {
-    let number = message
-        .strip_prefix("invalid type: integer `")
-        .and_then(|rest| rest.split_once("` as i128"))
-        .map(|(number, _)| number);
-    match number {
-        Some(number) => format!(
-            "the whole number {} is beyond the 64 bits of a TOML integer",
-            crate::parse::echo(number)
-        ),
-        None => message,
-    }
-}
-
-/// Line `line` (1-based) of `text`, trimmed and cut to 60 characters, to show in an error.
-fn excerpt(text: &str, line: usize) -> String {
-    let whole = text.lines().nth(line - 1).unwrap_or("").trim();
-    match whole.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &whole[..cut]),
-        None => whole.to_string(),
-    }
-}
-
-/// The 1-based line and column (in characters) of a byte offset.
-fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    (
-        before.matches('\n').count() + 1,
-        before[line_start..].chars().count() + 1,
-    )
-}
-
-/// The flag's value (already checked by clap) or the file's (checked here) or the default.
-pub(crate) fn pick<T: fmt::Display + Copy>(
-    flag: Option<T>,
-    file: Option<T>,
-    default: T,
-    origin: impl FnOnce() -> Origin,
-    check: fn(T) -> Result<T, String>,
-) -> Result<T, ConfigError> {
-    match (flag, file) {
-        (Some(value), _) => Ok(value),
-        (None, Some(value)) => check(value).map_err(|reason| ConfigError::InvalidValue {
-            origin: origin(),
-            value: value.to_string(),
-            reason,
-        }),
-        (None, None) => Ok(default),
-    }
-}
-
 /// All cores of this machine.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
@@ -483,186 +400,314 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::model::timeline::{ArrivalProcess, CopyMode, Strategy};
+    use engine::backoff::Backoff;
+    use engine::distribution::Distribution;
 
-    fn job(args: &[&str], path: &str, text: &str) -> Result<Job, ConfigError> {
-        let cli =
-            Cli::try_parse_from(std::iter::once("simulate").chain(args.iter().copied())).unwrap();
-        Job::from_text(text, Path::new(path), &cli)
+    fn job(text: &str) -> Result<Job, String> {
+        Job::from_text(text, Path::new("scenario.toml"), &Overrides::default())
+            .map_err(|error| error.to_string())
     }
 
     fn timeline(text: &str) -> TimelineConfig {
-        match job(&[], "scenario.toml", text).unwrap() {
-            Job::Timeline(config) => config,
-            Job::Article(config) => panic!("read as the article model: {config:?}"),
-            Job::Contention(config) => panic!("read as the contention model: {config:?}"),
-            Job::Load(config) => panic!("read as the load model: {config:?}"),
+        match job(&format!("model = \"timeline\"\n{text}")) {
+            Ok(Job::Timeline(config)) => config,
+            other => panic!("not a plain timeline file: {other:?}"),
+        }
+    }
+
+    fn load(text: &str) -> LoadConfig {
+        match job(&format!("model = \"timeline\"\n{text}")) {
+            Ok(Job::Load(config)) => config,
+            other => panic!("not a shared-server file: {other:?}"),
         }
     }
 
     #[test]
-    fn seeds_beyond_signed_64_bits_keep_the_model_of_the_file() {
-        // TOML integers are signed 64-bit, so a generic TOML table cannot hold these seeds.
-        let config = timeline("model = \"timeline\"\nseed = 18446744073709551615\n");
-        assert_eq!(config.model.seed, u64::MAX);
-        let config = timeline("model = \"timeline\"\nseed = 9223372036854775808\npayments = 100\n");
-        assert_eq!(config.model.seed, 1 << 63);
-        assert_eq!(config.model.payments, 100);
-        match job(&[], "a.toml", "seed = 18446744073709551615\np = [0.2]\n").unwrap() {
-            Job::Article(config) => assert_eq!(config.model.seed, u64::MAX),
-            Job::Timeline(_) | Job::Contention(_) | Job::Load(_) => {
-                panic!("an article file read as another model")
+    fn a_timeline_file_without_keys_is_the_documented_defaults() {
+        let config = timeline("");
+        assert_eq!(config.model.payments, 10_000);
+        assert_eq!(config.model.runs, 1);
+        assert_eq!(config.model.seed, 42);
+        assert_eq!(config.model.strategies, Strategy::ALL.to_vec());
+        assert_eq!(config.output.out_dir, PathBuf::from("output/scenario"));
+        let scenario = &config.model.scenarios[0];
+        assert_eq!(scenario.name, "scenario");
+        assert_eq!(
+            scenario.arrivals.process,
+            ArrivalProcess::Poisson { rate_per_s: 100.0 }
+        );
+        assert_eq!(
+            scenario.network.request_latency,
+            Distribution::Fixed { ms: 20.0 }
+        );
+        assert_eq!(scenario.processing, Distribution::Fixed { ms: 50.0 });
+        assert_eq!(scenario.client.timeout_ms, 1_000.0);
+        assert_eq!(scenario.client.max_retries, 3);
+        assert_eq!(
+            scenario.client.backoff,
+            Backoff::FullJitter {
+                base_ms: 100.0,
+                cap_ms: 5_000.0
             }
+        );
+        assert_eq!(scenario.key.key_ttl_ms, None);
+        assert!(scenario.key.fingerprint);
+        assert_eq!(scenario.backend.key_lock_ttl_ms, 30_000.0);
+        assert_eq!(scenario.backend.provider, None);
+    }
+
+    #[test]
+    fn scenarios_override_the_top_level_key_by_key_and_tables_turn_features_on() {
+        let config = timeline(
+            "[arrivals]\ncopies = 10\ncopy_spread_ms = 5\n[network]\nack_loss = 0.1\n\
+             [[scenario]]\nname = \"a\"\n\
+             [[scenario]]\nname = \"b\"\narrivals = { copy_mode = \"sequential\" }\n\
+             provider = {}\n",
+        );
+        let [a, b] = &config.model.scenarios[..] else {
+            panic!("two scenarios")
+        };
+        assert_eq!((a.name.as_str(), b.name.as_str()), ("a", "b"));
+        assert_eq!(
+            (a.arrivals.copies, a.arrivals.copy_mode),
+            (10, CopyMode::Concurrent)
+        );
+        assert_eq!(
+            (b.arrivals.copies, b.arrivals.copy_mode),
+            (10, CopyMode::Sequential)
+        );
+        assert_eq!(b.arrivals.copy_spread_ms, 5.0);
+        assert_eq!(b.network.ack_loss, 0.1);
+        // An empty [provider] table is a provider with the documented defaults.
+        assert_eq!(a.backend.provider, None);
+        let provider = b.backend.provider.expect("b has a provider");
+        assert_eq!((provider.timeout_ms, provider.max_retries), (2_000.0, 2));
+    }
+
+    #[test]
+    fn durations_with_units_are_the_same_numbers() {
+        let numbers = timeline(
+            "[client]\ntimeout_ms = 2000\nbackoff = { policy = \"constant\", base_ms = 150 }\n\
+             [server]\nkey_ttl_ms = 86400000\n",
+        );
+        let units = timeline(
+            "[client]\ntimeout_ms = \"2s\"\nbackoff = { policy = \"constant\", base_ms = \"150ms\" }\n\
+             [server]\nkey_ttl_ms = \"24h\"\n",
+        );
+        assert_eq!(numbers.model, units.model.clone());
+        assert_eq!(units.model.scenarios[0].key.key_ttl_ms, Some(86_400_000.0));
+    }
+
+    #[test]
+    fn flags_win_over_the_file() {
+        let overrides = Overrides {
+            seed: Some(7),
+            payments: Some(5),
+            runs: Some(3),
+            threads: Some(1),
+            out: Some(PathBuf::from("elsewhere")),
+            ..Overrides::default()
+        };
+        let text =
+            "model = \"timeline\"\nseed = 1\npayments = 100\nruns = 9\nthreads = 2\nout = \"o\"\n";
+        let Ok(Job::Timeline(config)) = Job::from_text(text, Path::new("a.toml"), &overrides)
+        else {
+            panic!("a timeline file")
+        };
+        assert_eq!(
+            (
+                config.model.seed,
+                config.model.payments,
+                config.model.runs,
+                config.threads
+            ),
+            (7, 5, 3, 1)
+        );
+        assert_eq!(config.output.out_dir, PathBuf::from("elsewhere"));
+    }
+
+    #[test]
+    fn a_shared_server_key_or_table_puts_the_file_on_the_load_model() {
+        let config = load("[server]\nworkers = 4\n");
+        assert_eq!(config.model.scenarios[0].server.workers, Some(4));
+        assert_eq!(config.model.scenarios[0].arrivals.duration_ms, 60_000.0);
+        assert_eq!(config.model.bucket_ms, 1_000.0);
+        let config = load("[client.breaker]\n");
+        assert!(config.model.scenarios[0].client.breaker.is_some());
+        let config = load("[[scenario]]\nname = \"x\"\narrivals = { duration_s = \"2min\" }\n");
+        assert_eq!(config.model.scenarios[0].arrivals.duration_ms, 120_000.0);
+        // Seeds beyond 2^63 are seeds of every model.
+        let config = load("seed = 18446744073709551615\n[server]\nworkers = 1\n");
+        assert_eq!(config.model.seed, u64::MAX);
+    }
+
+    #[test]
+    fn what_the_shared_clock_does_not_model_is_refused_naming_the_key() {
+        let error =
+            job("model = \"timeline\"\n[server]\nworkers = 2\ncrash_rate = 0.1\n").unwrap_err();
+        assert!(
+            error.starts_with(
+                "invalid value 0.1 for key `server.crash_rate` in config file scenario.toml \
+                 (line 4, column 14): "
+            ),
+            "{error}"
+        );
+        assert!(error.contains("does not model crashes"), "{error}");
+        let error = job("model = \"timeline\"\n[server]\nworkers = 2\n[receipts]\n").unwrap_err();
+        assert!(error.contains("line 4, column 1: [receipts]"), "{error}");
+        let error = job("model = \"timeline\"\nstrategies = [\"lock_wait\"]\n").unwrap_err();
+        assert!(error.contains("lock_wait needs a shared server"), "{error}");
+    }
+
+    #[test]
+    fn unknown_keys_and_models_get_a_near_miss_or_their_model() {
+        let error = job("model = \"timeline\"\n[client]\ntimeuot_ms = 5\n").unwrap_err();
+        assert!(error.contains("line 3, column 1"), "{error}");
+        assert!(
+            error.contains("did you mean `client.timeout_ms`?"),
+            "{error}"
+        );
+        // A timeline key in a file without `model` names the model it belongs to.
+        let error = job("payments = 100\n").unwrap_err();
+        assert!(
+            error.contains("it is a key of the timeline model (write model = \"timeline\""),
+            "{error}"
+        );
+        let error = job("model = \"timelien\"\n").unwrap_err();
+        assert!(error.contains("did you mean \"timeline\"?"), "{error}");
+        let error = job("model = \"timeline\"\n[scenario]\nname = \"a\"\n").unwrap_err();
+        assert!(error.contains("[[scenario]]"), "{error}");
+        let error =
+            job("model = \"timeline\"\n[[scenario]]\nclient = { max_retries = 1 }\n").unwrap_err();
+        assert!(error.contains("scenario[0] needs a name"), "{error}");
+        let error =
+            job("model = \"timeline\"\n[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n")
+                .unwrap_err();
+        assert!(
+            error.contains("`scenario[1].name`") && error.contains("of its own"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn type_and_range_errors_name_file_line_key_value_and_form() {
+        let error = job("model = \"timeline\"\n[client]\nmax_retries = 3.5\n").unwrap_err();
+        assert_eq!(
+            error,
+            "invalid value 3.5 for key `client.max_retries` in config file scenario.toml \
+             (line 3, column 15): expected a whole number of retries from 0 to 1000"
+        );
+        let error = job("model = \"timeline\"\nstrategies = [\"unique\"]\n").unwrap_err();
+        assert!(error.contains("`strategies[0]`"), "{error}");
+        assert!(error.contains("did you mean \"unique_key\"?"), "{error}");
+        let error =
+            job("model = \"timeline\"\n[server]\nworkers = 99999999999999999999\n").unwrap_err();
+        assert!(
+            error.contains("`server.workers`") && error.contains("too large"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn article_and_contention_files_read_their_keys() {
+        let Ok(Job::Article(config)) = job("p = \"0:0.02:0.01\"\nrequests = 50\n") else {
+            panic!("an article file")
+        };
+        assert_eq!(config.model.ack_loss, vec![0.0, 0.01, 0.02]);
+        assert_eq!(config.model.requests, 50);
+        let Ok(Job::Contention(config)) = job("model = \"contention\"\n") else {
+            panic!("a contention file")
+        };
+        // The AWS simulator's experiment: 10 to 190 clients in steps of 10, 100 runs.
+        assert_eq!(
+            config.model.clients,
+            (1..=19).map(|i| i * 10).collect::<Vec<u32>>()
+        );
+        assert_eq!(
+            (config.model.runs, config.model.base_ms, config.model.cap_ms),
+            (100, 5.0, 2000.0)
+        );
+        let error = job("model = \"contention\"\ncap_ms = 2\nbase_ms = 5\n").unwrap_err();
+        assert!(
+            error.contains("`cap_ms`") && error.contains("at least base_ms = 5"),
+            "{error}"
+        );
+    }
+
+    /// The backoff's base and cap are durations, at most 10^9 ms as every duration key of the
+    /// timeline files: beyond that (1e300 and 1e302 were accepted) the times leave the range
+    /// the charts can lay out and the run never ended.
+    #[test]
+    fn the_contention_backoff_is_at_most_a_billion_ms() {
+        for (text, key, value) in [
+            ("base_ms = 1e300\ncap_ms = 1e302", "base_ms", "1e300"),
+            ("cap_ms = 1e302", "cap_ms", "1e302"),
+            ("base_ms = 1\ncap_ms = 1000000001", "cap_ms", "1000000001"),
+            ("base_ms = 1e308\ncap_ms = 1e308", "base_ms", "1e308"),
+        ] {
+            let message = job(&format!("model = \"contention\"\n{text}")).unwrap_err();
+            assert!(
+                message.starts_with(&format!(
+                    "invalid value {value} for key `{key}` in config file scenario.toml (line "
+                )),
+                "{text}: {message}"
+            );
+            assert!(message.contains("from 0 to 1000000000 ms"), "{message}");
         }
+        let Ok(Job::Contention(config)) =
+            job("model = \"contention\"\nbase_ms = 1e9\ncap_ms = \"1000000s\"")
+        else {
+            panic!("a contention file")
+        };
+        assert_eq!((config.model.base_ms, config.model.cap_ms), (1e9, 1e9));
     }
 
     #[test]
-    fn the_model_key_alone_decides_and_unknown_models_are_named() {
-        let error = job(&[], "a.toml", "model = \"queue\"\nseed = 1\n").unwrap_err();
-        assert!(
-            error.to_string().contains("unknown variant `queue`"),
-            "{error}"
-        );
-        // A timeline key in an article file is an unknown key of the article's schema.
-        let error = job(&[], "a.toml", "payments = 100\n").unwrap_err();
-        assert!(
-            error.to_string().contains("unknown field `payments`"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn toml_errors_are_one_line_with_line_and_column() {
-        let error = job(&[], "bad.toml", "seed = 1\np = [\n")
+    fn flags_a_model_does_not_take_are_refused() {
+        let overrides = Overrides {
+            ack_loss: Some(vec![0.1]),
+            ..Overrides::default()
+        };
+        let error = Job::from_text("model = \"timeline\"\n", Path::new("a.toml"), &overrides)
             .unwrap_err()
             .to_string();
-        assert!(!error.contains('\n'), "{error}");
-        assert!(
-            error.starts_with("config file bad.toml: line 2, column 6: "),
-            "{error}"
-        );
-        let error = job(&[], "bad.toml", "seed = 1\n  colour = \"é\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(!error.contains('\n'), "{error}");
-        assert!(
-            error.contains("line 2, column 3: unknown field `colour`"),
-            "{error}"
-        );
-        assert!(error.ends_with("(in `colour = \"é\"`)"), "{error}");
+        assert_eq!(error, "--p does not apply to timeline files such as a.toml");
+        let overrides = Overrides {
+            payments: Some(3),
+            ..Overrides::default()
+        };
+        assert!(Job::from_overrides(&overrides).is_err());
+        let error = Job::from_text(
+            "model = \"timeline\"\n[server]\nworkers = 1\n",
+            Path::new("a.toml"),
+            &overrides,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.starts_with("--payments does not apply"), "{error}");
     }
 
     #[test]
-    fn an_empty_out_is_refused_naming_the_file_key() {
-        for text in ["out = \"\"\n", "model = \"timeline\"\nout = \"\"\n"] {
-            let error = job(&[], "s.toml", text).unwrap_err().to_string();
-            assert!(error.contains("key `out` in config file s.toml"), "{error}");
-            assert!(error.contains("must not be empty"), "{error}");
-        }
-        // A flag overrides the file's empty value.
-        assert!(job(&["--out", "o"], "s.toml", "out = \"\"\n").is_ok());
-    }
-
-    #[test]
-    fn scenario_file_names_that_would_leave_output_are_refused() {
+    fn output_folders_must_be_usable() {
+        let error = job("model = \"timeline\"\nout = \"\"\n").unwrap_err();
+        assert!(
+            error.contains("key `out` in config file scenario.toml"),
+            "{error}"
+        );
+        assert!(error.contains("must not be empty"), "{error}");
         for name in ["...toml", "..toml", "dir/...toml"] {
-            let error = job(&[], name, "model = \"timeline\"\n")
-                .unwrap_err()
-                .to_string();
+            let error = Job::from_text(
+                "model = \"timeline\"\n",
+                Path::new(name),
+                &Overrides::default(),
+            )
+            .unwrap_err()
+            .to_string();
             assert!(
                 error.contains("--config") && error.contains(name),
                 "{error}"
             );
-            assert!(job(&["--out", "o"], name, "model = \"timeline\"\n").is_ok());
-            assert!(job(&[], name, "model = \"timeline\"\nout = \"o\"\n").is_ok());
         }
-        let config = timeline("model = \"timeline\"\n");
-        assert_eq!(config.output.out_dir, Path::new("output/scenario"));
-    }
-
-    #[test]
-    fn non_utf8_output_folders_are_refused() {
-        use std::os::unix::ffi::OsStrExt;
-        let cli = Cli::try_parse_from([
-            std::ffi::OsStr::new("simulate"),
-            std::ffi::OsStr::new("--out"),
-            std::ffi::OsStr::from_bytes(b"out\xff"),
-        ])
-        .unwrap();
-        let error = Job::from_cli(&cli).unwrap_err().to_string();
-        assert!(
-            error.contains("--out") && error.contains("UTF-8"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn a_p_array_in_a_file_is_held_to_the_p_list_limit() {
-        // Distinct values (a repeated p is refused for its own reason): k / 16384, exact.
-        let array = |count: usize| {
-            let values: Vec<String> = (0..count)
-                .map(|k| (k as f64 / 16384.0).to_string())
-                .collect();
-            format!("p = [{}]\nrequests = 1\n", values.join(", "))
-        };
-        let limit = crate::parse::MAX_ACK_LOSS_VALUES;
-        assert!(job(&[], "a.toml", &array(limit)).is_ok());
-        let error = job(&[], "a.toml", &array(limit + 1))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("key `p` in config file a.toml"), "{error}");
-        assert!(error.contains("more than 10000 probabilities"), "{error}");
-    }
-
-    /// Every refused value is repeated up to its first 40 characters, then `…`, whichever
-    /// model and key refused it (here a list of 30 strategies and of 200 client counts).
-    #[test]
-    fn refused_values_are_cut_after_40_characters() {
-        let strategies = vec!["\"none\""; 30].join(", ");
-        let load =
-            format!("model = \"timeline\"\nstrategies = [{strategies}]\n[server]\nworkers = 2\n");
-        let clients: Vec<String> = (0..200).map(|count| count.to_string()).collect();
-        let contention = format!(
-            "model = \"contention\"\nclients = [{}]\n",
-            clients.join(", ")
-        );
-        for text in [load, contention] {
-            let error = job(&[], "long.toml", &text).unwrap_err().to_string();
-            let value = error
-                .strip_prefix("invalid value ")
-                .and_then(|rest| rest.split_once(" for key `"))
-                .map(|(value, _)| value)
-                .unwrap_or_else(|| panic!("{error}"));
-            assert_eq!(value.chars().count(), 41, "{error}");
-            assert!(value.ends_with('…'), "{error}");
-        }
-    }
-
-    /// A load key whose value no TOML table can hold (an integer beyond 64 bits) still makes
-    /// the file a load file: the error is about that value, where it stands, not an unknown
-    /// key of the plain timeline schema (`unknown field `duration_s``).
-    #[test]
-    fn a_value_beyond_64_bits_keeps_a_load_file_a_load_file() {
-        for text in [
-            "model = \"timeline\"\n[server]\nworkers = 99999999999999999999\n",
-            "model = \"timeline\"\n[arrivals]\nduration_s = 10\n[server]\nworkers = 99999999999999999999\n",
-            "model = \"timeline\"\n[arrivals]\nclients = -99999999999999999999\n",
-        ] {
-            let error = job(&[], "big.toml", text).unwrap_err().to_string();
-            assert!(!error.contains("unknown field"), "{text}: {error}");
-            assert!(error.starts_with("config file big.toml: line "), "{error}");
-            assert!(error.contains("99999999999999999999`)"), "{error}");
-            assert!(
-                error
-                    .contains("99999999999999999999 is beyond the 64 bits of a TOML integer (in `"),
-                "{error}"
-            );
-        }
-    }
-
-    #[test]
-    fn line_and_column_count_characters() {
-        assert_eq!(line_and_column("ab\ncé d", 7), (2, 4));
-        assert_eq!(line_and_column("x", 0), (1, 1));
     }
 }

@@ -65,10 +65,10 @@ impl<'v, 't> Found<'v, 't> {
     }
 
     /// A part of this value: field `field` of a table (named `key.field`), or an item of a
-    /// list (`field` empty: named as the list).
+    /// list (`field` is `[index]`: named `key[index]`).
     pub fn nested(&self, field: &str, value: &'v Value<'t>) -> Self {
-        let key = if field.is_empty() {
-            self.key.clone()
+        let key = if field.starts_with('[') {
+            format!("{}{field}", self.key)
         } else {
             format!("{}.{field}", self.key)
         };
@@ -130,7 +130,11 @@ impl<'v, 't> Found<'v, 't> {
                 type_of(self.value)
             )));
         };
-        Ok(items.iter().map(|item| self.nested("", item)).collect())
+        Ok(items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| self.nested(&format!("[{index}]"), item))
+            .collect())
     }
 }
 
@@ -341,7 +345,7 @@ fn duration(
     let value = match found.value {
         DeValue::String(text) => {
             let parsed = humantime::parse_duration(text.trim())
-                .map_err(|error| found.invalid(format!("{error}; {}", expected())))?;
+                .map_err(|_| found.invalid(format!("not a duration: {}", expected())))?;
             // Whole nanoseconds, so "150ms" is exactly 150 and "2s" exactly 2000.
             parsed.as_nanos() as f64 / (unit.seconds() * 1e9)
         }

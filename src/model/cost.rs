@@ -655,12 +655,11 @@ mod tests {
     }
     /// A load or timeline file's model, as the command line reads it (no flags).
     fn load_model(text: &str) -> LoadModel {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(["simulate"]).unwrap();
         let path = std::path::Path::new("estimate.toml");
-        crate::config::LoadConfig::from_toml(text, path, &cli, 2)
-            .unwrap()
-            .model
+        match crate::config::Job::from_text(text, path, &Default::default()) {
+            Ok(crate::config::Job::Load(config)) => config.model,
+            other => panic!("not a load file: {other:?}"),
+        }
     }
 
     /// The adversary's retry storm: 100 payments per second for 240 s, every processing
@@ -696,15 +695,16 @@ mod tests {
         // 150 payments x 1,000 copies, every answer lost: each copy makes all 1,001 attempts;
         // three strategies at 10^6 attempts per second on one thread (150 payments are one
         // chunk): 150 x 1,000 x 1,001 / 10^6 = 150.15 s (it ran 81.5 s).
-        use clap::Parser;
         let text = "model = \"timeline\"\npayments = 150\n[arrivals]\ncopies = 1000\n[network]\n\
                     ack_loss = 1.0\n[client]\ntimeout_ms = 1000\nmax_retries = 1000\n\
                     backoff = { policy = \"none\" }\n";
-        let cli = crate::cli::Cli::try_parse_from(["simulate"]).unwrap();
         let path = std::path::Path::new("lost.toml");
-        let model = crate::config::TimelineConfig::from_toml(text, path, &cli, 2)
-            .unwrap()
-            .model;
+        let Ok(crate::config::Job::Timeline(config)) =
+            crate::config::Job::from_text(text, path, &Default::default())
+        else {
+            panic!("a timeline file")
+        };
+        let model = config.model;
         assert_eq!(model.strategies.len(), 3);
         assert_eq!(timeline_threads(&model, 2, 2), 1);
         assert_eq!(timeline_threads(&model, 1024, 2), 1);

@@ -264,9 +264,7 @@ pub fn sweep_csv(results: &LoadResults) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
-    use crate::config::LoadConfig;
-    use clap::Parser;
+    use crate::config::{Job, Overrides};
     use std::path::Path;
 
     /// A rate of 0 issues no payment: no event, no bucket. The file still names its columns,
@@ -275,8 +273,11 @@ mod tests {
     fn a_time_series_without_buckets_still_has_its_header() {
         let text = "model = \"timeline\"\n[arrivals]\nphases = [{ until_s = 10, rate_per_s = 0 }]\n\
                     [server]\nworkers = 4\n";
-        let cli = Cli::try_parse_from(["simulate"]).unwrap();
-        let config = LoadConfig::from_toml(text, Path::new("idle.toml"), &cli, 1).unwrap();
+        let Ok(Job::Load(config)) =
+            Job::from_text(text, Path::new("idle.toml"), &Overrides::default())
+        else {
+            panic!("a load file")
+        };
         let results = crate::model::load::simulate(&config.model, 1, &engine::Silent).unwrap();
         assert!(results.rows.iter().all(|row| row.tally.buckets.is_empty()));
         assert_eq!(

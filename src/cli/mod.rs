@@ -1,5 +1,8 @@
-//! The command line as typed: clap's view of the flags, before any merging or checking that
-//! needs the config file (see [`crate::config`]).
+//! The command line as typed: clap's view of the flags, turned into the library's plain
+//! [`Overrides`] (the config file and every check that needs it are the library's), the two
+//! helper commands, and how clap's own outcomes are reported.
+
+mod capped;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +10,11 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
-use crate::parse::{self, AckLossList};
+use simulate::config::{EngineName, Overrides};
+use simulate::exit::{EXIT_FAILURE, EXIT_USAGE};
+use simulate::parse::{self, AckLossList};
+
+use capped::capped;
 
 /// Deterministic Monte Carlo of at-least-once delivery: how many customers get charged twice
 /// when ACKs are lost and clients retry, with and without an Idempotency-Key.
@@ -38,29 +45,29 @@ pub struct Cli {
 
     /// ACK-loss probabilities: comma-separated values in [0, 1] and ranges START:STOP:STEP
     /// (STOP included, built from decimal steps) [default: 0.01,0.05,0.10]
-    #[arg(long = "p", value_name = "LIST", value_parser = parse::capped(parse::ack_loss_list), allow_hyphen_values = true)]
+    #[arg(long = "p", value_name = "LIST", value_parser = capped(parse::ack_loss_list), allow_hyphen_values = true)]
     pub ack_loss: Option<AckLossList>,
 
     /// Seed of numpy's default_rng (0 to 2^64-1) [default: 42]
-    #[arg(long, value_name = "N", value_parser = parse::capped(parse::seed), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = capped(parse::seed), allow_hyphen_values = true)]
     pub seed: Option<u64>,
 
     /// Payment requests per run [default: 10000]
-    #[arg(long, value_name = "N", value_parser = parse::capped(parse::requests), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = capped(parse::requests), allow_hyphen_values = true)]
     pub requests: Option<u64>,
 
     /// Retries a client makes at most after its first send [default: 20]
-    #[arg(long, value_name = "N", value_parser = parse::capped(parse::max_retries), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = capped(parse::max_retries), allow_hyphen_values = true)]
     pub max_retries: Option<u32>,
 
     /// Payments per run and scenario of a timeline scenario file (see --config) [default: the
     /// file's `payments`, else 10000]
-    #[arg(long, value_name = "N", value_parser = parse::capped(parse::payments), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = capped(parse::payments), allow_hyphen_values = true)]
     pub payments: Option<u64>,
 
     /// Independent replications of every p (or of every scenario of a timeline scenario file);
     /// run 0 is the article's run [default: 1]
-    #[arg(long, value_name = "K", value_parser = parse::capped(parse::runs), allow_hyphen_values = true)]
+    #[arg(long, value_name = "K", value_parser = capped(parse::runs), allow_hyphen_values = true)]
     pub runs: Option<u32>,
 
     /// Folder the CSV files and charts are written to (created if missing) [default: output]
@@ -74,7 +81,7 @@ pub struct Cli {
     pub config: Option<PathBuf>,
 
     /// Worker threads of the fast engine or of a timeline scenario file [default: all cores]
-    #[arg(long, value_name = "N", value_parser = parse::capped(parse::threads), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = capped(parse::threads), allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     /// How the model is computed: `fast` (constant memory, all cores) or `servers` (the
@@ -154,7 +161,7 @@ pub fn report_clap_error(error: &clap::Error) -> u8 {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     ) {
         let _ = error.print();
-        return crate::driver::EXIT_USAGE;
+        return EXIT_USAGE;
     }
     let mut stdout = std::io::stdout().lock();
     let rendered = error.render();
@@ -169,7 +176,7 @@ pub fn report_clap_error(error: &clap::Error) -> u8 {
     {
         Err(write) if write.kind() != std::io::ErrorKind::BrokenPipe => {
             eprintln!("error: writing to stdout: {write}");
-            crate::driver::EXIT_FAILURE
+            EXIT_FAILURE
         }
         _ => 0,
     }
@@ -262,13 +269,38 @@ fn man_helper_commands(command: &clap::Command) -> String {
 }
 
 /// The `--engine` choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineChoice {
     /// Per-request draws with jump-ahead, constant memory, all cores.
     Fast,
     /// The article's numpy code with the real servers (memory grows with the requests).
     Servers,
+}
+
+impl Cli {
+    /// The flags as the library's plain settings.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            config: self.config.clone(),
+            ack_loss: self
+                .ack_loss
+                .as_ref()
+                .map(|AckLossList(values)| values.clone()),
+            seed: self.seed,
+            requests: self.requests,
+            max_retries: self.max_retries,
+            payments: self.payments,
+            runs: self.runs,
+            out: self.out.clone(),
+            threads: self.threads,
+            engine: self.engine.map(|engine| match engine {
+                EngineChoice::Fast => EngineName::Fast,
+                EngineChoice::Servers => EngineName::Servers,
+            }),
+            quiet: self.quiet,
+            json: self.json,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,232 @@
+//! The article model's settings: its keys ([`SCHEMA`]), read from an optional file and merged
+//! under the flags into one checked [`ArticleConfig`].
+
+use std::path::PathBuf;
+
+use crate::config::document::Document;
+use crate::config::key::{Key, Kind, Schema};
+use crate::config::overrides::{EngineName, Overrides};
+use crate::config::read::{Found, Scalar, default_value, scalar};
+use crate::config::{ConfigError, DEFAULT_OUT, DEFAULT_SEED, Origin, OutputSettings};
+use crate::model::article::{ArticleModel, Engine};
+use crate::parse::{self, AckLossList};
+
+/// Everything a run needs, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArticleConfig {
+    /// The experiment.
+    pub model: ArticleModel,
+    /// How it is computed.
+    pub engine: Engine,
+    /// Where the files go and what is printed.
+    pub output: OutputSettings,
+}
+
+/// Every key of an article file.
+pub const KEYS: &[Key] = &[
+    Key::file(
+        "p",
+        Kind::Special {
+            expected: "ACK-loss probabilities: a list such as [0.01, 0.05], a number, or a string \
+                       in the --p syntax such as \"0:0.3:0.01\" (each from 0 to 1, at most 10000, \
+                       each once)",
+        },
+        Some("[0.01, 0.05, 0.10]"),
+        "The ACK-loss probabilities p simulated, each with the same draws; `--p` overrides.",
+    ),
+    Key::file(
+        "seed",
+        Kind::Whole {
+            min: 0,
+            max: u64::MAX,
+            unit: "seed",
+        },
+        Some("42"),
+        "Seed of numpy's default_rng; 42 with the defaults is the article's table. `--seed` overrides.",
+    ),
+    Key::file(
+        "requests",
+        Kind::Whole {
+            min: 1,
+            max: parse::MAX_REQUESTS,
+            unit: "requests",
+        },
+        Some("10000"),
+        "Payment requests per run. `--requests` overrides.",
+    ),
+    Key::file(
+        "max_retries",
+        Kind::Whole {
+            min: 0,
+            max: parse::MAX_RETRIES as u64,
+            unit: "retries",
+        },
+        Some("20"),
+        "Retries a client makes at most after its first send. `--max-retries` overrides.",
+    ),
+    Key::file(
+        "runs",
+        Kind::Whole {
+            min: 1,
+            max: parse::MAX_RUNS as u64,
+            unit: "runs",
+        },
+        Some("1"),
+        "Independent replications of every p; run 0 is the article's run. `--runs` overrides.",
+    ),
+    Key::file(
+        "out",
+        Kind::Folder,
+        Some("\"output\""),
+        "Output folder. `--out` overrides.",
+    ),
+    Key::file(
+        "threads",
+        Kind::Whole {
+            min: 1,
+            max: parse::MAX_THREADS as u64,
+            unit: "threads",
+        },
+        None,
+        "Worker threads of the fast engine. Absent: all cores. `--threads` overrides.",
+    ),
+    Key::file(
+        "engine",
+        Kind::Choice(&["fast", "servers"]),
+        Some("\"fast\""),
+        "fast: constant memory, all cores; servers: the article's numpy code with both real servers (memory grows with the requests). Both give identical results. `--engine` overrides.",
+    ),
+];
+
+/// The article model's schema.
+pub const SCHEMA: Schema = Schema {
+    model: "article",
+    keys: KEYS,
+};
+
+/// The value of `name`: the file's, else the default.
+fn with<T>(
+    document: Option<&Document<'_>>,
+    entries: Option<&crate::config::document::Entries<'_, '_>>,
+    name: &str,
+    read: impl FnOnce(&Found<'_, '_>) -> Result<T, ConfigError>,
+) -> Result<Option<T>, ConfigError> {
+    let key = SCHEMA.key(name).expect("a declared key");
+    if let (Some(document), Some(entry)) = (document, entries.and_then(|e| e.base.get(name))) {
+        return read(&Found::in_file(document, entry)).map(Some);
+    }
+    match default_value(key) {
+        Some(value) => read(&Found::elsewhere(name, &value, Origin::Default(key.name))).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Reads an article file (or none) merged under the flags.
+pub fn read(
+    document: Option<&Document<'_>>,
+    others: &[Schema],
+    overrides: &Overrides,
+    default_threads: usize,
+) -> Result<ArticleConfig, ConfigError> {
+    let entries = document
+        .map(|document| document.entries(&SCHEMA, others, &["model"]))
+        .transpose()?;
+    let entries = entries.as_ref();
+    let number = |name: &str| -> Result<Option<u64>, ConfigError> {
+        let key = SCHEMA.key(name).expect("a declared key");
+        with(document, entries, name, |found| match scalar(key, found)? {
+            Scalar::Whole(value) => Ok(value),
+            other => unreachable!("`{name}` reads as a whole number, not {other:?}"),
+        })
+    };
+    let ack_loss = match &overrides.ack_loss {
+        Some(values) => values.clone(),
+        None => with(document, entries, "p", ack_loss)?.expect("p has a default"),
+    };
+    let seed = match overrides.seed {
+        Some(seed) => seed,
+        None => number("seed")?.unwrap_or(DEFAULT_SEED),
+    };
+    let requests = match overrides.requests {
+        Some(requests) => requests,
+        None => number("requests")?.expect("a default"),
+    };
+    let max_retries = match overrides.max_retries {
+        Some(max_retries) => max_retries,
+        None => number("max_retries")?.expect("a default") as u32,
+    };
+    let runs = match overrides.runs {
+        Some(runs) => runs,
+        None => number("runs")?.expect("a default") as u32,
+    };
+    parse::check_total_deliveries(requests, max_retries, runs)
+        .map_err(|reason| ConfigError::TooLarge { reason })?;
+    let threads = match overrides.threads {
+        Some(threads) => threads,
+        None => number("threads")?.map_or(default_threads, |threads| threads as usize),
+    };
+    let engine = match overrides.engine {
+        Some(engine) => engine,
+        None => {
+            let key = SCHEMA.key("engine").expect("declared");
+            match with(document, entries, "engine", |found| scalar(key, found))? {
+                Some(Scalar::Name("servers")) => EngineName::Servers,
+                _ => EngineName::Fast,
+            }
+        }
+    };
+    let out_dir = match &overrides.out {
+        Some(out) => out.clone(),
+        None => {
+            let key = SCHEMA.key("out").expect("declared");
+            match with(document, entries, "out", |found| scalar(key, found))? {
+                Some(Scalar::Folder(out)) => out,
+                _ => PathBuf::from(DEFAULT_OUT),
+            }
+        }
+    };
+    Ok(ArticleConfig {
+        model: ArticleModel {
+            ack_loss,
+            requests,
+            max_retries,
+            seed,
+            runs,
+        },
+        engine: match engine {
+            EngineName::Fast => Engine::Fast { threads },
+            EngineName::Servers => Engine::Servers,
+        },
+        output: OutputSettings {
+            out_dir,
+            quiet: overrides.quiet,
+            json: overrides.json,
+        },
+    })
+}
+
+/// `p`: a list of probabilities, one number, or a string in the `--p` syntax.
+fn ack_loss(found: &Found<'_, '_>) -> Result<Vec<f64>, ConfigError> {
+    use toml::de::DeValue;
+    let one = |item: &Found<'_, '_>| -> Result<f64, ConfigError> {
+        match crate::config::read::as_number(item.value) {
+            Some(p) => parse::check_ack_loss(p).map_err(|reason| item.invalid(reason)),
+            None => Err(item.invalid("expected a number such as 0.05")),
+        }
+    };
+    match found.value {
+        DeValue::String(text) => parse::ack_loss_list(text)
+            .map(|AckLossList(values)| values)
+            .map_err(|reason| found.invalid(reason)),
+        DeValue::Array(_) => {
+            let items = found.list()?;
+            parse::check_value_count(items.len()).map_err(|reason| found.invalid(reason))?;
+            let values = items.iter().map(one).collect::<Result<Vec<f64>, _>>()?;
+            parse::check_ack_loss_values(values).map_err(|reason| found.invalid(reason))
+        }
+        DeValue::Integer(_) | DeValue::Float(_) => one(found).map(|p| vec![p]),
+        _ => Err(found.invalid(
+            "expected an array of probabilities such as [0.01, 0.05] or a string \"0:0.3:0.01\"",
+        )),
+    }
+}

@@ -1,0 +1,309 @@
+//! The reading of timeline files with a shared server: each refusal names the key written
+//! and its value as written, the bounds hold, and the keys reach the model.
+
+use std::path::Path;
+
+use crate::config::{Job, LoadConfig, Overrides};
+use crate::model::load::LoadDuplicateAnswer;
+
+fn load(text: &str) -> Result<LoadConfig, String> {
+    match Job::from_text(text, Path::new("sweep.toml"), &Overrides::default()) {
+        Ok(Job::Load(config)) => Ok(config),
+        Ok(other) => panic!("not a shared-server file: {other:?}"),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// `text` with `model = "timeline"` and two workers is refused naming `key` and `value`
+/// exactly, with its place, on one line, with a reason holding `reason`.
+fn refused(text: &str, key: &str, value: &str, reason: &str) {
+    let text = format!("model = \"timeline\"\n{text}\n[server]\nworkers = 2\n");
+    let error = load(&text).unwrap_err();
+    let start = format!("invalid value {value} for key `{key}` in config file sweep.toml (line ");
+    assert!(error.starts_with(&start), "{text}: {error}");
+    assert!(error.contains(reason), "{text}: {error}");
+    assert!(!error.contains('\n'), "{text}: {error}");
+}
+
+/// An error rate of the sweep is given once, and `-0` is the error rate 0 (as `--p -0` is
+/// the probability 0), so it is written `0`, and `[-0.0, 0.0]` lists 0 twice.
+#[test]
+fn sweep_error_rates_are_distinct_and_negative_zero_is_zero() {
+    let file = |sweep: &str| {
+        format!(
+            "model = \"timeline\"\n[server]\nworkers = 2\n[output]\nerror_rate_sweep = {sweep}\n"
+        )
+    };
+    let config = load(&file("[-0.0, 0.5]")).unwrap();
+    let bits: Vec<u64> = config
+        .model
+        .error_rate_sweep
+        .iter()
+        .map(|rate| rate.to_bits())
+        .collect();
+    assert_eq!(bits, [0.0f64.to_bits(), 0.5f64.to_bits()]);
+    for (sweep, item, value, reason) in [
+        ("[0.1, 0.2, 0.1]", 2, "0.1", "given twice (items 1 and 3)"),
+        ("[-0.0, 0.0]", 1, "0.0", "given twice (items 1 and 2)"),
+        ("[0.3, 1.5]", 1, "1.5", "from 0 to 1"),
+    ] {
+        let error = load(&file(sweep)).unwrap_err();
+        let start = format!(
+            "invalid value {value} for key `output.error_rate_sweep[{item}]` in config file \
+             sweep.toml (line 5, column "
+        );
+        assert!(error.starts_with(&start), "{sweep}: {error}");
+        assert!(error.contains(reason), "{sweep}: {error}");
+    }
+}
+
+/// Each refusal names the key that was written, with its value as written (never hundreds of
+/// digits), and says what is wrong with it.
+#[test]
+fn refusals_name_the_key_written_and_its_value() {
+    refused(
+        "[arrivals]\ncopy_mode = \"sequential\"",
+        "arrivals.copy_mode",
+        "\"sequential\"",
+        "one copy per payment",
+    );
+    refused(
+        "[arrivals]\ncopies = 3",
+        "arrivals.copies",
+        "3",
+        "one copy per payment",
+    );
+    // The timeline keys the shared clock does not model, each by its name.
+    for (line, key, value) in [
+        ("crash_rate = 0.1", "server.crash_rate", "0.1"),
+        (
+            "key_store = \"separate_store\"",
+            "server.key_store",
+            "\"separate_store\"",
+        ),
+        ("key_write_failure = 0.2", "server.key_write_failure", "0.2"),
+        ("key_lock_ttl_ms = 5", "server.key_lock_ttl_ms", "5"),
+        (
+            "completer_interval_ms = 7",
+            "server.completer_interval_ms",
+            "7",
+        ),
+    ] {
+        let text = format!("model = \"timeline\"\n[server]\nworkers = 2\n{line}\n");
+        let error = load(&text).unwrap_err();
+        let start =
+            format!("invalid value {value} for key `{key}` in config file sweep.toml (line 4");
+        assert!(error.starts_with(&start), "{text}: {error}");
+        assert!(error.contains("does not model"), "{error}");
+    }
+    for table in ["provider", "receipts"] {
+        let text = format!("model = \"timeline\"\n[server]\nworkers = 2\n[{table}]\n");
+        let error = load(&text).unwrap_err();
+        assert!(
+            error.starts_with(&format!(
+                "config file sweep.toml: line 4, column 1: [{table}]: "
+            )),
+            "{error}"
+        );
+        assert!(error.contains("does not model"), "{error}");
+    }
+    // The fields of the retry controls, not their tables.
+    for (entry, key, value, reason) in [
+        (
+            "token_bucket = { capacity = -1 }",
+            "client.token_bucket.capacity",
+            "-1",
+            "more than 0",
+        ),
+        (
+            "token_bucket = { retry_cost = 600 }",
+            "client.token_bucket.retry_cost",
+            "600",
+            "capacity",
+        ),
+        (
+            "token_bucket = { timeout_cost = -2 }",
+            "client.token_bucket.timeout_cost",
+            "-2",
+            "from 0",
+        ),
+        (
+            "token_bucket = { success_refund = 501 }",
+            "client.token_bucket.success_refund",
+            "501",
+            "capacity",
+        ),
+        (
+            "adaptive_bucket = { deposit = 0 }",
+            "client.adaptive_bucket.deposit",
+            "0",
+            "more than 0",
+        ),
+        (
+            "adaptive_bucket = { capacity = 0.5 }",
+            "client.adaptive_bucket.capacity",
+            "0.5",
+            "from 1",
+        ),
+        (
+            "breaker = { threshold = 2 }",
+            "client.breaker.threshold",
+            "2",
+            "from 0 to 1",
+        ),
+        (
+            "breaker = { window_s = -1 }",
+            "client.breaker.window_s",
+            "-1",
+            "more than 0",
+        ),
+        (
+            "breaker = { cooldown_s = 1e7 }",
+            "client.breaker.cooldown_s",
+            "1e7",
+            "at most 1000000 s",
+        ),
+    ] {
+        refused(&format!("[client]\n{entry}"), key, value, reason);
+    }
+    refused(
+        "[arrivals]\nduration_s = 1e308",
+        "arrivals.duration_s",
+        "1e308",
+        "at most 1000000",
+    );
+    refused(
+        "[output]\nbucket_s = 1e-300",
+        "output.bucket_s",
+        "1e-300",
+        "from 0.001",
+    );
+    refused(
+        "[arrivals]\nphases = [{ until_s = 1e300, rate_per_s = 1 }]",
+        "arrivals.phases[0].until_s",
+        "1e300",
+        "from 0 to 1000000 s",
+    );
+}
+
+/// `[arrivals] rate_per_s` is held to the phases' bound, 10^9 payments per second.
+#[test]
+fn the_arrival_rate_is_at_most_a_billion_per_second() {
+    for rate in ["1e308", "1000000001"] {
+        refused(
+            &format!("[arrivals]\nrate_per_s = {rate}"),
+            "arrivals.rate_per_s",
+            rate,
+            "from 0.000001 to 1000000000",
+        );
+    }
+    let text = "model = \"timeline\"\n[arrivals]\nrate_per_s = 1e9\nduration_s = 1\n\
+                [server]\nworkers = 2\n";
+    let config = load(text).unwrap();
+    assert_eq!(config.model.scenarios[0].arrivals.expected_payments(), 1e9);
+}
+
+/// "More than 0" means it: the smallest positive numbers (below `f64::MIN_POSITIVE`, about
+/// 2.2e-308) are more than 0 and accepted.
+#[test]
+fn numbers_more_than_0_accept_the_smallest_positive_ones() {
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\n[arrivals]\nduration_s = 1e-320\n\
+                [client]\npayment_deadline_ms = 1e-320\n\
+                breaker = { window_s = 1e-320, cooldown_s = 1e-320 }\n\
+                token_bucket = { capacity = 1e-320, retry_cost = 0, timeout_cost = 0, success_refund = 0 }\n\
+                adaptive_bucket = { deposit = 1e-320 }\n";
+    let config = load(text).unwrap();
+    let scenario = &config.model.scenarios[0];
+    assert_eq!(scenario.arrivals.duration_ms, 1e-320 * 1000.0);
+    assert_eq!(scenario.client.payment_deadline_ms, Some(1e-320));
+    assert_eq!(
+        scenario.client.breaker.unwrap().window_ms,
+        Some(1e-320 * 1000.0)
+    );
+    assert_eq!(scenario.client.token_bucket.unwrap().capacity, 1e-320);
+    assert_eq!(scenario.client.adaptive_bucket.unwrap().deposit, 1e-320);
+    refused(
+        "[arrivals]\nduration_s = 0",
+        "arrivals.duration_s",
+        "0",
+        "more than 0",
+    );
+}
+
+/// The key's TTL and duplicate answer reach each scenario's server, overridable per
+/// `[[scenario]]` like every timeline key.
+#[test]
+fn the_keys_ttl_and_duplicate_answer_reach_the_server() {
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\nkey_ttl_ms = 30000\n\
+                duplicate_answer = \"conflict_409\"\n\
+                [[scenario]]\nname = \"redis\"\n\
+                [[scenario]]\nname = \"plain\"\n\
+                server = { key_ttl_ms = 5000, duplicate_answer = \"replay\" }\n";
+    let config = load(text).unwrap();
+    let servers: Vec<_> = config
+        .model
+        .scenarios
+        .iter()
+        .map(|scenario| (scenario.server.key_ttl_ms, scenario.server.duplicate_answer))
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            (Some(30_000.0), LoadDuplicateAnswer::Conflict409),
+            (Some(5_000.0), LoadDuplicateAnswer::Replay),
+        ]
+    );
+}
+
+/// Every refused value is repeated up to its first 40 characters, then `…`, whichever model
+/// and key refused it (here a list of 30 strategies and of 1,001 client counts).
+#[test]
+fn refused_values_are_cut_after_40_characters() {
+    let strategies = vec!["\"none\""; 30].join(", ");
+    let shared =
+        format!("model = \"timeline\"\nstrategies = [{strategies}]\n[server]\nworkers = 2\n");
+    let clients: Vec<String> = (1..=1_001).map(|count: u32| count.to_string()).collect();
+    let contention = format!(
+        "model = \"contention\"\nclients = [{}]\n",
+        clients.join(", ")
+    );
+    for text in [shared, contention] {
+        let error = Job::from_text(&text, Path::new("long.toml"), &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        let value = error
+            .strip_prefix("invalid value ")
+            .and_then(|rest| rest.split_once(" for key `"))
+            .map(|(value, _)| value)
+            .unwrap_or_else(|| panic!("{error}"));
+        assert_eq!(value.chars().count(), 41, "{error}");
+        assert!(value.ends_with('…'), "{error}");
+    }
+}
+
+/// A shared-server key whose value no 64-bit integer holds still makes the file a shared
+/// file: the error is about that value, where it stands.
+#[test]
+fn a_value_beyond_64_bits_is_named_where_it_stands() {
+    for (text, key) in [
+        (
+            "[server]\nworkers = 99999999999999999999\n",
+            "server.workers",
+        ),
+        (
+            "[arrivals]\nduration_s = 10\n[server]\nworkers = 99999999999999999999\n",
+            "server.workers",
+        ),
+        (
+            "[arrivals]\nclients = -99999999999999999999\n",
+            "arrivals.clients",
+        ),
+    ] {
+        let error = load(&format!("model = \"timeline\"\n{text}")).unwrap_err();
+        assert!(
+            error.starts_with("invalid value ") && error.contains(&format!("`{key}`")),
+            "{text}: {error}"
+        );
+        assert!(error.contains("99999999999999999999"), "{error}");
+    }
+}
