@@ -9,14 +9,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::config::{
-    ArticleConfig, ContentionConfig, Job, LoadConfig, OutputSettings, Overrides, TimelineConfig,
-};
-use crate::model;
+use crate::config::{Job, Overrides};
+use crate::limits::Machine;
+use crate::models::Model;
 use crate::output::OutputError;
 use crate::progress::Reporter;
 use crate::report::{OutputFile, Report};
-use crate::{limits, output, signals};
+use crate::{output, signals};
 use engine::Interrupted;
 
 /// Runs a simulation: validates the configuration, simulates, writes the files atomically
@@ -25,10 +24,10 @@ use engine::Interrupted;
 /// place ends it with [`OutputError::Interrupted`] within a few tens of milliseconds.
 pub fn run(overrides: Overrides) -> anyhow::Result<()> {
     match Job::from_overrides(&overrides)? {
-        Job::Article(config) => run_article(config),
-        Job::Timeline(config) => run_timeline(config),
-        Job::Contention(config) => run_contention(config),
-        Job::Load(config) => run_load(config),
+        Job::Article(config) => run_model(config),
+        Job::Timeline(config) => run_model(config),
+        Job::Contention(config) => run_model(config),
+        Job::Load(config) => run_model(config),
     }
 }
 
@@ -40,31 +39,19 @@ struct Rendered {
     stdout: Vec<u8>,
 }
 
-/// How much work a run is, for its progress bar: a total and the unit counted.
-struct Work {
-    /// The units the run does in all.
-    total: u64,
-    /// What one unit is ("requests", "payments", "runs").
-    unit: &'static str,
-}
-
-/// The steps every model's run shares: the long-run warning, the progress bar, the model and
-/// its report on a thread of their own while this one watches the stop flag, then the files
-/// (`kind` names the run in the folder's marker file) and stdout.
-fn run_model<R: Report + Send + 'static>(
-    output: &OutputSettings,
-    kind: &'static str,
-    (work, warning): (Work, Option<String>),
-    simulate: impl FnOnce(&Reporter) -> anyhow::Result<R> + Send + 'static,
-) -> anyhow::Result<()> {
-    if let Some(warning) = warning.filter(|_| !output.quiet) {
+/// The steps every model's run takes: the check against this machine (a long-run warning, or
+/// a refusal), the progress bar, the model and its report on a thread of their own while this
+/// one watches the stop flag, then the files and stdout.
+fn run_model<M: Model>(config: M) -> anyhow::Result<()> {
+    let output = config.output().clone();
+    if let Some(warning) = config.check(Machine::this())?.filter(|_| !output.quiet) {
         eprintln!("{warning}");
     }
-    let progress = Reporter::new(work.total, work.unit, output.quiet);
+    let progress = Reporter::new(config.work_units(), M::UNIT, output.quiet);
     let worker = (output.clone(), progress.clone());
     let rendered = in_background(&output.out_dir, &progress, move || {
         let (output, progress) = worker;
-        let results = simulate(&progress)?;
+        let results = config.simulate(&progress)?;
         let files = results.files();
         let written = paths(&output.out_dir, &files);
         let stdout = if output.json {
@@ -74,75 +61,7 @@ fn run_model<R: Report + Send + 'static>(
         };
         Ok(Rendered { files, stdout })
     })?;
-    write_and_tell(&output.out_dir, kind, &rendered, output.quiet)
-}
-
-/// The article's model: the table, or the JSON summary with `--json`.
-fn run_article(config: ArticleConfig) -> anyhow::Result<()> {
-    let warning = limits::check(&config, limits::Machine::this())?;
-    let work = Work {
-        total: model::article::work_units(&config.model, config.engine),
-        unit: "requests",
-    };
-    let ArticleConfig {
-        model,
-        engine,
-        output,
-    } = config;
-    run_model(&output, "article", (work, warning), move |progress| {
-        Ok(model::article::simulate(&model, engine, progress)?)
-    })
-}
-
-/// A timeline scenario file: the companion piece's tables, or the JSON summary.
-fn run_timeline(config: TimelineConfig) -> anyhow::Result<()> {
-    let warning = limits::check_timeline(&config, limits::Machine::this());
-    let work = Work {
-        total: config.model.work_units(),
-        unit: "payments",
-    };
-    let TimelineConfig {
-        model,
-        threads,
-        output,
-    } = config;
-    run_model(&output, "timeline", (work, warning), move |progress| {
-        Ok(model::timeline::simulate(&model, threads, progress)?)
-    })
-}
-
-/// A contention file: the table of means over runs, or the JSON summary.
-fn run_contention(config: ContentionConfig) -> anyhow::Result<()> {
-    let warning = limits::check_contention(&config, limits::Machine::this());
-    let work = Work {
-        total: config.model.simulations(),
-        unit: "runs",
-    };
-    let ContentionConfig {
-        model,
-        threads,
-        output,
-    } = config;
-    run_model(&output, "contention", (work, warning), move |progress| {
-        Ok(model::contention::simulate(&model, threads, progress)?)
-    })
-}
-
-/// A load scenario file: the table of means over runs, or the JSON summary.
-fn run_load(config: LoadConfig) -> anyhow::Result<()> {
-    let warning = limits::check_load(&config, limits::Machine::this())?;
-    let work = Work {
-        total: config.model.simulations(),
-        unit: "runs",
-    };
-    let LoadConfig {
-        model,
-        threads,
-        output,
-    } = config;
-    run_model(&output, "load", (work, warning), move |progress| {
-        Ok(model::load::simulate(&model, threads, progress)?)
-    })
+    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)
 }
 
 /// How often the driver looks at the stop flag while the model or the report runs.

@@ -4,7 +4,8 @@
 //! The flow is one-way: the binary's command line (flags, in `src/cli/`, the only code that
 //! knows clap) builds [`config::Overrides`] → [`config`] (file + flags → one validated value
 //! per model) → [`model`] (pure; each model under its own folder, built from the `engine`
-//! crate) → [`report`] (results → bytes) → [`driver`] writes the files through [`output`],
+//! crate) → [`report`] (results → bytes) → [`driver`], generic over [`models::Model`],
+//! writes the files through [`output`],
 //! with the [`progress`] bar and the [`signals`] that stop a run; [`exit`] maps errors to exit
 //! codes. The models never print or read files.
 
@@ -13,6 +14,7 @@ pub mod driver;
 pub mod exit;
 pub mod limits;
 pub mod model;
+pub mod models;
 pub mod output;
 pub mod parse;
 pub mod progress;

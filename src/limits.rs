@@ -1,13 +1,7 @@
-//! Checks a run against this machine before it starts: a run estimated to take long gets a
-//! warning with the estimate, and a run that would not fit in memory (the servers engine's key
-//! tables, the results of every run and p kept for the output files, or a load run's time
-//! series, clients and payments in flight) is refused with the estimate (see
-//! [`crate::model::cost`] for the rates). Times are for the threads that really run at once:
-//! those asked, at most this machine's cores and the run's parallel tasks.
-
-use crate::config::{ArticleConfig, ContentionConfig, LoadConfig, TimelineConfig};
-use crate::model::article::Engine;
-use crate::model::cost::{self, Estimate};
+//! What this machine offers a run and how a run's estimate is held against it: a run
+//! estimated to take long gets a warning with the estimate, and a run that would not fit in
+//! memory is refused with it ([`TooMuchMemory`], exit code 2). Each model estimates itself
+//! (`model/<name>/estimate.rs`); times are for the threads that really run at once.
 
 /// Runs estimated to take longer than this many seconds get a warning first.
 pub const WARN_AFTER_SECONDS: f64 = 60.0;
@@ -51,114 +45,9 @@ pub struct TooMuchMemory {
     pub advice: &'static str,
 }
 
-/// Checks `config` against `machine`; returns a warning to print first when the run is
-/// estimated to take long.
-pub fn check(config: &ArticleConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
-    let model = &config.model;
-    let available_memory = machine.memory_bytes;
-    // The fast engine's threads beyond the cores wait their turn.
-    let engine = match config.engine {
-        Engine::Fast { threads } => Engine::Fast {
-            threads: cost::threads_at_once(threads, machine.cores, u64::MAX),
-        },
-        Engine::Servers => Engine::Servers,
-    };
-    let Estimate {
-        seconds,
-        memory_bytes,
-    } = cost::estimate(model, engine);
-    if memory_bytes > available_memory {
-        let results = format!("{} runs x {} p values", model.runs, model.ack_loss.len());
-        return Err(match config.engine {
-            Engine::Servers => TooMuchMemory {
-                what: format!(
-                    "the servers engine with {} requests per run and {results}",
-                    model.requests
-                ),
-                needed: memory_bytes,
-                available: available_memory,
-                advice: "use --engine fast (constant memory per request), fewer --requests, \
-                         --runs or p values",
-            },
-            Engine::Fast { .. } => TooMuchMemory {
-                what: format!("keeping the results of {results} for the output files"),
-                needed: memory_bytes,
-                available: available_memory,
-                advice: "use fewer --runs or p values",
-            },
-        });
-    }
-    Ok(long_run_warning(
-        seconds,
-        &match (config.engine, engine) {
-            (Engine::Fast { threads: asked }, Engine::Fast { threads }) => {
-                on_threads(threads, asked)
-            }
-            _ => format!(" and {} of memory", human_bytes(memory_bytes)),
-        },
-    ))
-}
-
-/// Checks a timeline scenario on `machine`: a warning to print first when the run is
-/// estimated to take long (its memory does not grow with the payments).
-pub fn check_timeline(config: &TimelineConfig, machine: Machine) -> Option<String> {
-    let threads = cost::timeline_threads(&config.model, config.threads, machine.cores);
-    let estimate = cost::estimate_timeline(&config.model, threads);
-    long_run_warning(estimate.seconds, &on_threads(threads, config.threads))
-}
-
-/// Checks a contention file on `machine`: a warning to print first when the run is estimated
-/// to take long.
-pub fn check_contention(config: &ContentionConfig, machine: Machine) -> Option<String> {
-    let threads = cost::contention_threads(&config.model, config.threads, machine.cores);
-    let estimate = cost::estimate_contention(&config.model, threads);
-    long_run_warning(estimate.seconds, &on_threads(threads, config.threads))
-}
-
-/// Checks a load file on `machine`: refused when its time series, clients and payments in
-/// flight would not fit in the memory available; else a warning to print first when the run
-/// is estimated to take long.
-pub fn check_load(config: &LoadConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
-    let model = &config.model;
-    let estimate = cost::estimate_load(model, config.threads, machine.cores);
-    let needed = estimate.memory_bytes();
-    if needed > machine.memory_bytes {
-        let clients = model
-            .scenarios
-            .iter()
-            .filter_map(|scenario| scenario.arrivals.clients)
-            .max()
-            .map_or(String::new(), |clients| format!("{clients} clients and "));
-        return Err(TooMuchMemory {
-            what: format!(
-                "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
-                 time-series buckets, and {} loops at once each holding about {} ({clients}the \
-                 payments in flight)",
-                model.title,
-                model.runs as usize * model.scenarios.len() * model.strategies.len(),
-                model.runs,
-                model.scenarios.len(),
-                model.strategies.len(),
-                estimate.buckets,
-                estimate.loops_at_once,
-                human_bytes(estimate.loop_bytes as u64),
-            ),
-            needed,
-            available: machine.memory_bytes,
-            advice: "use wider [output] bucket_s, fewer runs, scenarios, strategies, clients or \
-                     --threads, or a lower arrival rate or more workers",
-        });
-    }
-    let threads = cost::load_threads(model, config.threads, machine.cores);
-    Ok(long_run_warning(
-        estimate.seconds,
-        &on_threads(threads, config.threads),
-    ))
-}
-
 /// The warning for a run estimated to take `seconds`, if that is long; `how` ends the
 /// estimate (e.g. " on 2 threads").
-fn long_run_warning(seconds: f64, how: &str) -> Option<String> {
+pub fn long_run_warning(seconds: f64, how: &str) -> Option<String> {
     (seconds > WARN_AFTER_SECONDS).then(|| {
         format!(
             "warning: this run is estimated to take about {}{how}; Ctrl-C stops it and leaves \
@@ -170,7 +59,7 @@ fn long_run_warning(seconds: f64, how: &str) -> Option<String> {
 
 /// How the estimate ends: ` on 2 threads`, and `(1024 asked)` when fewer threads than asked
 /// run at once.
-fn on_threads(threads: usize, asked: usize) -> String {
+pub fn on_threads(threads: usize, asked: usize) -> String {
     let on = match threads {
         1 => " on 1 thread".to_string(),
         threads => format!(" on {threads} threads"),
@@ -300,7 +189,7 @@ fn human_duration(seconds: f64) -> String {
 }
 
 /// `bytes` in binary units: `512 B`, `1.5 GiB`.
-fn human_bytes(bytes: u64) -> String {
+pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -318,146 +207,6 @@ fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ArticleConfig, OutputSettings};
-    use crate::model::article::ArticleModel;
-    use std::path::PathBuf;
-
-    /// A machine with `memory_bytes` available and `cores` cores.
-    fn machine(memory_bytes: u64, cores: usize) -> Machine {
-        Machine {
-            memory_bytes,
-            cores,
-        }
-    }
-
-    fn config(requests: u64, runs: u32, engine: Engine) -> ArticleConfig {
-        ArticleConfig {
-            model: ArticleModel {
-                ack_loss: vec![0.0],
-                requests,
-                max_retries: 20,
-                seed: 42,
-                runs,
-            },
-            engine,
-            output: OutputSettings {
-                out_dir: PathBuf::from("out"),
-                quiet: false,
-                json: false,
-            },
-        }
-    }
-
-    #[test]
-    fn short_runs_pass_silently() {
-        let article = config(10_000, 1, Engine::Fast { threads: 2 });
-        assert_eq!(check(&article, machine(1 << 30, 2)).unwrap(), None);
-    }
-
-    #[test]
-    fn long_runs_are_announced_with_the_estimate() {
-        // 4.2 x 10^12 requests x 1 run at p = 0 on 2 threads: 4.2e12 / (7e8 x 2) = 3000 s.
-        let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 2 });
-        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
-        assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
-    }
-
-    #[test]
-    fn servers_runs_beyond_the_memory_are_refused_with_the_estimate() {
-        // 10^9 requests x 160 bytes + 16 MiB + one point = 1.6e11 bytes = 149.0 GiB, against
-        // 8 GiB available.
-        let big = config(1_000_000_000, 1, Engine::Servers);
-        let error = check(&big, machine(8 << 30, 2)).unwrap_err().to_string();
-        assert!(error.contains("149.0 GiB"), "{error}");
-        assert!(error.contains("8.0 GiB is available"), "{error}");
-        assert!(error.contains("--engine fast"), "{error}");
-        // The fast engine needs no memory per request.
-        let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
-        assert!(check(&fast, machine(8 << 30, 2)).is_ok());
-    }
-
-    #[test]
-    fn fast_runs_whose_results_do_not_fit_are_refused_with_the_estimate() {
-        // 100,000 runs x 10,000 p values x (640 + 8) bytes = 6.48e11 bytes = 603.5 GiB.
-        let mut many = config(1, 100_000, Engine::Fast { threads: 2 });
-        many.model.ack_loss = (0..10_000).map(|i| f64::from(i) * 1e-9).collect();
-        many.model.max_retries = 0;
-        let error = check(&many, machine(8 << 30, 2)).unwrap_err().to_string();
-        assert!(error.contains("100000 runs x 10000 p values"), "{error}");
-        assert!(error.contains("603.5 GiB"), "{error}");
-        assert!(error.contains("fewer --runs or p values"), "{error}");
-    }
-
-    #[test]
-    fn fast_runs_are_estimated_on_the_cores_that_run_them() {
-        // 4.2 x 10^12 requests on 1,024 threads asked but 2 cores: 3000 s, not 3 s.
-        let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 1024 });
-        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
-        assert!(
-            warning.contains("about 50 min on 2 threads (1024 asked)"),
-            "{warning}"
-        );
-    }
-
-    /// A load or timeline file's config as the command line reads it, with `threads`.
-    fn scenario_config(text: &str, threads: Option<usize>) -> crate::config::Job {
-        let overrides = crate::config::Overrides {
-            threads,
-            ..Default::default()
-        };
-        crate::config::Job::from_text(text, std::path::Path::new("storm.toml"), &overrides).unwrap()
-    }
-
-    #[test]
-    fn long_load_runs_are_announced_on_the_threads_that_run_them() {
-        // 24,000 payments of 1,001 attempts, 4 loops: about 120 s on 2 threads (see
-        // cost::tests::load_estimates_count_every_attempt), whatever the threads asked.
-        let text = "model = \"timeline\"\n[arrivals]\nrate_per_s = 100\nduration_s = 240\n\
-                    [server]\nworkers = 100\nerror_rate = 1.0\n\
-                    processing = { distribution = \"fixed\", ms = 1 }\n\
-                    [client]\nmax_retries = 1000\nbackoff = { policy = \"none\" }\n";
-        for (threads, ending) in [
-            (2, "about 2 min on 2 threads;"),
-            (1024, "about 2 min on 2 threads (1024 asked);"),
-            (1, "about 4 min on 1 thread;"),
-        ] {
-            let crate::config::Job::Load(config) = scenario_config(text, Some(threads)) else {
-                panic!("not a load file");
-            };
-            let warning = check_load(&config, machine(8 << 30, 2)).unwrap().unwrap();
-            assert!(warning.contains(ending), "{threads}: {warning}");
-        }
-    }
-
-    #[test]
-    fn load_runs_beyond_the_memory_are_refused_with_the_estimate() {
-        // 10^7 clients of 72 bytes in each of 16 loops at once (16 threads, 32 loops), one
-        // payment in flight each, and 32 loops of 12 buckets: 11,520,094,208 bytes = 10.7
-        // GiB, against 8 GiB available.
-        let text = "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\n\
-                    rate_per_s = 1\nduration_s = 10\n[server]\nworkers = 4\n";
-        let crate::config::Job::Load(config) = scenario_config(text, Some(16)) else {
-            panic!("not a load file");
-        };
-        let error = check_load(&config, machine(8 << 30, 2))
-            .unwrap_err()
-            .to_string();
-        for part in [
-            "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
-            "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
-             in flight) would need",
-            "about 10.7 GiB of memory, but 8.0 GiB is available",
-            "--threads",
-        ] {
-            assert!(error.contains(part), "{part:?} not in {error}");
-        }
-        assert!(!error.contains('\n'), "{error}");
-        // On 2 threads: 2 x 720,000,512 bytes and the buckets, about 1.3 GiB: it fits.
-        let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
-            panic!("not a load file");
-        };
-        assert_eq!(check_load(&config, machine(8 << 30, 2)).unwrap(), None);
-    }
 
     #[test]
     fn meminfo_is_read_in_kibibytes() {

@@ -276,8 +276,10 @@ fn the_servers_engine_memory_estimate_is_not_below_its_peak() {
         seed: 42,
         runs: 1,
     };
-    let estimate =
-        simulate::model::cost::estimate(&model, simulate::model::article::Engine::Servers);
+    let estimate = simulate::model::article::estimate::estimate(
+        &model,
+        simulate::model::article::Engine::Servers,
+    );
     let peak = children_peak_rss();
     assert!(
         peak <= estimate.memory_bytes,

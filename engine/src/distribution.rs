@@ -62,6 +62,24 @@ impl Distribution {
         }
     }
 
+    /// The median (ms).
+    pub fn median_ms(&self) -> f64 {
+        self.quantile(0.5)
+    }
+
+    /// The mean (ms): a log-normal's is `median × e^(σ²/2)`.
+    pub fn mean_ms(&self) -> f64 {
+        match *self {
+            Distribution::Fixed { ms } => ms,
+            Distribution::Uniform { low_ms, high_ms } => (low_ms + high_ms) / 2.0,
+            Distribution::Exponential { mean_ms } => mean_ms,
+            Distribution::LogNormal { median_ms, p99_ms } => {
+                let sigma = (p99_ms / median_ms).ln() / Z_99;
+                median_ms * (sigma * sigma / 2.0).exp()
+            }
+        }
+    }
+
     /// The longest duration it can produce (infinite for unbounded distributions).
     pub fn max_ms(&self) -> f64 {
         match *self {

@@ -7,6 +7,7 @@
 //!   vector of lanes at a time, and the fast estimate of `ln(1 - u)`; [`cpu`] is the one place
 //!   that decides which vector instructions they use;
 //! - [`queue`]: discrete-event queues behind one ordering contract ([`queue::EventQueue`]);
+//! - [`estimate`]: the arithmetic of run-time estimates;
 //! - [`stats`] and [`latency`]: intervals and exactly mergeable latency histograms;
 //! - [`counters!`] and [`metrics!`]: the one-declaration macros for a model's counters and
 //!   summarised quantities;
@@ -19,6 +20,7 @@ pub mod backoff;
 pub mod counters;
 pub mod cpu;
 pub mod distribution;
+pub mod estimate;
 pub mod latency;
 pub mod metric;
 pub mod numerics;

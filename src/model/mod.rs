@@ -3,11 +3,11 @@
 //! clock ([`timeline`]), the contention model of clients racing for one row
 //! ([`contention`]) and the load model of many clients sharing one server ([`load`]), all
 //! built from the `engine` crate's blocks; the server semantics two of them share in
-//! [`semantics`]; their run-time estimates in [`cost`].
+//! [`semantics`]. Each model's folder holds its parameters, its simulation and its run-time
+//! estimate (`estimate.rs`).
 
 pub mod article;
 pub mod contention;
-pub mod cost;
 pub mod load;
 pub mod semantics;
 pub mod timeline;

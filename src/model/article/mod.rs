@@ -8,6 +8,7 @@
 //! constant memory on several threads (see [`kernel`]).
 
 pub mod closed_form;
+pub mod estimate;
 pub mod histogram;
 pub mod kernel;
 pub mod reference;

@@ -15,6 +15,7 @@
 //! decorrelated jitter's "previous sleep" starts at `base_ms` for each client.
 
 pub mod delay;
+pub mod estimate;
 pub mod simulation;
 pub mod summary;
 

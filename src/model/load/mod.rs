@@ -19,6 +19,7 @@
 pub mod arrivals;
 pub mod client;
 pub mod draws;
+pub mod estimate;
 pub mod simulation;
 pub mod tally;
 

@@ -1,0 +1,143 @@
+//! The load model (a timeline file with a shared server) as the driver runs it.
+
+use super::Model;
+use crate::config::{LoadConfig, OutputSettings};
+use crate::limits::{Machine, TooMuchMemory, human_bytes, long_run_warning, on_threads};
+use crate::model::load::{self, LoadResults, estimate};
+use engine::{Interrupted, Progress};
+
+impl Model for LoadConfig {
+    const NAME: &'static str = "load";
+    const UNIT: &'static str = "runs";
+    type Results = LoadResults;
+
+    fn output(&self) -> &OutputSettings {
+        &self.output
+    }
+
+    fn work_units(&self) -> u64 {
+        self.model.simulations()
+    }
+
+    fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+        check_load(self, machine)
+    }
+
+    fn simulate(&self, progress: &dyn Progress) -> Result<LoadResults, Interrupted> {
+        load::simulate(&self.model, self.threads, progress)
+    }
+}
+
+/// Checks a load file on `machine`: refused when its time series, clients and payments in
+/// flight would not fit in the memory available; else a warning to print first when the run
+/// is estimated to take long.
+pub fn check_load(config: &LoadConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+    let model = &config.model;
+    let estimate = estimate::estimate(model, config.threads, machine.cores);
+    let needed = estimate.memory_bytes();
+    if needed > machine.memory_bytes {
+        let clients = model
+            .scenarios
+            .iter()
+            .filter_map(|scenario| scenario.arrivals.clients)
+            .max()
+            .map_or(String::new(), |clients| format!("{clients} clients and "));
+        return Err(TooMuchMemory {
+            what: format!(
+                "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
+                 time-series buckets, and {} loops at once each holding about {} ({clients}the \
+                 payments in flight)",
+                model.title,
+                model.runs as usize * model.scenarios.len() * model.strategies.len(),
+                model.runs,
+                model.scenarios.len(),
+                model.strategies.len(),
+                estimate.buckets,
+                estimate.loops_at_once,
+                human_bytes(estimate.loop_bytes as u64),
+            ),
+            needed,
+            available: machine.memory_bytes,
+            advice: "use wider [output] bucket_s, fewer runs, scenarios, strategies, clients or \
+                     --threads, or a lower arrival rate or more workers",
+        });
+    }
+    let threads = estimate::threads(model, config.threads, machine.cores);
+    Ok(long_run_warning(
+        estimate.seconds,
+        &on_threads(threads, config.threads),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine with `memory_bytes` available and `cores` cores.
+    fn machine(memory_bytes: u64, cores: usize) -> Machine {
+        Machine {
+            memory_bytes,
+            cores,
+        }
+    }
+
+    /// A load or timeline file's config as the command line reads it, with `threads`.
+    fn scenario_config(text: &str, threads: Option<usize>) -> crate::config::Job {
+        let overrides = crate::config::Overrides {
+            threads,
+            ..Default::default()
+        };
+        crate::config::Job::from_text(text, std::path::Path::new("storm.toml"), &overrides).unwrap()
+    }
+
+    #[test]
+    fn long_load_runs_are_announced_on_the_threads_that_run_them() {
+        // 24,000 payments of 1,001 attempts, 4 loops: about 120 s on 2 threads (see
+        // model::load::estimate::tests::load_estimates_count_every_attempt), whatever the threads asked.
+        let text = "model = \"timeline\"\n[arrivals]\nrate_per_s = 100\nduration_s = 240\n\
+                    [server]\nworkers = 100\nerror_rate = 1.0\n\
+                    processing = { distribution = \"fixed\", ms = 1 }\n\
+                    [client]\nmax_retries = 1000\nbackoff = { policy = \"none\" }\n";
+        for (threads, ending) in [
+            (2, "about 2 min on 2 threads;"),
+            (1024, "about 2 min on 2 threads (1024 asked);"),
+            (1, "about 4 min on 1 thread;"),
+        ] {
+            let crate::config::Job::Load(config) = scenario_config(text, Some(threads)) else {
+                panic!("not a load file");
+            };
+            let warning = check_load(&config, machine(8 << 30, 2)).unwrap().unwrap();
+            assert!(warning.contains(ending), "{threads}: {warning}");
+        }
+    }
+
+    #[test]
+    fn load_runs_beyond_the_memory_are_refused_with_the_estimate() {
+        // 10^7 clients of 72 bytes in each of 16 loops at once (16 threads, 32 loops), one
+        // payment in flight each, and 32 loops of 12 buckets: 11,520,094,208 bytes = 10.7
+        // GiB, against 8 GiB available.
+        let text = "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\n\
+                    rate_per_s = 1\nduration_s = 10\n[server]\nworkers = 4\n";
+        let crate::config::Job::Load(config) = scenario_config(text, Some(16)) else {
+            panic!("not a load file");
+        };
+        let error = check_load(&config, machine(8 << 30, 2))
+            .unwrap_err()
+            .to_string();
+        for part in [
+            "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
+            "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
+             in flight) would need",
+            "about 10.7 GiB of memory, but 8.0 GiB is available",
+            "--threads",
+        ] {
+            assert!(error.contains(part), "{part:?} not in {error}");
+        }
+        assert!(!error.contains('\n'), "{error}");
+        // On 2 threads: 2 x 720,000,512 bytes and the buckets, about 1.3 GiB: it fits.
+        let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
+            panic!("not a load file");
+        };
+        assert_eq!(check_load(&config, machine(8 << 30, 2)).unwrap(), None);
+    }
+}
