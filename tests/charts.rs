@@ -296,7 +296,7 @@ fn timeline_files(file: &str, payments: Option<u64>, threads: usize) -> Vec<Outp
         config.model.payments = payments;
     }
     let results = timeline::simulate(&config.model, threads, &Silent).unwrap();
-    simulate::report::timeline::files(&results)
+    simulate::report::Report::files(&results)
 }
 
 /// The charts among [`timeline_files`].

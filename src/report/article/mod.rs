@@ -13,35 +13,32 @@ use crate::model::article::ArticleResults;
 use crate::model::article::summary::summarise;
 use crate::report::{OutputFile, Report};
 
-/// Every file a run writes, in a fixed order.
-pub fn files(results: &ArticleResults) -> Vec<OutputFile> {
-    let summary = summarise(results);
-    let mut files = vec![
-        OutputFile {
-            name: "results.csv",
-            bytes: csv::results_csv(results),
-        },
-        OutputFile {
-            name: "attempts.csv",
-            bytes: csv::attempts_csv(results),
-        },
-        OutputFile {
-            name: "summary.csv",
-            bytes: summary::summary_csv(&summary),
-        },
-    ];
-    files.extend(charts::all(results));
-    files.extend(sweep_charts::all(results, &summary));
-    files.push(OutputFile {
-        name: "report.md",
-        bytes: markdown::report_md(results, &summary),
-    });
-    files
-}
-
 impl Report for ArticleResults {
+    /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        files(self)
+        let results = self;
+        let summary = summarise(results);
+        let mut files = vec![
+            OutputFile {
+                name: "results.csv",
+                bytes: csv::results_csv(results),
+            },
+            OutputFile {
+                name: "attempts.csv",
+                bytes: csv::attempts_csv(results),
+            },
+            OutputFile {
+                name: "summary.csv",
+                bytes: summary::summary_csv(&summary),
+            },
+        ];
+        files.extend(charts::all(results));
+        files.extend(sweep_charts::all(results, &summary));
+        files.push(OutputFile {
+            name: "report.md",
+            bytes: markdown::report_md(results, &summary),
+        });
+        files
     }
 
     fn table(&self) -> String {

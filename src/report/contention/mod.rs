@@ -11,30 +11,27 @@ use crate::model::contention::ContentionResults;
 use crate::model::contention::summary::summarise;
 use crate::report::{OutputFile, Report};
 
-/// Every file a contention run writes, in a fixed order.
-pub fn files(results: &ContentionResults) -> Vec<OutputFile> {
-    let summary = summarise(results);
-    let mut files = vec![
-        OutputFile {
-            name: "contention.csv",
-            bytes: csv::contention_csv(results),
-        },
-        OutputFile {
-            name: "contention_summary.csv",
-            bytes: csv::summary_csv(&summary),
-        },
-    ];
-    files.extend(charts::all(results, &summary));
-    files.push(OutputFile {
-        name: "report.md",
-        bytes: markdown::report(results, &summary).into_bytes(),
-    });
-    files
-}
-
 impl Report for ContentionResults {
+    /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        files(self)
+        let results = self;
+        let summary = summarise(results);
+        let mut files = vec![
+            OutputFile {
+                name: "contention.csv",
+                bytes: csv::contention_csv(results),
+            },
+            OutputFile {
+                name: "contention_summary.csv",
+                bytes: csv::summary_csv(&summary),
+            },
+        ];
+        files.extend(charts::all(results, &summary));
+        files.push(OutputFile {
+            name: "report.md",
+            bytes: markdown::report(results, &summary).into_bytes(),
+        });
+        files
     }
 
     fn table(&self) -> String {

@@ -9,35 +9,32 @@ pub mod table;
 use crate::model::load::LoadResults;
 use crate::report::{OutputFile, Report};
 
-/// Every file a load run writes, in a fixed order.
-pub fn files(results: &LoadResults) -> Vec<OutputFile> {
-    let mut files = vec![
-        OutputFile {
-            name: "load.csv",
-            bytes: csv::load_csv(results),
-        },
-        OutputFile {
-            name: "load_timeseries.csv",
-            bytes: csv::timeseries_csv(results),
-        },
-    ];
-    if !results.sweep.is_empty() {
-        files.push(OutputFile {
-            name: "load_sweep.csv",
-            bytes: csv::sweep_csv(results),
-        });
-    }
-    files.extend(charts::all(results));
-    files.push(OutputFile {
-        name: "report.md",
-        bytes: table::report(results).into_bytes(),
-    });
-    files
-}
-
 impl Report for LoadResults {
+    /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        files(self)
+        let results = self;
+        let mut files = vec![
+            OutputFile {
+                name: "load.csv",
+                bytes: csv::load_csv(results),
+            },
+            OutputFile {
+                name: "load_timeseries.csv",
+                bytes: csv::timeseries_csv(results),
+            },
+        ];
+        if !results.sweep.is_empty() {
+            files.push(OutputFile {
+                name: "load_sweep.csv",
+                bytes: csv::sweep_csv(results),
+            });
+        }
+        files.extend(charts::all(results));
+        files.push(OutputFile {
+            name: "report.md",
+            bytes: table::report(results).into_bytes(),
+        });
+        files
     }
 
     fn table(&self) -> String {

@@ -13,34 +13,31 @@ pub mod ttl_sweep_chart;
 use crate::model::timeline::TimelineResults;
 use crate::report::{OutputFile, Report};
 
-/// Every file a timeline run writes, in a fixed order.
-pub fn files(results: &TimelineResults) -> Vec<OutputFile> {
-    let mut files = vec![OutputFile {
-        name: "timeline.csv",
-        bytes: csv::timeline_csv(results),
-    }];
-    files.extend(charts::all(results));
-    files.extend(backend_charts::all(results));
-    if !results.ttl_sweep.is_empty() {
-        files.push(OutputFile {
-            name: "ttl_sweep.csv",
-            bytes: csv::ttl_sweep_csv(results),
-        });
-        files.push(OutputFile {
-            name: "ttl_sweep.svg",
-            bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
-        });
-    }
-    files.push(OutputFile {
-        name: "report.md",
-        bytes: markdown::report_md(results),
-    });
-    files
-}
-
 impl Report for TimelineResults {
+    /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        files(self)
+        let results = self;
+        let mut files = vec![OutputFile {
+            name: "timeline.csv",
+            bytes: csv::timeline_csv(results),
+        }];
+        files.extend(charts::all(results));
+        files.extend(backend_charts::all(results));
+        if !results.ttl_sweep.is_empty() {
+            files.push(OutputFile {
+                name: "ttl_sweep.csv",
+                bytes: csv::ttl_sweep_csv(results),
+            });
+            files.push(OutputFile {
+                name: "ttl_sweep.svg",
+                bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
+            });
+        }
+        files.push(OutputFile {
+            name: "report.md",
+            bytes: markdown::report_md(results),
+        });
+        files
     }
 
     fn table(&self) -> String {
