@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::config::{Job, Overrides};
+use crate::config::{Job, OutputSettings, Overrides};
 use crate::limits::Machine;
 use crate::models::Model;
 use crate::output::OutputError;
@@ -23,11 +23,13 @@ use engine::Interrupted;
 /// with `--quiet`). A stop request (see [`signals`]) at any stage before the files are put in
 /// place ends it with [`OutputError::Interrupted`] within a few tens of milliseconds.
 pub fn run(overrides: Overrides) -> anyhow::Result<()> {
-    match Job::from_overrides(&overrides)? {
-        Job::Article(config) => run_model(config),
-        Job::Timeline(config) => run_model(config),
-        Job::Contention(config) => run_model(config),
-        Job::Load(config) => run_model(config),
+    let job = Job::from_overrides(&overrides)?;
+    let output = job.output().clone();
+    match job {
+        Job::Article(config) => run_model(config, output),
+        Job::Timeline(config) => run_model(config, output),
+        Job::Contention(config) => run_model(config, output),
+        Job::Load(config) => run_model(config, output),
     }
 }
 
@@ -42,8 +44,7 @@ struct Rendered {
 /// The steps every model's run takes: the check against this machine (a long-run warning, or
 /// a refusal), the progress bar, the model and its report on a thread of their own while this
 /// one watches the stop flag, then the files and stdout.
-fn run_model<M: Model>(config: M) -> anyhow::Result<()> {
-    let output = config.output().clone();
+fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> {
     if let Some(warning) = config.check(Machine::this())?.filter(|_| !output.quiet) {
         eprintln!("{warning}");
     }

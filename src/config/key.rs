@@ -231,6 +231,50 @@ pub fn quoted_list(names: &[&str]) -> String {
     }
 }
 
+/// The longest duration of a key that moves the clock (ms): 10^9 ms, about 11.6 days.
+pub const MAX_DURATION_MS: f64 = 1e9;
+/// A duration in ms from 0 to [`MAX_DURATION_MS`].
+pub const DURATION_MS: Kind = Kind::Duration {
+    unit: TimeUnit::Milliseconds,
+    bounds: Bounds::closed(0.0, MAX_DURATION_MS),
+};
+/// A duration in ms more than 0, at most [`MAX_DURATION_MS`].
+pub const POSITIVE_MS: Kind = Kind::Duration {
+    unit: TimeUnit::Milliseconds,
+    bounds: Bounds::above(0.0, MAX_DURATION_MS),
+};
+
+/// `seed`: the seed of every run's streams, as timeline and contention files have it.
+pub const SEED_KEY: Key = Key::file(
+    "seed",
+    Kind::Whole {
+        min: 0,
+        max: u64::MAX,
+        unit: "seed",
+    },
+    Some("42"),
+    "Seed of every run's streams (numpy's SeedSequence). `--seed` overrides.",
+);
+/// `threads`: worker threads, in every model's files.
+pub const THREADS_KEY: Key = Key::file(
+    "threads",
+    Kind::Whole {
+        min: 1,
+        max: crate::parse::MAX_THREADS as u64,
+        unit: "threads",
+    },
+    None,
+    "Worker threads. Absent: all cores. `--threads` overrides.",
+);
+/// `out`: the output folder of a file named after its folder (every model but the
+/// article's, whose folder is `output` itself).
+pub const OUT_KEY: Key = Key::file(
+    "out",
+    Kind::Folder,
+    None,
+    "Output folder. Absent: output/<file name without .toml>. `--out` overrides.",
+);
+
 /// One key a model's files may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
@@ -271,13 +315,13 @@ impl Key {
         default: Option<&'static str>,
         doc: &'static str,
     ) -> Self {
-        Self {
-            name,
-            kind,
-            default,
-            doc,
-            per_scenario: true,
-        }
+        Self::file(name, kind, default, doc).for_scenarios()
+    }
+
+    /// The same key, which a `[[scenario]]` entry may override.
+    const fn for_scenarios(mut self) -> Self {
+        self.per_scenario = true;
+        self
     }
 
     /// The table the key sits in (`client` for `client.timeout_ms`), empty at the top.

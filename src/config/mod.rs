@@ -14,6 +14,7 @@ pub mod article;
 pub mod contention;
 pub mod document;
 pub mod key;
+pub mod lookup;
 pub mod overrides;
 pub mod read;
 pub mod tables;

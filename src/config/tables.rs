@@ -8,22 +8,8 @@ use engine::distribution::Distribution;
 use toml::de::DeValue;
 
 use super::ConfigError;
-use super::key::{Bounds, Key, Kind, TimeUnit, quoted_list};
+use super::key::{DURATION_MS as DURATION, Key, Kind, POSITIVE_MS as POSITIVE, quoted_list};
 use super::read::{Found, Scalar, scalar};
-
-/// The longest duration a field may have (ms): 10^9 ms, about 11.6 days.
-pub const MAX_FIELD_MS: f64 = 1e9;
-
-/// A field's duration from 0 to [`MAX_FIELD_MS`].
-const DURATION: Kind = Kind::Duration {
-    unit: TimeUnit::Milliseconds,
-    bounds: Bounds::closed(0.0, MAX_FIELD_MS),
-};
-/// A field's duration more than 0, at most [`MAX_FIELD_MS`].
-const POSITIVE: Kind = Kind::Duration {
-    unit: TimeUnit::Milliseconds,
-    bounds: Bounds::above(0.0, MAX_FIELD_MS),
-};
 
 /// The distributions' names.
 pub const DISTRIBUTIONS: &[&str] = &["fixed", "uniform", "exponential", "log_normal"];

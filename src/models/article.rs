@@ -1,8 +1,8 @@
 //! The article model as the driver runs it.
 
-use super::Model;
-use crate::config::{ArticleConfig, OutputSettings};
-use crate::limits::{Machine, TooMuchMemory, human_bytes, long_run_warning, on_threads};
+use super::{Model, Plan};
+use crate::config::ArticleConfig;
+use crate::limits::{Machine, human_bytes, on_threads};
 use crate::model::article::{self, ArticleResults, Engine, estimate};
 use engine::estimate::{Estimate, threads_at_once};
 use engine::{Interrupted, Progress};
@@ -12,16 +12,12 @@ impl Model for ArticleConfig {
     const UNIT: &'static str = "requests";
     type Results = ArticleResults;
 
-    fn output(&self) -> &OutputSettings {
-        &self.output
-    }
-
     fn work_units(&self) -> u64 {
         article::work_units(&self.model, self.engine)
     }
 
-    fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
-        check(self, machine)
+    fn plan(&self, machine: Machine) -> Plan {
+        plan(self, machine)
     }
 
     fn simulate(&self, progress: &dyn Progress) -> Result<ArticleResults, Interrupted> {
@@ -29,11 +25,10 @@ impl Model for ArticleConfig {
     }
 }
 
-/// Checks `config` against `machine`; returns a warning to print first when the run is
-/// estimated to take long.
-pub fn check(config: &ArticleConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+/// What `config` will cost on `machine`: the fast engine's time on the threads that run at
+/// once and the results kept for the files; the servers engine's time and key tables.
+fn plan(config: &ArticleConfig, machine: Machine) -> Plan {
     let model = &config.model;
-    let available_memory = machine.memory_bytes;
     // The fast engine's threads beyond the cores wait their turn.
     let engine = match config.engine {
         Engine::Fast { threads } => Engine::Fast {
@@ -45,41 +40,39 @@ pub fn check(config: &ArticleConfig, machine: Machine) -> Result<Option<String>,
         seconds,
         memory_bytes,
     } = estimate::estimate(model, engine);
-    if memory_bytes > available_memory {
-        let results = format!("{} runs x {} p values", model.runs, model.ack_loss.len());
-        return Err(match config.engine {
-            Engine::Servers => TooMuchMemory {
-                what: format!(
+    let results = format!("{} runs x {} p values", model.runs, model.ack_loss.len());
+    let (how, too_big) = match (config.engine, engine) {
+        (Engine::Fast { threads: asked }, Engine::Fast { threads }) => (
+            on_threads(threads, asked),
+            (
+                format!("keeping the results of {results} for the output files"),
+                "use fewer --runs or p values",
+            ),
+        ),
+        _ => (
+            format!(" and {} of memory", human_bytes(memory_bytes)),
+            (
+                format!(
                     "the servers engine with {} requests per run and {results}",
                     model.requests
                 ),
-                needed: memory_bytes,
-                available: available_memory,
-                advice: "use --engine fast (constant memory per request), fewer --requests, \
-                         --runs or p values",
-            },
-            Engine::Fast { .. } => TooMuchMemory {
-                what: format!("keeping the results of {results} for the output files"),
-                needed: memory_bytes,
-                available: available_memory,
-                advice: "use fewer --runs or p values",
-            },
-        });
-    }
-    Ok(long_run_warning(
+                "use --engine fast (constant memory per request), fewer --requests, --runs or \
+                 p values",
+            ),
+        ),
+    };
+    Plan {
         seconds,
-        &match (config.engine, engine) {
-            (Engine::Fast { threads: asked }, Engine::Fast { threads }) => {
-                on_threads(threads, asked)
-            }
-            _ => format!(" and {} of memory", human_bytes(memory_bytes)),
-        },
-    ))
+        how,
+        memory_bytes,
+        too_big,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::OutputSettings;
     use crate::model::article::ArticleModel;
     use std::path::PathBuf;
 
@@ -112,14 +105,14 @@ mod tests {
     #[test]
     fn short_runs_pass_silently() {
         let article = config(10_000, 1, Engine::Fast { threads: 2 });
-        assert_eq!(check(&article, machine(1 << 30, 2)).unwrap(), None);
+        assert_eq!(article.check(machine(1 << 30, 2)).unwrap(), None);
     }
 
     #[test]
     fn long_runs_are_announced_with_the_estimate() {
         // 4.2 x 10^12 requests x 1 run at p = 0 on 2 threads: 4.2e12 / (7e8 x 2) = 3000 s.
         let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 2 });
-        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
+        let warning = long.check(machine(1 << 30, 2)).unwrap().unwrap();
         assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
     }
 
@@ -128,13 +121,13 @@ mod tests {
         // 10^9 requests x 160 bytes + 16 MiB + one point = 1.6e11 bytes = 149.0 GiB, against
         // 8 GiB available.
         let big = config(1_000_000_000, 1, Engine::Servers);
-        let error = check(&big, machine(8 << 30, 2)).unwrap_err().to_string();
+        let error = big.check(machine(8 << 30, 2)).unwrap_err().to_string();
         assert!(error.contains("149.0 GiB"), "{error}");
         assert!(error.contains("8.0 GiB is available"), "{error}");
         assert!(error.contains("--engine fast"), "{error}");
         // The fast engine needs no memory per request.
         let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
-        assert!(check(&fast, machine(8 << 30, 2)).is_ok());
+        assert!(fast.check(machine(8 << 30, 2)).is_ok());
     }
 
     #[test]
@@ -143,7 +136,7 @@ mod tests {
         let mut many = config(1, 100_000, Engine::Fast { threads: 2 });
         many.model.ack_loss = (0..10_000).map(|i| f64::from(i) * 1e-9).collect();
         many.model.max_retries = 0;
-        let error = check(&many, machine(8 << 30, 2)).unwrap_err().to_string();
+        let error = many.check(machine(8 << 30, 2)).unwrap_err().to_string();
         assert!(error.contains("100000 runs x 10000 p values"), "{error}");
         assert!(error.contains("603.5 GiB"), "{error}");
         assert!(error.contains("fewer --runs or p values"), "{error}");
@@ -153,7 +146,7 @@ mod tests {
     fn fast_runs_are_estimated_on_the_cores_that_run_them() {
         // 4.2 x 10^12 requests on 1,024 threads asked but 2 cores: 3000 s, not 3 s.
         let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 1024 });
-        let warning = check(&long, machine(1 << 30, 2)).unwrap().unwrap();
+        let warning = long.check(machine(1 << 30, 2)).unwrap().unwrap();
         assert!(
             warning.contains("about 50 min on 2 threads (1024 asked)"),
             "{warning}"

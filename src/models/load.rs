@@ -1,8 +1,8 @@
 //! The load model (a timeline file with a shared server) as the driver runs it.
 
-use super::Model;
-use crate::config::{LoadConfig, OutputSettings};
-use crate::limits::{Machine, TooMuchMemory, human_bytes, long_run_warning, on_threads};
+use super::{Model, Plan};
+use crate::config::LoadConfig;
+use crate::limits::{Machine, human_bytes, on_threads};
 use crate::model::load::{self, LoadResults, estimate};
 use engine::{Interrupted, Progress};
 
@@ -11,16 +11,12 @@ impl Model for LoadConfig {
     const UNIT: &'static str = "runs";
     type Results = LoadResults;
 
-    fn output(&self) -> &OutputSettings {
-        &self.output
-    }
-
     fn work_units(&self) -> u64 {
         self.model.simulations()
     }
 
-    fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
-        check_load(self, machine)
+    fn plan(&self, machine: Machine) -> Plan {
+        plan(self, machine)
     }
 
     fn simulate(&self, progress: &dyn Progress) -> Result<LoadResults, Interrupted> {
@@ -28,45 +24,41 @@ impl Model for LoadConfig {
     }
 }
 
-/// Checks a load file on `machine`: refused when its time series, clients and payments in
-/// flight would not fit in the memory available; else a warning to print first when the run
-/// is estimated to take long.
-pub fn check_load(config: &LoadConfig, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+/// What a load file will cost on `machine`: its time on the threads that run at once, and
+/// its time series, clients and payments in flight in memory.
+fn plan(config: &LoadConfig, machine: Machine) -> Plan {
     let model = &config.model;
     let estimate = estimate::estimate(model, config.threads, machine.cores);
-    let needed = estimate.memory_bytes();
-    if needed > machine.memory_bytes {
-        let clients = model
-            .scenarios
-            .iter()
-            .filter_map(|scenario| scenario.arrivals.clients)
-            .max()
-            .map_or(String::new(), |clients| format!("{clients} clients and "));
-        return Err(TooMuchMemory {
-            what: format!(
-                "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
-                 time-series buckets, and {} loops at once each holding about {} ({clients}the \
-                 payments in flight)",
-                model.title,
-                model.runs as usize * model.scenarios.len() * model.strategies.len(),
-                model.runs,
-                model.scenarios.len(),
-                model.strategies.len(),
-                estimate.buckets,
-                estimate.loops_at_once,
-                human_bytes(estimate.loop_bytes as u64),
-            ),
-            needed,
-            available: machine.memory_bytes,
-            advice: "use wider [output] bucket_s, fewer runs, scenarios, strategies, clients or \
-                     --threads, or a lower arrival rate or more workers",
-        });
-    }
+    let clients = model
+        .scenarios
+        .iter()
+        .filter_map(|scenario| scenario.arrivals.clients)
+        .max()
+        .map_or(String::new(), |clients| format!("{clients} clients and "));
+    let what = format!(
+        "{}: {} event loops ({} runs x {} scenarios x {} strategies) keeping about {:.0} \
+         time-series buckets, and {} loops at once each holding about {} ({clients}the payments \
+         in flight)",
+        model.title,
+        model.runs as usize * model.scenarios.len() * model.strategies.len(),
+        model.runs,
+        model.scenarios.len(),
+        model.strategies.len(),
+        estimate.buckets,
+        estimate.loops_at_once,
+        human_bytes(estimate.loop_bytes as u64),
+    );
     let threads = estimate::threads(model, config.threads, machine.cores);
-    Ok(long_run_warning(
-        estimate.seconds,
-        &on_threads(threads, config.threads),
-    ))
+    Plan {
+        seconds: estimate.seconds,
+        how: on_threads(threads, config.threads),
+        memory_bytes: estimate.memory_bytes(),
+        too_big: (
+            what,
+            "use wider [output] bucket_s, fewer runs, scenarios, strategies, clients or \
+             --threads, or a lower arrival rate or more workers",
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -106,7 +98,7 @@ mod tests {
             let crate::config::Job::Load(config) = scenario_config(text, Some(threads)) else {
                 panic!("not a load file");
             };
-            let warning = check_load(&config, machine(8 << 30, 2)).unwrap().unwrap();
+            let warning = config.check(machine(8 << 30, 2)).unwrap().unwrap();
             assert!(warning.contains(ending), "{threads}: {warning}");
         }
     }
@@ -121,9 +113,7 @@ mod tests {
         let crate::config::Job::Load(config) = scenario_config(text, Some(16)) else {
             panic!("not a load file");
         };
-        let error = check_load(&config, machine(8 << 30, 2))
-            .unwrap_err()
-            .to_string();
+        let error = config.check(machine(8 << 30, 2)).unwrap_err().to_string();
         for part in [
             "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
             "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
@@ -138,6 +128,6 @@ mod tests {
         let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
             panic!("not a load file");
         };
-        assert_eq!(check_load(&config, machine(8 << 30, 2)).unwrap(), None);
+        assert_eq!(config.check(machine(8 << 30, 2)).unwrap(), None);
     }
 }

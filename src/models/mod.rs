@@ -9,8 +9,7 @@ pub mod contention;
 pub mod load;
 pub mod timeline;
 
-use crate::config::OutputSettings;
-use crate::limits::{Machine, TooMuchMemory};
+use crate::limits::{Machine, TooMuchMemory, long_run_warning, on_threads};
 use crate::report::Report;
 use engine::{Interrupted, Progress};
 
@@ -23,16 +22,54 @@ pub trait Model: Send + 'static {
     /// What a run produces, and how it turns into files, a table and JSON.
     type Results: Report + Send + 'static;
 
-    /// Where the files go and what is printed.
-    fn output(&self) -> &OutputSettings;
-
     /// The units of work in all, for the progress bar.
     fn work_units(&self) -> u64;
 
+    /// What the run will cost on `machine`.
+    fn plan(&self, machine: Machine) -> Plan;
+
     /// The run held against `machine`: a warning to print first when it is estimated to
     /// take long; refused when it would not fit in memory.
-    fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory>;
+    fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
+        let plan = self.plan(machine);
+        if plan.memory_bytes > machine.memory_bytes {
+            let (what, advice) = plan.too_big;
+            return Err(TooMuchMemory {
+                what,
+                needed: plan.memory_bytes,
+                available: machine.memory_bytes,
+                advice,
+            });
+        }
+        Ok(long_run_warning(plan.seconds, &plan.how))
+    }
 
     /// Runs it, telling `progress` how far it came and stopping when asked.
     fn simulate(&self, progress: &dyn Progress) -> Result<Self::Results, Interrupted>;
+}
+
+/// What a run will cost on a machine, as its model estimates it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Wall-clock time (s).
+    pub seconds: f64,
+    /// How the warning's estimate ends: ` on 2 threads (1024 asked)`.
+    pub how: String,
+    /// Memory at the peak (bytes).
+    pub memory_bytes: u64,
+    /// The run in words and which settings to lower, should it not fit in memory.
+    pub too_big: (String, &'static str),
+}
+
+impl Plan {
+    /// `seconds` on `threads` threads at once (`asked` asked), in memory that does not grow
+    /// with the run.
+    pub fn on_threads(seconds: f64, threads: usize, asked: usize) -> Self {
+        Self {
+            seconds,
+            how: on_threads(threads, asked),
+            memory_bytes: 0,
+            too_big: (String::new(), ""),
+        }
+    }
 }

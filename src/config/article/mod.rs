@@ -1,13 +1,14 @@
 //! The article model's settings: its keys ([`SCHEMA`]), read from an optional file and merged
 //! under the flags into one checked [`ArticleConfig`].
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use crate::config::document::Document;
-use crate::config::key::{Key, Kind, Schema};
+use crate::config::key::{Key, Kind, Schema, THREADS_KEY};
+use crate::config::lookup::Lookup;
 use crate::config::overrides::{EngineName, Overrides};
-use crate::config::read::{Found, Scalar, default_value, scalar};
-use crate::config::{ConfigError, DEFAULT_OUT, DEFAULT_SEED, Origin, OutputSettings};
+use crate::config::read::Found;
+use crate::config::{ConfigError, OutputSettings};
 use crate::model::article::{ArticleModel, Engine};
 use crate::parse::{self, AckLossList};
 
@@ -80,16 +81,7 @@ pub const KEYS: &[Key] = &[
         Some("\"output\""),
         "Output folder. `--out` overrides.",
     ),
-    Key::file(
-        "threads",
-        Kind::Whole {
-            min: 1,
-            max: parse::MAX_THREADS as u64,
-            unit: "threads",
-        },
-        None,
-        "Worker threads of the fast engine. Absent: all cores. `--threads` overrides.",
-    ),
+    THREADS_KEY,
     Key::file(
         "engine",
         Kind::Choice(&["fast", "servers"]),
@@ -104,23 +96,6 @@ pub const SCHEMA: Schema = Schema {
     keys: KEYS,
 };
 
-/// The value of `name`: the file's, else the default.
-fn with<T>(
-    document: Option<&Document<'_>>,
-    entries: Option<&crate::config::document::Entries<'_, '_>>,
-    name: &str,
-    read: impl FnOnce(&Found<'_, '_>) -> Result<T, ConfigError>,
-) -> Result<Option<T>, ConfigError> {
-    let key = SCHEMA.key(name).expect("a declared key");
-    if let (Some(document), Some(entry)) = (document, entries.and_then(|e| e.base.get(name))) {
-        return read(&Found::in_file(document, entry)).map(Some);
-    }
-    match default_value(key) {
-        Some(value) => read(&Found::elsewhere(name, &value, Origin::Default(key.name))).map(Some),
-        None => Ok(None),
-    }
-}
-
 /// Reads an article file (or none) merged under the flags.
 pub fn read(
     document: Option<&Document<'_>>,
@@ -128,62 +103,47 @@ pub fn read(
     overrides: &Overrides,
     default_threads: usize,
 ) -> Result<ArticleConfig, ConfigError> {
-    let entries = document
-        .map(|document| document.entries(&SCHEMA, others, &["model"]))
-        .transpose()?;
-    let entries = entries.as_ref();
-    let number = |name: &str| -> Result<Option<u64>, ConfigError> {
-        let key = SCHEMA.key(name).expect("a declared key");
-        with(document, entries, name, |found| match scalar(key, found)? {
-            Scalar::Whole(value) => Ok(value),
-            other => unreachable!("`{name}` reads as a whole number, not {other:?}"),
-        })
+    let empty = Document::parse("", Path::new(""))?;
+    let document = document.unwrap_or(&empty);
+    let entries = document.entries(&SCHEMA, others, &["model"])?;
+    let file = Lookup {
+        schema: &SCHEMA,
+        document,
+        base: &entries,
+        over: None,
     };
     let ack_loss = match &overrides.ack_loss {
         Some(values) => values.clone(),
-        None => with(document, entries, "p", ack_loss)?.expect("p has a default"),
+        None => file.with("p", ack_loss)?,
     };
-    let seed = match overrides.seed {
-        Some(seed) => seed,
-        None => number("seed")?.unwrap_or(DEFAULT_SEED),
-    };
-    let requests = match overrides.requests {
-        Some(requests) => requests,
-        None => number("requests")?.expect("a default"),
-    };
+    let seed = overrides.seed.map_or_else(|| file.whole("seed"), Ok)?;
+    let requests = overrides
+        .requests
+        .map_or_else(|| file.whole("requests"), Ok)?;
     let max_retries = match overrides.max_retries {
         Some(max_retries) => max_retries,
-        None => number("max_retries")?.expect("a default") as u32,
+        None => file.whole("max_retries")? as u32,
     };
     let runs = match overrides.runs {
         Some(runs) => runs,
-        None => number("runs")?.expect("a default") as u32,
+        None => file.whole("runs")? as u32,
     };
     parse::check_total_deliveries(requests, max_retries, runs)
         .map_err(|reason| ConfigError::TooLarge { reason })?;
     let threads = match overrides.threads {
         Some(threads) => threads,
-        None => number("threads")?.map_or(default_threads, |threads| threads as usize),
+        None => file
+            .optional_whole("threads")?
+            .map_or(default_threads, |threads| threads as usize),
     };
     let engine = match overrides.engine {
         Some(engine) => engine,
-        None => {
-            let key = SCHEMA.key("engine").expect("declared");
-            match with(document, entries, "engine", |found| scalar(key, found))? {
-                Some(Scalar::Name("servers")) => EngineName::Servers,
-                _ => EngineName::Fast,
-            }
-        }
+        None if file.name("engine")? == "servers" => EngineName::Servers,
+        None => EngineName::Fast,
     };
     let out_dir = match &overrides.out {
         Some(out) => out.clone(),
-        None => {
-            let key = SCHEMA.key("out").expect("declared");
-            match with(document, entries, "out", |found| scalar(key, found))? {
-                Some(Scalar::Folder(out)) => out,
-                _ => PathBuf::from(DEFAULT_OUT),
-            }
-        }
+        None => file.folder("out")?,
     };
     Ok(ArticleConfig {
         model: ArticleModel {

@@ -5,19 +5,18 @@
 
 use std::path::Path;
 
-use crate::config::document::{Document, Entries};
-use crate::config::key::{Bounds, Key, Kind, Schema, TimeUnit};
+use crate::config::document::Document;
+use crate::config::key::{DURATION_MS, Key, Kind, OUT_KEY, SEED_KEY, Schema, THREADS_KEY};
+use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
-use crate::config::read::{Found, Scalar, default_value, list, scalar};
-use crate::config::{ConfigError, DEFAULT_OUT, DEFAULT_SEED, Origin, OutputSettings, tables};
+use crate::config::read::{Found, Scalar, list, scalar};
+use crate::config::{ConfigError, DEFAULT_OUT, OutputSettings, tables};
 use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
 
 /// The most clients one simulation may have.
 pub const MAX_CLIENTS: u32 = 100_000;
 /// The most client counts one file may list.
 pub const MAX_CLIENT_COUNTS: usize = 1_000;
-/// The longest backoff base or cap (ms), as every duration of a timeline file.
-pub const MAX_BACKOFF_MS: f64 = 1e9;
 
 /// Everything a contention run needs, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,12 +28,6 @@ pub struct ContentionConfig {
     /// Where the files go and what is printed.
     pub output: OutputSettings,
 }
-
-/// A backoff duration from 0 to [`MAX_BACKOFF_MS`].
-const BACKOFF_MS: Kind = Kind::Duration {
-    unit: TimeUnit::Milliseconds,
-    bounds: Bounds::closed(0.0, MAX_BACKOFF_MS),
-};
 
 /// The policies' names, in report order.
 pub const POLICIES: &[&str] = &[
@@ -68,16 +61,7 @@ pub const KEYS: &[Key] = &[
         Some("100"),
         "Independent runs per client count and policy. `--runs` overrides.",
     ),
-    Key::file(
-        "seed",
-        Kind::Whole {
-            min: 0,
-            max: u64::MAX,
-            unit: "seed",
-        },
-        Some("42"),
-        "Seed of every run's stream. `--seed` overrides.",
-    ),
+    SEED_KEY,
     Key::file(
         "policies",
         Kind::List {
@@ -87,10 +71,10 @@ pub const KEYS: &[Key] = &[
         None,
         "The backoff policies compared, in report order. Absent: all six.",
     ),
-    Key::file("base_ms", BACKOFF_MS, Some("5"), "The backoff's base."),
+    Key::file("base_ms", DURATION_MS, Some("5"), "The backoff's base."),
     Key::file(
         "cap_ms",
-        BACKOFF_MS,
+        DURATION_MS,
         Some("2000"),
         "The backoff's cap (at least base_ms).",
     ),
@@ -114,22 +98,8 @@ pub const KEYS: &[Key] = &[
         None,
         "Rejected retries after which a client gives up. Absent: until its write is accepted. `--max-retries` overrides.",
     ),
-    Key::file(
-        "out",
-        Kind::Folder,
-        None,
-        "Output folder. Absent: output/<file name without .toml>. `--out` overrides.",
-    ),
-    Key::file(
-        "threads",
-        Kind::Whole {
-            min: 1,
-            max: 1_024,
-            unit: "threads",
-        },
-        None,
-        "Worker threads. Absent: all cores. `--threads` overrides.",
-    ),
+    OUT_KEY,
+    THREADS_KEY,
 ];
 
 /// The contention model's schema.
@@ -137,54 +107,6 @@ pub const SCHEMA: Schema = Schema {
     model: "contention",
     keys: KEYS,
 };
-
-/// The file's keys, with their defaults.
-struct File<'a, 'd, 't> {
-    document: &'d Document<'t>,
-    entries: &'a Entries<'d, 't>,
-}
-
-impl File<'_, '_, '_> {
-    /// Reads `name` with `read`, from the file or its default; `None` when absent without one.
-    fn with<T>(
-        &self,
-        name: &str,
-        read: impl FnOnce(&Found<'_, '_>) -> Result<T, ConfigError>,
-    ) -> Result<Option<T>, ConfigError> {
-        let key = SCHEMA.key(name).expect("a declared key");
-        if let Some(entry) = self.entries.base.get(name) {
-            return read(&Found::in_file(self.document, entry)).map(Some);
-        }
-        match default_value(key) {
-            Some(value) => {
-                read(&Found::elsewhere(name, &value, Origin::Default(key.name))).map(Some)
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// `name` as a scalar of its kind.
-    fn scalar(&self, name: &str) -> Result<Option<Scalar>, ConfigError> {
-        let key = SCHEMA.key(name).expect("a declared key");
-        self.with(name, |found| scalar(key, found))
-    }
-
-    /// `name`, a whole number.
-    fn whole(&self, name: &str) -> Result<Option<u64>, ConfigError> {
-        Ok(self.scalar(name)?.map(|value| match value {
-            Scalar::Whole(value) => value,
-            other => unreachable!("`{name}` reads as a whole number, not {other:?}"),
-        }))
-    }
-
-    /// `name`, a duration.
-    fn number(&self, name: &str) -> Result<f64, ConfigError> {
-        match self.scalar(name)? {
-            Some(Scalar::Number(value)) => Ok(value),
-            other => unreachable!("`{name}` reads as a number, not {other:?}"),
-        }
-    }
-}
 
 /// Reads a contention file merged under the flags.
 pub fn read(
@@ -194,69 +116,71 @@ pub fn read(
     default_threads: usize,
 ) -> Result<ContentionConfig, ConfigError> {
     let entries = document.entries(&SCHEMA, others, &["model"])?;
-    let file = File {
+    let file = Lookup {
+        schema: &SCHEMA,
         document,
-        entries: &entries,
+        base: &entries,
+        over: None,
     };
     let runs = match overrides.runs {
         Some(runs) => runs,
-        None => file.whole("runs")?.expect("a default") as u32,
+        None => file.whole("runs")? as u32,
     };
     let threads = match overrides.threads {
         Some(threads) => threads,
         None => file
-            .whole("threads")?
+            .optional_whole("threads")?
             .map_or(default_threads, |threads| threads as usize),
     };
     let max_retries = match overrides.max_retries {
         Some(retries) => Some(retries),
-        None => file.whole("max_retries")?.map(|retries| retries as u32),
+        None => file
+            .optional_whole("max_retries")?
+            .map(|retries| retries as u32),
     };
-    let clients = file.with("clients", clients)?.expect("a default");
-    let policies = match file.entries.base.get("policies") {
-        Some(entry) => {
-            let key = SCHEMA.key("policies").expect("declared");
-            list(key, &Found::in_file(document, entry))?
-                .into_iter()
-                .map(|name| match name {
-                    Scalar::Name(name) => Policy::from_name(name).expect("a declared name"),
-                    other => unreachable!("a policy reads as a name, not {other:?}"),
-                })
-                .collect()
-        }
-        None => Policy::ALL.to_vec(),
+    let clients = file.with("clients", clients)?;
+    let policies = if file.written("policies") {
+        let key = SCHEMA.key("policies").expect("declared");
+        file.with("policies", |found| list(key, found))?
+            .into_iter()
+            .map(|name| match name {
+                Scalar::Name(name) => Policy::from_name(name).expect("a declared name"),
+                other => unreachable!("a policy reads as a name, not {other:?}"),
+            })
+            .collect()
+    } else {
+        Policy::ALL.to_vec()
     };
     let base_ms = file.number("base_ms")?;
     let cap_ms = file.number("cap_ms")?;
     if cap_ms < base_ms {
-        let reason = format!(
-            "the cap must be at least base_ms = {}",
-            crate::parse::shown(base_ms)
-        );
-        return Err(match file.entries.base.get("cap_ms") {
-            Some(entry) => Found::in_file(document, entry).invalid(reason),
-            None => {
-                let entry = file
-                    .entries
-                    .base
-                    .get("base_ms")
-                    .expect("one of them is written");
-                Found::in_file(document, entry).invalid(format!(
+        return Err(if file.written("cap_ms") {
+            file.refuse(
+                "cap_ms",
+                &format!(
+                    "the cap must be at least base_ms = {}",
+                    crate::parse::shown(base_ms)
+                ),
+            )
+        } else {
+            file.refuse(
+                "base_ms",
+                &format!(
                     "the base must be at most cap_ms = {}",
                     crate::parse::shown(cap_ms)
-                ))
-            }
+                ),
+            )
         });
     }
-    let delay = file.with("delay", delay)?.expect("a default");
+    let delay = file.with("delay", delay)?;
     let stem = document.path.file_stem().map_or_else(
         || "contention".to_string(),
         |stem| stem.to_string_lossy().into_owned(),
     );
-    let out_dir = match (&overrides.out, file.scalar("out")?) {
-        (Some(out), _) => out.clone(),
-        (None, Some(Scalar::Folder(out))) => out,
-        (None, _) => Path::new(DEFAULT_OUT).join(&stem),
+    let out_dir = match &overrides.out {
+        Some(out) => out.clone(),
+        None if file.written("out") => file.folder("out")?,
+        None => Path::new(DEFAULT_OUT).join(&stem),
     };
     Ok(ContentionConfig {
         model: ContentionModel {
@@ -264,10 +188,7 @@ pub fn read(
                 || format!("{stem}.toml"),
                 |name| name.to_string_lossy().into_owned(),
             ),
-            seed: match overrides.seed {
-                Some(seed) => seed,
-                None => file.whole("seed")?.unwrap_or(DEFAULT_SEED),
-            },
+            seed: overrides.seed.map_or_else(|| file.whole("seed"), Ok)?,
             runs,
             clients,
             policies,
@@ -359,7 +280,7 @@ fn delay(found: &Found<'_, '_>) -> Result<Delay, ConfigError> {
         "a normal distribution",
         &["distribution", "mean_ms", "sd_ms"],
     )?;
-    let duration = Key::file("", BACKOFF_MS, None, "");
+    let duration = Key::file("", DURATION_MS, None, "");
     let field = |name: &str| -> Result<f64, ConfigError> {
         let (_, value) = fields
             .iter()

@@ -7,13 +7,13 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::keys::{SCHEMA, SHARED_SERVER_KEYS, SHARED_SERVER_TABLES};
-use super::lookup::Lookup;
 use super::{plain, shared};
 use crate::config::document::{Document, Entries};
 use crate::config::key::Schema;
+use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
 use crate::config::read::{Found, Scalar, list};
-use crate::config::{ConfigError, DEFAULT_SEED, OutputSettings};
+use crate::config::{ConfigError, OutputSettings};
 use crate::model::load::{LoadModel, LoadScenario, LoadStrategy};
 use crate::model::timeline::{Strategy, TimelineModel};
 
@@ -63,33 +63,28 @@ pub fn read(
 ) -> Result<TimelineFile, ConfigError> {
     let entries = document.entries(&SCHEMA, others, &["model"])?;
     let top = Lookup {
+        schema: &SCHEMA,
         document,
         base: &entries,
         over: None,
     };
     let is_shared = is_shared(&entries);
-    let seed = match overrides.seed {
-        Some(seed) => seed,
-        None if top.written("seed") => top.whole("seed")?,
-        None => DEFAULT_SEED,
-    };
+    let seed = overrides.seed.map_or_else(|| top.whole("seed"), Ok)?;
     let runs = match overrides.runs {
         Some(runs) => runs,
         None => top.whole("runs")? as u32,
     };
     let threads = match overrides.threads {
         Some(threads) => threads,
-        None if top.written("threads") => top.whole("threads")? as usize,
-        None => default_threads,
+        None => top
+            .optional_whole("threads")?
+            .map_or(default_threads, |threads| threads as usize),
     };
     let (title, stem) = names(document.path);
-    let out_dir = match (&overrides.out, top.written("out")) {
-        (Some(out), _) => out.clone(),
-        (None, true) => match top.scalar("out")? {
-            Scalar::Folder(out) => out,
-            other => unreachable!("`out` reads as a folder, not {other:?}"),
-        },
-        (None, false) => Path::new(crate::config::DEFAULT_OUT).join(&stem),
+    let out_dir = match &overrides.out {
+        Some(out) => out.clone(),
+        None if top.written("out") => top.folder("out")?,
+        None => Path::new(crate::config::DEFAULT_OUT).join(&stem),
     };
     let output = OutputSettings {
         out_dir,
@@ -290,6 +285,7 @@ fn scenarios<T>(
     read: fn(&Lookup<'_, '_, '_>, String) -> Result<T, ConfigError>,
 ) -> Result<Vec<T>, ConfigError> {
     let base = Lookup {
+        schema: &SCHEMA,
         document,
         base: entries,
         over: None,
@@ -319,6 +315,7 @@ fn scenarios<T>(
             }
         };
         let lookup = Lookup {
+            schema: &SCHEMA,
             document,
             base: entries,
             over: Some(entry),

@@ -5,13 +5,11 @@
 //! model's shared clock). Their kinds bound every value the models accept; their defaults
 //! are the models' defaults.
 
-use crate::config::key::{Bounds, Key, Kind, Schema, TimeUnit};
+use crate::config::key::{
+    Bounds, DURATION_MS as DURATION, Key, Kind, MAX_DURATION_MS, OUT_KEY,
+    POSITIVE_MS as POSITIVE_DURATION, SEED_KEY, Schema, THREADS_KEY, TimeUnit,
+};
 
-/// The longest duration a key that moves the clock may have (ms): 10^9 ms, about 11.6 days.
-/// With at most 1,000 copies of 1,001 attempts, each waiting at most a timeout and a backoff,
-/// a payment then lasts at most about 2 × 10^15 ms, within what the latency histogram holds,
-/// and every event time is an exact-enough `f64`.
-pub const MAX_DURATION_MS: f64 = 1e9;
 /// The longest key TTL (ms): 10^12 ms, about 31.7 years (a TTL is only compared, never
 /// waited).
 pub const MAX_TTL_MS: f64 = 1e12;
@@ -24,16 +22,6 @@ pub const MAX_RATE_PER_S: f64 = 1e9;
 /// The most workers or clients.
 pub const MAX_POPULATION: u64 = 10_000_000;
 
-/// A duration in ms from 0 to [`MAX_DURATION_MS`].
-const DURATION: Kind = Kind::Duration {
-    unit: TimeUnit::Milliseconds,
-    bounds: Bounds::closed(0.0, MAX_DURATION_MS),
-};
-/// A duration in ms more than 0, at most [`MAX_DURATION_MS`].
-const POSITIVE_DURATION: Kind = Kind::Duration {
-    unit: TimeUnit::Milliseconds,
-    bounds: Bounds::above(0.0, MAX_DURATION_MS),
-};
 /// A duration in s more than 0, at most [`MAX_DURATION_S`].
 const POSITIVE_SECONDS: Kind = Kind::Duration {
     unit: TimeUnit::Seconds,
@@ -68,16 +56,7 @@ pub const STRATEGIES: &[&str] = &["none", "check_then_insert", "unique_key", "lo
 
 /// Every key of a timeline file.
 pub const KEYS: &[Key] = &[
-    Key::file(
-        "seed",
-        Kind::Whole {
-            min: 0,
-            max: u64::MAX,
-            unit: "seed",
-        },
-        Some("42"),
-        "Seed of every run's streams (numpy's SeedSequence); `--seed` overrides.",
-    ),
+    SEED_KEY,
     Key::file(
         "runs",
         Kind::Whole {
@@ -107,22 +86,8 @@ pub const KEYS: &[Key] = &[
         None,
         "The server strategies compared, in report order: none, check_then_insert, unique_key, and lock_wait with a shared server. Absent: all of them.",
     ),
-    Key::file(
-        "out",
-        Kind::Folder,
-        None,
-        "Output folder. Absent: output/<file name without .toml>. `--out` overrides.",
-    ),
-    Key::file(
-        "threads",
-        Kind::Whole {
-            min: 1,
-            max: 1024,
-            unit: "threads",
-        },
-        None,
-        "Worker threads. Absent: all cores. `--threads` overrides.",
-    ),
+    OUT_KEY,
+    THREADS_KEY,
     Key::file(
         "ttl_sweep_ms",
         Kind::List {

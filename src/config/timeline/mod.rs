@@ -10,7 +10,6 @@
 
 pub mod file;
 pub mod keys;
-mod lookup;
 mod plain;
 mod shared;
 #[cfg(test)]

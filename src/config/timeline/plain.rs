@@ -1,8 +1,8 @@
 //! A plain timeline file's scenarios (no shared server): each scenario's keys read into the
 //! timeline model's [`Scenario`], in the order of the file's tables.
 
-use super::lookup::Lookup;
 use crate::config::ConfigError;
+use crate::config::lookup::Lookup;
 use crate::model::semantics::ErrorPolicy;
 use crate::model::timeline::{
     ArrivalProcess, Arrivals, Backend, ClientPolicy, CopyMode, CopySpacing, DuplicateAnswer,

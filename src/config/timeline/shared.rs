@@ -4,10 +4,10 @@
 //! first; what the shared clock does not model yet is refused, in one line, with the reason.
 
 use super::keys::{MAX_DURATION_S, MAX_POPULATION, MAX_RATE_PER_S};
-use super::lookup::Lookup;
 use super::plain;
 use crate::config::ConfigError;
 use crate::config::key::{Bounds, Key, Kind, TimeUnit};
+use crate::config::lookup::Lookup;
 use crate::config::read::{Found, Scalar, scalar};
 use crate::model::load::{
     AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,

@@ -1,18 +1,19 @@
-//! One scenario's view of a timeline file: each key from its `[[scenario]]` entry if written
-//! there, else from the top level, else its declared default, read as its kind says and
-//! refused, when wrong, where it was written.
+//! One scenario's view of a file: each key from its `[[scenario]]` entry if written there,
+//! else from the top level, else its declared default, read as its kind says and refused,
+//! when wrong, where it was written. A file without scenarios is one scenario.
 
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 
-use super::keys::SCHEMA;
 use crate::config::document::{Document, Entries, Entry, Scenario};
-use crate::config::key::Key;
+use crate::config::key::{Key, Schema};
 use crate::config::read::{Found, Scalar, default_value, scalar};
 use crate::config::{ConfigError, Origin, tables};
 
 /// The keys of one scenario: the top level's, under its `[[scenario]]` entry's.
 pub struct Lookup<'a, 'd, 't> {
+    /// The model's keys.
+    pub schema: &'static Schema,
     /// The file.
     pub document: &'d Document<'t>,
     /// Its top-level keys.
@@ -26,10 +27,13 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
     ///
     /// # Panics
     /// If the schema does not declare it (a programming error the tests catch).
-    fn key(name: &str) -> &'static Key {
-        SCHEMA
-            .key(name)
-            .unwrap_or_else(|| panic!("`{name}` is not a declared timeline key"))
+    fn key(&self, name: &str) -> &'static Key {
+        self.schema.key(name).unwrap_or_else(|| {
+            panic!(
+                "`{name}` is not a declared key of the {} model",
+                self.schema.model
+            )
+        })
     }
 
     /// Where `name` is written for this scenario, if it is.
@@ -51,6 +55,20 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
             || self.base.tables.contains_key(name)
     }
 
+    /// Reads `name` with `read`, from where it is written or from its default; `None` when
+    /// it is neither.
+    pub fn optional_with<T>(
+        &self,
+        name: &str,
+        read: impl FnOnce(&Found<'_, '_>) -> Result<T, ConfigError>,
+    ) -> Result<Option<T>, ConfigError> {
+        if self.written(name) || self.key(name).default.is_some() {
+            self.with(name, read).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// Reads `name` with `read`, from where it is written or from its default.
     ///
     /// # Panics
@@ -64,7 +82,7 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
         match self.entry(name) {
             Some(entry) => read(&Found::in_file(self.document, entry)),
             None => {
-                let key = Self::key(name);
+                let key = self.key(name);
                 let value = default_value(key)
                     .unwrap_or_else(|| panic!("`{name}` has no default; ask `written` first"));
                 read(&Found::elsewhere(name, &value, Origin::Default(key.name)))
@@ -74,7 +92,7 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
 
     /// `name` as a scalar of its declared kind.
     pub fn scalar(&self, name: &str) -> Result<Scalar, ConfigError> {
-        let key = Self::key(name);
+        let key = self.key(name);
         self.with(name, |found| scalar(key, found))
     }
 
@@ -109,6 +127,14 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
         match self.scalar(name)? {
             Scalar::Name(value) => Ok(value),
             other => unreachable!("`{name}` reads as a name, not {other:?}"),
+        }
+    }
+
+    /// `name`, a folder's path.
+    pub fn folder(&self, name: &str) -> Result<std::path::PathBuf, ConfigError> {
+        match self.scalar(name)? {
+            Scalar::Folder(path) => Ok(path),
+            other => unreachable!("`{name}` reads as a folder, not {other:?}"),
         }
     }
 
