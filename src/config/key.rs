@@ -244,17 +244,32 @@ pub const POSITIVE_MS: Kind = Kind::Duration {
     bounds: Bounds::above(0.0, MAX_DURATION_MS),
 };
 
+/// A seed: a whole number from 0 to 2^64 - 1.
+pub const SEED: Kind = Kind::Whole {
+    min: 0,
+    max: u64::MAX,
+    unit: "seed",
+};
 /// `seed`: the seed of every run's streams, as timeline and contention files have it.
 pub const SEED_KEY: Key = Key::file(
     "seed",
-    Kind::Whole {
-        min: 0,
-        max: u64::MAX,
-        unit: "seed",
-    },
+    SEED,
     Some("42"),
     "Seed of every run's streams (numpy's SeedSequence). `--seed` overrides.",
 );
+/// `runs`: independent replications, from 1 to 100,000 (`default` when absent).
+pub const fn runs_key(default: &'static str, doc: &'static str) -> Key {
+    Key::file(
+        "runs",
+        Kind::Whole {
+            min: 1,
+            max: crate::parse::MAX_RUNS as u64,
+            unit: "runs",
+        },
+        Some(default),
+        doc,
+    )
+}
 /// `threads`: worker threads, in every model's files.
 pub const THREADS_KEY: Key = Key::file(
     "threads",

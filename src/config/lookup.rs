@@ -122,6 +122,21 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
         self.written(name).then(|| self.whole(name)).transpose()
     }
 
+    /// The flag's value if given, else `name` as a whole number (its default when absent).
+    pub fn flag_or_whole(&self, flag: Option<u64>, name: &str) -> Result<u64, ConfigError> {
+        flag.map_or_else(|| self.whole(name), Ok)
+    }
+
+    /// The worker threads: `--threads`, else the file's `threads`, else `default`.
+    pub fn threads(&self, flag: Option<usize>, default: usize) -> Result<usize, ConfigError> {
+        match flag {
+            Some(threads) => Ok(threads),
+            None => Ok(self
+                .optional_whole("threads")?
+                .map_or(default, |threads| threads as usize)),
+        }
+    }
+
     /// `name`, one of its names.
     pub fn name(&self, name: &str) -> Result<&'static str, ConfigError> {
         match self.scalar(name)? {

@@ -53,6 +53,15 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// The output settings with `out_dir` and the flags' `--quiet` and `--json`.
+    pub fn output(&self, out_dir: PathBuf) -> crate::config::OutputSettings {
+        crate::config::OutputSettings {
+            out_dir,
+            quiet: self.quiet,
+            json: self.json,
+        }
+    }
+
     /// The flags given among those only some models take, by flag name, for refusing the
     /// ones a model has no use for.
     pub fn model_flags(&self) -> [(&'static str, bool); 5] {

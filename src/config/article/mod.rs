@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::document::Document;
-use crate::config::key::{Key, Kind, Schema, THREADS_KEY};
+use crate::config::key::{Key, Kind, SEED, Schema, THREADS_KEY, runs_key};
 use crate::config::lookup::Lookup;
 use crate::config::overrides::{EngineName, Overrides};
 use crate::config::read::Found;
@@ -37,11 +37,7 @@ pub const KEYS: &[Key] = &[
     ),
     Key::file(
         "seed",
-        Kind::Whole {
-            min: 0,
-            max: u64::MAX,
-            unit: "seed",
-        },
+        SEED,
         Some("42"),
         "Seed of numpy's default_rng; 42 with the defaults is the article's table. `--seed` overrides.",
     ),
@@ -65,14 +61,8 @@ pub const KEYS: &[Key] = &[
         Some("20"),
         "Retries a client makes at most after its first send. `--max-retries` overrides.",
     ),
-    Key::file(
-        "runs",
-        Kind::Whole {
-            min: 1,
-            max: parse::MAX_RUNS as u64,
-            unit: "runs",
-        },
-        Some("1"),
+    runs_key(
+        "1",
         "Independent replications of every p; run 0 is the article's run. `--runs` overrides.",
     ),
     Key::file(
@@ -124,18 +114,10 @@ pub fn read(
         Some(max_retries) => max_retries,
         None => file.whole("max_retries")? as u32,
     };
-    let runs = match overrides.runs {
-        Some(runs) => runs,
-        None => file.whole("runs")? as u32,
-    };
+    let runs = file.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
     parse::check_total_deliveries(requests, max_retries, runs)
         .map_err(|reason| ConfigError::TooLarge { reason })?;
-    let threads = match overrides.threads {
-        Some(threads) => threads,
-        None => file
-            .optional_whole("threads")?
-            .map_or(default_threads, |threads| threads as usize),
-    };
+    let threads = file.threads(overrides.threads, default_threads)?;
     let engine = match overrides.engine {
         Some(engine) => engine,
         None if file.name("engine")? == "servers" => EngineName::Servers,
@@ -157,11 +139,7 @@ pub fn read(
             EngineName::Fast => Engine::Fast { threads },
             EngineName::Servers => Engine::Servers,
         },
-        output: OutputSettings {
-            out_dir,
-            quiet: overrides.quiet,
-            json: overrides.json,
-        },
+        output: overrides.output(out_dir),
     })
 }
 

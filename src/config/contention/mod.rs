@@ -6,7 +6,9 @@
 use std::path::Path;
 
 use crate::config::document::Document;
-use crate::config::key::{DURATION_MS, Key, Kind, OUT_KEY, SEED_KEY, Schema, THREADS_KEY};
+use crate::config::key::{
+    DURATION_MS, Key, Kind, OUT_KEY, SEED_KEY, Schema, THREADS_KEY, runs_key,
+};
 use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
 use crate::config::read::{Found, Scalar, list, scalar};
@@ -29,15 +31,8 @@ pub struct ContentionConfig {
     pub output: OutputSettings,
 }
 
-/// The policies' names, in report order.
-pub const POLICIES: &[&str] = &[
-    "none",
-    "constant",
-    "exponential",
-    "full_jitter",
-    "equal_jitter",
-    "decorrelated_jitter",
-];
+/// The policies' names, in report order: the backoff policies of every model.
+pub const POLICIES: &[&str] = tables::POLICIES;
 
 /// Every key of a contention file.
 pub const KEYS: &[Key] = &[
@@ -51,14 +46,8 @@ pub const KEYS: &[Key] = &[
         Some("\"10:190:10\""),
         "The client counts swept, each racing for the same row.",
     ),
-    Key::file(
-        "runs",
-        Kind::Whole {
-            min: 1,
-            max: 100_000,
-            unit: "runs",
-        },
-        Some("100"),
+    runs_key(
+        "100",
         "Independent runs per client count and policy. `--runs` overrides.",
     ),
     SEED_KEY,
@@ -122,16 +111,8 @@ pub fn read(
         base: &entries,
         over: None,
     };
-    let runs = match overrides.runs {
-        Some(runs) => runs,
-        None => file.whole("runs")? as u32,
-    };
-    let threads = match overrides.threads {
-        Some(threads) => threads,
-        None => file
-            .optional_whole("threads")?
-            .map_or(default_threads, |threads| threads as usize),
-    };
+    let runs = file.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
+    let threads = file.threads(overrides.threads, default_threads)?;
     let max_retries = match overrides.max_retries {
         Some(retries) => Some(retries),
         None => file
@@ -197,11 +178,7 @@ pub fn read(
             setup: ContentionSetup { delay, max_retries },
         },
         threads,
-        output: OutputSettings {
-            out_dir,
-            quiet: overrides.quiet,
-            json: overrides.json,
-        },
+        output: overrides.output(out_dir),
     })
 }
 

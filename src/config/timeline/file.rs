@@ -70,27 +70,15 @@ pub fn read(
     };
     let is_shared = is_shared(&entries);
     let seed = overrides.seed.map_or_else(|| top.whole("seed"), Ok)?;
-    let runs = match overrides.runs {
-        Some(runs) => runs,
-        None => top.whole("runs")? as u32,
-    };
-    let threads = match overrides.threads {
-        Some(threads) => threads,
-        None => top
-            .optional_whole("threads")?
-            .map_or(default_threads, |threads| threads as usize),
-    };
+    let runs = top.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
+    let threads = top.threads(overrides.threads, default_threads)?;
     let (title, stem) = names(document.path);
     let out_dir = match &overrides.out {
         Some(out) => out.clone(),
         None if top.written("out") => top.folder("out")?,
         None => Path::new(crate::config::DEFAULT_OUT).join(&stem),
     };
-    let output = OutputSettings {
-        out_dir,
-        quiet: overrides.quiet,
-        json: overrides.json,
-    };
+    let output = overrides.output(out_dir);
     let names = strategy_names(&top)?;
     if is_shared {
         refuse_plain_only(&top, overrides)?;

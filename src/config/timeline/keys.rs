@@ -7,7 +7,7 @@
 
 use crate::config::key::{
     Bounds, DURATION_MS as DURATION, Key, Kind, MAX_DURATION_MS, OUT_KEY,
-    POSITIVE_MS as POSITIVE_DURATION, SEED_KEY, Schema, THREADS_KEY, TimeUnit,
+    POSITIVE_MS as POSITIVE_DURATION, SEED_KEY, Schema, THREADS_KEY, TimeUnit, runs_key,
 };
 
 /// The longest key TTL (ms): 10^12 ms, about 31.7 years (a TTL is only compared, never
@@ -57,14 +57,8 @@ pub const STRATEGIES: &[&str] = &["none", "check_then_insert", "unique_key", "lo
 /// Every key of a timeline file.
 pub const KEYS: &[Key] = &[
     SEED_KEY,
-    Key::file(
-        "runs",
-        Kind::Whole {
-            min: 1,
-            max: 100_000,
-            unit: "runs",
-        },
-        Some("1"),
+    runs_key(
+        "1",
         "Independent replications; run k draws from SeedSequence(seed, spawn_key=(k,)). `--runs` overrides.",
     ),
     Key::file(
