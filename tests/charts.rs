@@ -8,11 +8,10 @@
 //! (black, #222222, #555555, #F0F0F0, white) and every series in a colour; the legend sits in
 //! a white box drawn at 90 % opacity.
 
-mod common;
 
 use std::path::Path;
 
-use common::{SCENARIOS, article_model, run_model, scenario_file};
+use crate::common::{SCENARIOS, article_model, run_model, scenario_file};
 use engine::Silent;
 use simulate::model::article::server::ServerKind;
 use simulate::model::article::summary::summarise;
@@ -440,7 +439,7 @@ fn contention_charts_draw_their_data() {
     )
     .unwrap();
     let out = folder.path().join("out");
-    common::simulate()
+    crate::common::simulate()
         .args(["--quiet", "--config"])
         .arg(&config)
         .arg("--out")
@@ -477,7 +476,7 @@ fn load_run(trigger: bool) -> tempfile::TempDir {
     );
     let path = folder.path().join("load.toml");
     std::fs::write(&path, config).unwrap();
-    common::simulate()
+    crate::common::simulate()
         .args(["--quiet", "--config"])
         .arg(&path)
         .arg("--out")
@@ -543,7 +542,7 @@ fn load_charts_draw_their_data_below_their_legend() {
 /// outputs are in its `out`.
 fn shipped_load_run(name: &str) -> tempfile::TempDir {
     let folder = tempfile::TempDir::new().unwrap();
-    common::simulate()
+    crate::common::simulate()
         .args(["--quiet", "--runs", "1", "--config"])
         .arg(scenario_file(&format!("{name}.toml")))
         .arg("--out")

@@ -3,12 +3,11 @@
 //! ("Exponential Backoff And Jitter"), and the reproduction of the AWS simulator within the
 //! tolerance of docs/validation.md, against the original's committed numbers.
 
-mod common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{csv_rows, simulate};
+use crate::common::{csv_rows, simulate};
 use tempfile::TempDir;
 
 /// Writes `text` as `name` in a fresh folder and runs `simulate --config` on it with `args`

@@ -6,9 +6,8 @@
 //! retry limits. Chunk boundaries are reached with small chunks ([`ScanPlan`]), so a few
 //! thousand requests cross dozens of them; the engine's own chunk size gives the same counts.
 
-mod common;
 
-use common::{article_model as model, run_model as run};
+use crate::common::{article_model as model, run_model as run};
 use engine::Silent;
 use simulate::model::article::kernel::{
     CHUNK_REQUESTS, Implementation, ScanPlan, attempt_histograms_planned, attempt_histograms_with,

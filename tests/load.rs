@@ -4,12 +4,11 @@
 //! simulations reproduced within the tolerances of docs/validation.md (this build's runs
 //! against the originals' committed reference numbers).
 
-mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use common::{csv_header, csv_rows, rejected_in, simulate};
+use crate::common::{csv_header, csv_rows, rejected_in, simulate};
 use engine::Silent;
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;

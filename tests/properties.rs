@@ -6,9 +6,8 @@
 //! servers, monotonicity in p (every p shares the same draws), and agreement between the real
 //! servers (`Engine::Servers`) and the fast engine at several thread counts.
 
-mod common;
 
-use common::run_model;
+use crate::common::run_model;
 use proptest::prelude::*;
 use simulate::model::article::server::ServerKind;
 use simulate::model::article::{ArticleModel, Engine};

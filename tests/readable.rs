@@ -4,11 +4,10 @@
 //! `INSTA_UPDATE=no`). To accept an intended change: `INSTA_UPDATE=always cargo test --test
 //! readable`, then review `git diff tests/snapshots/`.
 
-mod common;
 
 use std::path::Path;
 
-use common::{csv_header, scenario_file, simulate};
+use crate::common::{csv_header, scenario_file, simulate};
 use tempfile::TempDir;
 
 /// Runs `simulate ARGS --out out` in a fresh folder; returns stdout and the folder.

@@ -31,7 +31,6 @@
 //!   flag followed by a flag instead of its value; a dangling symbolic link as `--out` is named.
 //! - `--help`, `--version`, `man` and `completions` into a full stdout (`/dev/full`): exit 1.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -41,7 +40,7 @@ use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
-use common::{ARTICLE_FILES, simulate};
+use crate::common::{ARTICLE_FILES, simulate};
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use predicates::prelude::*;
@@ -1233,7 +1232,7 @@ fn threads_beyond_the_cores_do_not_hide_the_long_run_warning() {
         return;
     }
     let folder = TempDir::new().unwrap();
-    let config = common::scenario_file("mobile-network.toml");
+    let config = crate::common::scenario_file("mobile-network.toml");
     let config = config.to_str().unwrap();
     let child = spawn_within_4_gib(
         folder.path(),

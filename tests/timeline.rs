@@ -1,11 +1,10 @@
 //! The timeline model through the `simulate` binary: the companion piece's table, the shipped
 //! scenarios, determinism across thread counts and bad scenario files.
 
-mod common;
 
 use std::path::Path;
 
-use common::{SCENARIOS, rejected_in, run, scenario_file, simulate};
+use crate::common::{SCENARIOS, rejected_in, run, scenario_file, simulate};
 use tempfile::TempDir;
 
 /// The charges table's row for `scenario`: the cells after the name.

@@ -1,0 +1,19 @@
+//! The integration tests, in one binary (one link on a first `cargo test`): each module
+//! drives the built `simulate` command or the library from the outside, sharing the helpers
+//! of [`common`].
+
+mod common;
+
+mod article_limits;
+mod charts;
+mod cli;
+mod contention;
+mod crashes;
+mod engines;
+mod fuzz_regressions;
+mod load;
+mod properties;
+mod readable;
+mod reliability;
+mod statistics;
+mod timeline;
