@@ -8,7 +8,6 @@
 //! (black, #222222, #555555, #F0F0F0, white) and every series in a colour; the legend sits in
 //! a white box drawn at 90 % opacity.
 
-
 use std::path::Path;
 
 use crate::common::{SCENARIOS, article_model, run_model, scenario_file};

@@ -1,7 +1,6 @@
 //! The `simulate` binary as a user runs it: the article's table, determinism, config files and
 //! every kind of bad input.
 
-
 use crate::common::{ARTICLE_FILES, csv_rows, files_in, rejected_in, simulate};
 use predicates::prelude::*;
 use tempfile::TempDir;

@@ -3,7 +3,6 @@
 //! ("Exponential Backoff And Jitter"), and the reproduction of the AWS simulator within the
 //! tolerance of docs/validation.md, against the original's committed numbers.
 
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

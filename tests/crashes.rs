@@ -3,7 +3,6 @@
 //! file with a crash rate writes both. The backend's behaviour itself is tested in
 //! `src/model/timeline/backend_tests.rs`.
 
-
 use crate::common::{TIMELINE_FILES, run, scenario_file};
 
 /// A file without backend settings writes the plain model's columns and charts, and the same

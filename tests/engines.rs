@@ -6,7 +6,6 @@
 //! retry limits. Chunk boundaries are reached with small chunks ([`ScanPlan`]), so a few
 //! thousand requests cross dozens of them; the engine's own chunk size gives the same counts.
 
-
 use crate::common::{article_model as model, run_model as run};
 use engine::Silent;
 use simulate::model::article::kernel::{

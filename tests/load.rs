@@ -4,7 +4,6 @@
 //! simulations reproduced within the tolerances of docs/validation.md (this build's runs
 //! against the originals' committed reference numbers).
 
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,6 @@
 //! servers, monotonicity in p (every p shares the same draws), and agreement between the real
 //! servers (`Engine::Servers`) and the fast engine at several thread counts.
 
-
 use crate::common::run_model;
 use proptest::prelude::*;
 use simulate::model::article::server::ServerKind;

@@ -4,7 +4,6 @@
 //! `INSTA_UPDATE=no`). To accept an intended change: `INSTA_UPDATE=always cargo test --test
 //! readable`, then review `git diff tests/snapshots/`.
 
-
 use std::path::Path;
 
 use crate::common::{csv_header, scenario_file, simulate};

@@ -31,7 +31,6 @@
 //!   flag followed by a flag instead of its value; a dangling symbolic link as `--out` is named.
 //! - `--help`, `--version`, `man` and `completions` into a full stdout (`/dev/full`): exit 1.
 
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -39,8 +38,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
 use crate::common::{ARTICLE_FILES, simulate};
+use assert_cmd::cargo::cargo_bin;
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 use predicates::prelude::*;

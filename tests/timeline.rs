@@ -1,7 +1,6 @@
 //! The timeline model through the `simulate` binary: the companion piece's table, the shipped
 //! scenarios, determinism across thread counts and bad scenario files.
 
-
 use std::path::Path;
 
 use crate::common::{SCENARIOS, rejected_in, run, scenario_file, simulate};

@@ -123,6 +123,12 @@ impl Ctx {
         }
     }
 
+    /// Records `path` (relative to the root) as a source without reading it: a declaration
+    /// in the code, which the region is written from through the library.
+    pub fn declared(&self, path: &str) {
+        self.read.borrow_mut().insert(path.to_string());
+    }
+
     /// The text of `path` (relative to the root), recorded as read.
     pub fn text(&self, path: &str) -> Result<String, String> {
         self.read.borrow_mut().insert(path.to_string());

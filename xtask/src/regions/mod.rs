@@ -5,6 +5,7 @@ mod article;
 mod brooker;
 mod contention;
 mod cookbook;
+mod declared;
 mod load;
 mod speed;
 mod timeline;
@@ -38,6 +39,9 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("speed-brooker", speed::brooker),
     ("instructions", speed::instructions),
     ("speed-memory", speed::memory),
+    // docs/models/*.md: the keys and columns as the code declares them.
+    ("keys", declared::keys),
+    ("columns", declared::columns),
     // The README's tour and docs/cookbook.md.
     ("tour", cookbook::tour),
     ("cookbook-key", cookbook::key),

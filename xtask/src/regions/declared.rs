@@ -1,0 +1,73 @@
+//! The tables written from the code's own declarations: a model's config keys (its
+//! `Schema`) and its output columns and summary metrics (the `counters!` and `metrics!`
+//! declarations), so that the docs list exactly what the code reads and writes.
+
+use engine::counters::Column;
+use simulate::config::key::Schema;
+
+use super::{required, table};
+use crate::data::Ctx;
+
+/// `keys MODEL`: every key a model's files may hold.
+pub fn keys(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
+    let model = required(argument, "a model: article, timeline or contention")?;
+    let (schema, source): (&Schema, &str) = match model {
+        "article" => (
+            &simulate::config::article::SCHEMA,
+            "src/config/article/mod.rs",
+        ),
+        "timeline" => (
+            &simulate::config::timeline::keys::SCHEMA,
+            "src/config/timeline/keys.rs",
+        ),
+        "contention" => (
+            &simulate::config::contention::SCHEMA,
+            "src/config/contention/mod.rs",
+        ),
+        other => return Err(format!("no model {other}")),
+    };
+    ctx.declared(source);
+    Ok(schema.markdown())
+}
+
+/// `columns WHAT`: the columns of an output file, or a model's summary metrics.
+pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
+    use simulate::model::{article, contention, load, timeline};
+    let what = required(
+        argument,
+        "timeline, load, load-buckets, article-metrics or contention-metrics",
+    )?;
+    let (columns, source): (&[Column], &str) = match what {
+        "timeline" => (
+            timeline::Counters::COLUMNS,
+            "src/model/timeline/counters.rs",
+        ),
+        "load" => (load::tally::LoadCounts::COLUMNS, "src/model/load/tally.rs"),
+        "load-buckets" => (load::tally::Bucket::COLUMNS, "src/model/load/tally.rs"),
+        "article-metrics" => (
+            article::summary::Metric::COLUMNS,
+            "src/model/article/summary.rs",
+        ),
+        "contention-metrics" => (
+            contention::summary::Metric::COLUMNS,
+            "src/model/contention/summary.rs",
+        ),
+        other => return Err(format!("no columns {other}")),
+    };
+    ctx.declared(source);
+    let rows: Vec<Vec<String>> = columns
+        .iter()
+        .map(|column| {
+            vec![
+                format!("`{}`", column.name),
+                column.unit.to_string(),
+                column.description(),
+            ]
+        })
+        .collect();
+    Ok(table(
+        &["column", "unit", "meaning"],
+        &[false, false, false],
+        &rows,
+    ))
+}
