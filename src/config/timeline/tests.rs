@@ -107,7 +107,11 @@ fn refusals_name_the_key_written_and_its_value() {
         );
         assert!(error.contains("does not model"), "{error}");
     }
-    // The fields of the retry controls, not their tables.
+}
+
+/// The retry controls' refusals name the field, not the table; numbers keep their form.
+#[test]
+fn retry_controls_are_refused_by_field() {
     for (entry, key, value, reason) in [
         (
             "token_bucket = { capacity = -1 }",
