@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::config::settings::{self, ScenarioSettings};
 use crate::config::{Job, OutputSettings, Overrides};
 use crate::limits::Machine;
-use crate::models::Model;
+use crate::models::{Model, Plan};
 use crate::output::OutputError;
 use crate::progress::Reporter;
 use crate::report::{OutputFile, Report};
@@ -33,6 +34,110 @@ pub fn run(overrides: Overrides) -> anyhow::Result<()> {
     }
 }
 
+/// What `simulate check` finds in a config file: every scenario's settings, the estimate on
+/// this machine and the warnings. Serialized as its `--json`.
+#[derive(Debug, serde::Serialize)]
+pub struct CheckReport {
+    /// The file as given.
+    pub file: String,
+    /// The model that runs it (`article`, `timeline`, `contention`, `load`).
+    pub model: &'static str,
+    /// Every scenario's settings, defaults filled in.
+    pub scenarios: Vec<ScenarioSettings>,
+    /// The estimated wall-clock time (s).
+    pub estimated_seconds: f64,
+    /// The estimated memory at the peak (bytes; 0 where it does not grow with the run).
+    pub estimated_memory_bytes: u64,
+    /// How the estimate was made (` on 2 threads`).
+    pub estimated_on: String,
+    /// Settings that are valid but likely not what was meant.
+    pub warnings: Vec<String>,
+}
+
+/// Checks a config file without running it: the same reading and the same check against
+/// this machine as a run (a refusal is the run's error), then what it found, as text or JSON.
+pub fn check(overrides: Overrides) -> anyhow::Result<Vec<u8>> {
+    let path = overrides
+        .config
+        .clone()
+        .expect("`simulate check` names a file");
+    let job = Job::from_overrides(&overrides)?;
+    let text = std::fs::read_to_string(&path).context("reading the config file again")?;
+    let (_, scenarios) = settings::of(&text, &path, &overrides)?;
+    let (model, plan, warnings) = match &job {
+        Job::Article(config) => examine(config),
+        Job::Timeline(config) => examine(config),
+        Job::Contention(config) => examine(config),
+        Job::Load(config) => examine(config),
+    }?;
+    let report = CheckReport {
+        file: path.display().to_string(),
+        model,
+        scenarios,
+        estimated_seconds: plan.seconds,
+        estimated_memory_bytes: plan.memory_bytes,
+        estimated_on: plan.how.trim().to_string(),
+        warnings,
+    };
+    Ok(if overrides.json {
+        crate::report::json::pretty(&report)
+    } else {
+        check_text(&report).into_bytes()
+    })
+}
+
+/// The model's name, plan and warnings; a refusal against this machine is the error.
+fn examine<M: Model>(config: &M) -> anyhow::Result<(&'static str, Plan, Vec<String>)> {
+    let machine = Machine::this();
+    config.check(machine)?;
+    Ok((M::NAME, config.plan(machine), config.warnings()))
+}
+
+/// `simulate check`'s report as text.
+fn check_text(report: &CheckReport) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!(
+        "{}: a {} file; it would run (about {} {}, {} of memory)\n",
+        report.file,
+        report.model,
+        crate::limits::human_duration(report.estimated_seconds),
+        report.estimated_on,
+        crate::limits::human_bytes(report.estimated_memory_bytes),
+    );
+    for scenario in &report.scenarios {
+        let _ = writeln!(text, "\nscenario {}:", scenario.name);
+        let width = scenario
+            .settings
+            .iter()
+            .map(|setting| setting.key.len())
+            .max()
+            .unwrap_or(0);
+        for setting in &scenario.settings {
+            let value = match (setting.value.as_str(), setting.unit) {
+                ("", _) => "-".to_string(),
+                (value, "") => value.to_string(),
+                // A duration written with its unit says it already: `"2s" (2000 ms)`.
+                (value, _) if value.ends_with(')') => value.to_string(),
+                (value, unit) => format!("{value} {unit}"),
+            };
+            let _ = writeln!(
+                text,
+                "  {:width$}  {value}  ({})",
+                setting.key, setting.source
+            );
+        }
+    }
+    if report.warnings.is_empty() {
+        text.push_str("\nno warnings\n");
+    } else {
+        text.push('\n');
+        for warning in &report.warnings {
+            let _ = writeln!(text, "{warning}");
+        }
+    }
+    text
+}
+
 /// What a run hands to the writer: its files and what it prints on success.
 struct Rendered {
     /// The output files.
@@ -45,8 +150,11 @@ struct Rendered {
 /// a refusal), the progress bar, the model and its report on a thread of their own while this
 /// one watches the stop flag, then the files and stdout.
 fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> {
-    if let Some(warning) = config.check(Machine::this())?.filter(|_| !output.quiet) {
-        eprintln!("{warning}");
+    let long_run = config.check(Machine::this())?;
+    if !output.quiet {
+        for warning in config.warnings().iter().chain(&long_run) {
+            eprintln!("{warning}");
+        }
     }
     let progress = Reporter::new(config.work_units(), M::UNIT, output.quiet);
     let worker = (output.clone(), progress.clone());

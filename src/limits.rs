@@ -174,7 +174,7 @@ fn mem_available(meminfo: &str) -> Option<u64> {
 }
 
 /// `seconds` as a rough human duration: `45 s`, `12 min`, `3.5 h`, `40 days`.
-fn human_duration(seconds: f64) -> String {
+pub fn human_duration(seconds: f64) -> String {
     if seconds < 120.0 {
         format!("{seconds:.0} s")
     } else if seconds < 7_200.0 {

@@ -23,6 +23,15 @@ fn main() -> ExitCode {
             simulate::driver::print_to_stdout(&cli::completions(shell))
         }
         Some(Command::Man) => simulate::driver::print_to_stdout(&cli::man_page()),
+        Some(Command::Keys { model }) => {
+            simulate::driver::print_to_stdout(cli::keys(model).as_bytes())
+        }
+        Some(Command::Check { file, run }) => {
+            let mut overrides = run.overrides();
+            overrides.config = Some(file);
+            simulate::driver::check(overrides)
+                .and_then(|report| simulate::driver::print_to_stdout(&report))
+        }
         None => simulate::run(cli.overrides()),
     };
     match outcome {

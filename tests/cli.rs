@@ -279,9 +279,19 @@ fn an_output_folder_that_cannot_be_made_is_a_failure_naming_it() {
     let folder = TempDir::new().unwrap();
     let blocker = folder.path().join("taken");
     std::fs::write(&blocker, "a file, not a folder").unwrap();
+    // The folder itself is a file: a usage error, said before the run.
     simulate()
         .args(["--quiet", "--out"])
         .arg(&blocker)
+        .assert()
+        .failure()
+        .code(2)
+        .stderr(predicate::str::contains("taken"))
+        .stderr(predicate::str::contains("the output folder is a file"));
+    // A folder inside a file cannot be made: a failure of the run, naming it.
+    simulate()
+        .args(["--quiet", "--requests", "10", "--out"])
+        .arg(blocker.join("inside"))
         .assert()
         .failure()
         .code(1)

@@ -12,6 +12,7 @@ mod crashes;
 mod engines;
 mod fuzz_regressions;
 mod load;
+mod mistakes;
 mod properties;
 mod readable;
 mod reliability;

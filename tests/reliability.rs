@@ -1067,10 +1067,15 @@ fn help_and_man_page_document_the_signals_and_only_existing_pages() {
     let help = simulate().arg("--help").assert().success();
     let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
     assert!(help.contains("SIGHUP"), "{help}");
+    // Flags that every model takes say so, not only the article's.
     let threads = help.split("--threads").nth(1).unwrap();
-    assert!(threads.contains("timeline"), "--threads: {threads}");
+    assert!(!threads.contains("fast engine"), "--threads: {threads}");
     let runs = help.split("--runs").nth(1).unwrap();
-    assert!(runs.contains("timeline"), "--runs: {runs}");
+    assert!(runs.contains("scenario"), "--runs: {runs}");
+    // Every model and the helper commands are named.
+    for word in ["timeline", "contention", "load model", "simulate keys", "simulate check"] {
+        assert!(help.contains(word), "{word} not in the help");
+    }
     let man = simulate().arg("man").assert().success();
     let man = String::from_utf8(man.get_output().stdout.clone()).unwrap();
     for missing in [

@@ -119,6 +119,16 @@ impl Backoff {
     }
 }
 
+/// A client's whole retry window for one request (ms), in closed form:
+/// `(max_retries + 1) × timeout_ms + Σ_{r < max_retries} max_delay(r)` with
+/// [`Backoff::max_delay_ms`]: every attempt is sent at most this long after the first.
+pub fn retry_window_ms(timeout_ms: f64, max_retries: u32, backoff: &Backoff) -> f64 {
+    let backoffs: f64 = (0..max_retries)
+        .map(|retry| backoff.max_delay_ms(retry))
+        .sum();
+    f64::from(max_retries + 1) * timeout_ms + backoffs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

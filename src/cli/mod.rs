@@ -17,13 +17,20 @@ use simulate::parse::{self, AckLossList};
 use capped::capped;
 
 /// Deterministic Monte Carlo of at-least-once delivery: how many customers get charged twice
-/// when ACKs are lost and clients retry, with and without an Idempotency-Key.
+/// when responses are lost and clients retry, with and without an Idempotency-Key.
 ///
-/// Every payment request reaches the server; its response (ACK) is lost with probability p;
-/// a client without an ACK sends the same request again, up to --max-retries times. A
-/// non-idempotent server and an Idempotency-Key server process the same deliveries. The draws
-/// are numpy's `default_rng(seed)`, so `--p 0.01,0.05,0.10 --seed 42` (the defaults)
-/// reproduces the article's table bit for bit.
+/// Without a config file, the article's model: every payment request reaches the server; its
+/// response (ACK) is lost with probability p; a client without an ACK sends the same request
+/// again, up to --max-retries times. A server without a key and an Idempotency-Key server
+/// process the same deliveries. The draws are numpy's `default_rng(seed)`, so the defaults
+/// reproduce the article's table bit for bit.
+///
+/// A config file describes the other models: `model = "timeline"` (latencies, timeouts,
+/// backoff, three server designs, the key's lifecycle, crashes and key stores, providers,
+/// receipts; with a shared-server key such as `[server] workers`, the load model of a server
+/// that can collapse), or `model = "contention"` (clients racing for one row).
+/// `simulate keys MODEL` lists every key of a model; `simulate check FILE` checks a file
+/// without running it.
 ///
 /// Exit codes: 0 success; 1 failure while running (e.g. the output folder cannot be written);
 /// 2 usage error (a bad flag, config file or value, or a run too big for this machine);
@@ -43,6 +50,18 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// A config file to run: the same as --config FILE
+    #[arg(value_name = "FILE", conflicts_with = "config")]
+    pub file: Option<PathBuf>,
+
+    /// The simulation's settings.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// The flags of a simulation (also those of `simulate check`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
     /// ACK-loss probabilities: comma-separated values in [0, 1] and ranges START:STOP:STEP
     /// (STOP included, built from decimal steps) [default: 0.01,0.05,0.10]
     #[arg(long = "p", value_name = "LIST", value_parser = capped(parse::ack_loss_list), allow_hyphen_values = true)]
@@ -60,27 +79,27 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = capped(parse::max_retries), allow_hyphen_values = true)]
     pub max_retries: Option<u32>,
 
-    /// Payments per run and scenario of a timeline scenario file (see --config) [default: the
-    /// file's `payments`, else 10000]
+    /// Payments per run and scenario of a timeline file [default: the file's `payments`, else
+    /// 10000]
     #[arg(long, value_name = "N", value_parser = capped(parse::payments), allow_hyphen_values = true)]
     pub payments: Option<u64>,
 
-    /// Independent replications of every p (or of every scenario of a timeline scenario file);
-    /// run 0 is the article's run [default: 1]
+    /// Independent replications of every p, scenario or client count; run 0 is the article's
+    /// run [default: 1, 100 for a contention file]
     #[arg(long, value_name = "K", value_parser = capped(parse::runs), allow_hyphen_values = true)]
     pub runs: Option<u32>,
 
-    /// Folder the CSV files and charts are written to (created if missing) [default: output]
+    /// Folder the CSV files, charts and report are written to (created if missing) [default:
+    /// output, or output/<file name> for a config file of another model]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// TOML file with the same settings (p, seed, requests, max_retries, runs, out, threads,
-    /// engine); flags override it. A file with `model = "timeline"` is a timeline scenario
-    /// (latencies, timeouts, backoff, three server strategies; see the README)
+    /// A config file (TOML): `model = "timeline"`, `"contention"` or none (the article's
+    /// model); flags override it. `simulate keys MODEL` lists every key
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Worker threads of the fast engine or of a timeline scenario file [default: all cores]
+    /// Worker threads [default: all cores]
     #[arg(long, value_name = "N", value_parser = capped(parse::threads), allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
@@ -94,15 +113,42 @@ pub struct Cli {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Print the results as JSON on stdout instead of the table: the parameters, one object
-    /// per row of results.csv and the files written
+    /// Print the results as JSON on stdout instead of the table: the parameters, the results
+    /// and the files written
     #[arg(long, conflicts_with = "quiet")]
     pub json: bool,
 }
 
+/// The models whose keys `simulate keys` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModelChoice {
+    /// The article's model (a file without `model`, or `model = "article"`).
+    Article,
+    /// Timeline files, the shared server's keys included.
+    Timeline,
+    /// Contention files.
+    Contention,
+}
+
 /// The helper commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
+    /// Print every key a config file of a model may hold: its type, default, range and
+    /// meaning (every model's without MODEL)
+    Keys {
+        /// The model whose keys to list
+        model: Option<ModelChoice>,
+    },
+    /// Check a config file without running it: every scenario's resolved settings (defaults
+    /// filled in, units shown), the time and memory estimate and the warnings; exit 0 if it
+    /// would run, 2 if not
+    Check {
+        /// The config file to check
+        file: PathBuf,
+        /// The flags the run would have
+        #[command(flatten)]
+        run: Box<RunArgs>,
+    },
     /// Print a shell completion script on stdout, e.g.
     /// `simulate completions bash > ~/.local/share/bash-completion/completions/simulate`
     Completions {
@@ -182,6 +228,35 @@ pub fn report_clap_error(error: &clap::Error) -> u8 {
     }
 }
 
+/// Every key of `model`'s files (every model's without one), as text.
+pub fn keys(model: Option<ModelChoice>) -> String {
+    let wanted = model.map(|model| match model {
+        ModelChoice::Article => "article",
+        ModelChoice::Timeline => "timeline",
+        ModelChoice::Contention => "contention",
+    });
+    let mut text = String::new();
+    for schema in simulate::config::SCHEMAS {
+        if wanted.is_some_and(|wanted| wanted != schema.model) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "Keys of {} files{}:\n\n",
+            schema.model,
+            match schema.model {
+                "article" => " (no `model`, or model = \"article\")",
+                "timeline" => " (model = \"timeline\"; a shared-server key runs the load model)",
+                _ => " (model = \"contention\")",
+            }
+        ));
+        text.push_str(&schema.text());
+    }
+    text
+}
+
 /// The completion script of `shell` for the whole command line.
 pub fn completions(shell: Shell) -> Vec<u8> {
     let mut command = Cli::command();
@@ -205,6 +280,7 @@ pub fn man_page() -> Vec<u8> {
         man.render_description_section(page)?;
         man.render_options_section(page)?;
         page.write_all(man_helper_commands(&command).as_bytes())?;
+        page.write_all(man_config_keys().as_bytes())?;
         man.render_version_section(page)
     };
     render(&mut page).expect("rendering into memory cannot fail");
@@ -268,6 +344,34 @@ fn man_helper_commands(command: &clap::Command) -> String {
     text
 }
 
+/// The CONFIG FILES section: for each model, every key with its type, default, meaning and
+/// form, from the keys the config reads.
+fn man_config_keys() -> String {
+    let mut text = String::from(
+        ".SH \"CONFIG FILES\"\nA config file is TOML; its \\fBmodel\\fR key picks the model \
+         (none: the article's). Durations may carry a unit (\\fB\"2s\"\\fR, \\fB\"150ms\"\\fR, \
+         \\fB\"24h\"\\fR). Each model's keys follow.\n",
+    );
+    for schema in simulate::config::SCHEMAS {
+        text.push_str(&format!(".SS \"{} files\"\n", roff_escape(schema.model)));
+        for key in schema.keys {
+            let default = key.default.map_or_else(
+                || "no default".to_string(),
+                |value| format!("default {value}"),
+            );
+            text.push_str(&format!(
+                ".TP\n\\fB{}\\fR ({}, {})\n{} Expected: {}.\n",
+                roff_escape(key.name),
+                key.kind.type_name(),
+                roff_escape(&default),
+                roff_escape(key.doc),
+                roff_escape(&key.kind.expected())
+            ));
+        }
+    }
+    text
+}
+
 /// The `--engine` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineChoice {
@@ -278,6 +382,17 @@ pub enum EngineChoice {
 }
 
 impl Cli {
+    /// The flags as the library's plain settings (a positional file is `--config`).
+    pub fn overrides(&self) -> Overrides {
+        let mut overrides = self.run.overrides();
+        if self.file.is_some() {
+            overrides.config = self.file.clone();
+        }
+        overrides
+    }
+}
+
+impl RunArgs {
     /// The flags as the library's plain settings.
     pub fn overrides(&self) -> Overrides {
         Overrides {
@@ -312,6 +427,32 @@ mod tests {
     }
 
     #[test]
+    fn help_and_man_list_every_key_of_every_model() {
+        let all = keys(None);
+        let man = String::from_utf8(man_page()).unwrap();
+        for schema in simulate::config::SCHEMAS {
+            for key in schema.keys {
+                assert!(
+                    all.contains(&format!(
+                        "
+{} (",
+                        key.name
+                    )),
+                    "{}",
+                    key.name
+                );
+                assert!(
+                    man.contains(&format!("\\fB{}\\fR (", roff_escape(key.name))),
+                    "{}",
+                    key.name
+                );
+            }
+        }
+        assert!(all.starts_with("Keys of article files"));
+        assert!(keys(Some(ModelChoice::Contention)).starts_with("Keys of contention files"));
+    }
+
+    #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
     }
@@ -319,19 +460,40 @@ mod tests {
     #[test]
     fn flags_work_without_a_subcommand() {
         let cli = parse(&["--p", "0.1", "--json"]).unwrap();
-        assert_eq!(cli.command, None);
-        assert!(cli.json);
-        assert_eq!(cli.ack_loss, Some(AckLossList(vec![0.1])));
+        assert!(cli.command.is_none());
+        assert!(cli.run.json);
+        assert_eq!(cli.run.ack_loss, Some(AckLossList(vec![0.1])));
+        // A file alone is the config.
+        let cli = parse(&["a.toml", "--runs", "2"]).unwrap();
+        assert_eq!(cli.overrides().config, Some(PathBuf::from("a.toml")));
+        assert!(parse(&["a.toml", "--config", "b.toml"]).is_err());
     }
 
     #[test]
     fn subcommands_parse_and_refuse_simulation_flags() {
-        assert_eq!(
+        assert!(matches!(
             parse(&["completions", "zsh"]).unwrap().command,
             Some(Command::Completions { shell: Shell::Zsh })
+        ));
+        assert!(matches!(
+            parse(&["man"]).unwrap().command,
+            Some(Command::Man)
+        ));
+        assert!(matches!(
+            parse(&["check", "a.toml", "--seed", "3"]).unwrap().command,
+            Some(Command::Check { run, .. }) if run.seed == Some(3)
+        ));
+        assert!(matches!(
+            parse(&["keys", "timeline"]).unwrap().command,
+            Some(Command::Keys {
+                model: Some(ModelChoice::Timeline)
+            })
+        ));
+        // After a flag, a word is the file to run, not a helper command.
+        assert_eq!(
+            parse(&["--p", "0.1", "man"]).unwrap().file,
+            Some(PathBuf::from("man"))
         );
-        assert_eq!(parse(&["man"]).unwrap().command, Some(Command::Man));
-        assert!(parse(&["--p", "0.1", "man"]).is_err());
         assert!(parse(&["completions", "tcsh"]).is_err());
         assert!(parse(&["--json", "--quiet"]).is_err());
     }

@@ -369,6 +369,32 @@ impl Schema {
         })
     }
 
+    /// The keys as text for a terminal: each key with its type and default, then its meaning
+    /// and its form, indented.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        for key in self.keys {
+            let default = key.default.map_or_else(
+                || "no default".to_string(),
+                |value| format!("default {value}"),
+            );
+            let scenario = if key.per_scenario {
+                ", per scenario"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                text,
+                "{} ({}, {default}{scenario})",
+                key.name,
+                key.kind.type_name()
+            );
+            let _ = writeln!(text, "    {}", key.doc);
+            let _ = writeln!(text, "    Expected: {}.", key.kind.expected());
+        }
+        text
+    }
+
     /// The keys as a Markdown table: key, type, default, meaning (with the range).
     pub fn markdown(&self) -> String {
         let mut text = String::from("| key | type | default | meaning |\n|---|---|---|---|\n");

@@ -17,6 +17,7 @@ pub mod key;
 pub mod lookup;
 pub mod overrides;
 pub mod read;
+pub mod settings;
 pub mod tables;
 pub mod timeline;
 
@@ -173,7 +174,7 @@ impl Job {
 }
 
 /// The file's `model`: `article` when absent; an unknown one is refused with the near miss.
-fn model_name(document: &Document<'_>) -> Result<&'static str, ConfigError> {
+pub(crate) fn model_name(document: &Document<'_>) -> Result<&'static str, ConfigError> {
     let Some(value) = document.top("model") else {
         return Ok("article");
     };
@@ -284,6 +285,12 @@ fn check_out(
     if out_dir.as_os_str().is_empty() {
         return Err(invalid(
             "the output folder must not be empty (write \".\" for the current folder)",
+        ));
+    }
+    if out_dir.is_file() {
+        return Err(invalid(
+            "the output folder is a file: give a folder (created if missing), or remove the \
+             file",
         ));
     }
     if out_dir.to_str().is_none() {

@@ -74,24 +74,12 @@ impl Fields<'_, '_> {
 /// The tag of a tagged table (`distribution = "..."`, `policy = "..."`) and its other fields.
 fn tagged<'v, 't>(
     found: &Found<'v, 't>,
-    tag: &'static str,
-    names: &'static [&'static str],
+    (tag, names): (&'static str, &'static [&'static str]),
+    fields: &[&str],
     what: &str,
     example: &'static str,
 ) -> Result<(&'static str, Fields<'v, 't>), ConfigError> {
-    const FIELDS: &[&str] = &[
-        "distribution",
-        "policy",
-        "ms",
-        "low_ms",
-        "high_ms",
-        "mean_ms",
-        "median_ms",
-        "p99_ms",
-        "base_ms",
-        "cap_ms",
-    ];
-    let mut fields = found.table(what, FIELDS)?;
+    let mut fields = found.table(what, fields)?;
     let Some(position) = fields.iter().position(|(name, _)| *name == tag) else {
         return Err(found.invalid(format!(
             "{what} needs `{tag}`, one of {}: e.g. {example}",
@@ -107,7 +95,7 @@ fn tagged<'v, 't>(
         name,
         Fields {
             whole: found.clone(),
-            what: format!("a {name} {what}"),
+            what: format!("a {name} {}", what.trim_start_matches("a ")),
             example,
             fields,
         },
@@ -137,11 +125,20 @@ fn only(fields: &Fields<'_, '_>, allowed: &[&str]) -> Result<(), ConfigError> {
 /// A distribution of durations.
 pub fn distribution(found: &Found<'_, '_>) -> Result<Distribution, ConfigError> {
     let example = "{ distribution = \"fixed\", ms = 20 }";
+    let fields = [
+        "distribution",
+        "ms",
+        "low_ms",
+        "high_ms",
+        "mean_ms",
+        "median_ms",
+        "p99_ms",
+    ];
     let (name, fields) = tagged(
         found,
-        "distribution",
-        DISTRIBUTIONS,
-        "distribution",
+        ("distribution", DISTRIBUTIONS),
+        &fields,
+        "a distribution",
         example,
     )?;
     Ok(match name {
@@ -179,7 +176,14 @@ pub fn distribution(found: &Found<'_, '_>) -> Result<Distribution, ConfigError> 
 /// A backoff policy.
 pub fn backoff(found: &Found<'_, '_>) -> Result<Backoff, ConfigError> {
     let example = "{ policy = \"full_jitter\", base_ms = 100, cap_ms = 5000 }";
-    let (name, fields) = tagged(found, "policy", POLICIES, "backoff policy", example)?;
+    let fields = ["policy", "base_ms", "cap_ms"];
+    let (name, fields) = tagged(
+        found,
+        ("policy", POLICIES),
+        &fields,
+        "a backoff policy",
+        example,
+    )?;
     if name == "none" {
         only(&fields, &[])?;
         return Ok(Backoff::None);
@@ -303,7 +307,7 @@ mod tests {
         let error = read("{ distribution = \"exponential\", ms = 3 }", distribution).unwrap_err();
         assert!(error.contains("has no `ms`"), "{error}");
         let error = read("20", distribution).unwrap_err();
-        assert!(error.contains("expected distribution"), "{error}");
+        assert!(error.contains("expected a distribution"), "{error}");
     }
 
     #[test]

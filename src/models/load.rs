@@ -1,6 +1,6 @@
 //! The load model (a timeline file with a shared server) as the driver runs it.
 
-use super::{Model, Plan};
+use super::{Model, Plan, timeout_warning, ttl_warning};
 use crate::config::LoadConfig;
 use crate::limits::{Machine, human_bytes, on_threads};
 use crate::model::load::{self, LoadResults, estimate};
@@ -19,9 +19,56 @@ impl Model for LoadConfig {
         plan(self, machine)
     }
 
+    /// A timeout not above the median round trip, a key TTL shorter than the retry window,
+    /// and a server offered more work at the start than its workers can do.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for scenario in &self.model.scenarios {
+            let (network, server, client) = (&scenario.network, &scenario.server, &scenario.client);
+            let round_trip_ms = network.request_latency.median_ms()
+                + server.processing.median_ms()
+                + network.response_latency.median_ms();
+            warnings.extend(timeout_warning(
+                &scenario.name,
+                client.timeout_ms,
+                round_trip_ms,
+            ));
+            let window_ms = engine::backoff::retry_window_ms(
+                client.timeout_ms,
+                client.max_retries,
+                &client.backoff,
+            );
+            warnings.extend(ttl_warning(&scenario.name, server.key_ttl_ms, window_ms));
+            warnings.extend(overload_warning(scenario));
+        }
+        warnings
+    }
+
     fn simulate(&self, progress: &dyn Progress) -> Result<LoadResults, Interrupted> {
         load::simulate(&self.model, self.threads, progress)
     }
+}
+
+/// The warning for a scenario whose server is offered more work from the start than its
+/// workers can do: the first phase's starting rate times the mean processing time, in
+/// workers' worth of work (erlangs), at least the workers at t = 0.
+fn overload_warning(scenario: &load::LoadScenario) -> Option<String> {
+    let workers = f64::from(scenario.server.workers_at(0.0));
+    let rate_per_s = match scenario.arrivals.phases.first()?.rate {
+        load::PhaseRate::Constant(rate) => rate,
+        load::PhaseRate::Ramp { from, .. } => from,
+    };
+    let offered = rate_per_s * scenario.server.processing.mean_ms() / 1000.0;
+    (offered >= workers).then(|| {
+        format!(
+            "warning: scenario {}: {rate_per_s} payments per s of {} ms each offer {offered} \
+             workers' worth of work to {workers} workers from the start (utilisation {:.2}): \
+             the queue grows before any trigger; add workers or lower the rate",
+            scenario.name,
+            scenario.server.processing.mean_ms(),
+            offered / workers
+        )
+    })
 }
 
 /// What a load file will cost on `machine`: its time on the threads that run at once, and

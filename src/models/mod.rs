@@ -28,6 +28,12 @@ pub trait Model: Send + 'static {
     /// What the run will cost on `machine`.
     fn plan(&self, machine: Machine) -> Plan;
 
+    /// Settings that are valid but likely not what was meant, each with the fix, in words
+    /// (e.g. a timeout below the typical round trip).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The run held against `machine`: a warning to print first when it is estimated to
     /// take long; refused when it would not fit in memory.
     fn check(&self, machine: Machine) -> Result<Option<String>, TooMuchMemory> {
@@ -72,4 +78,29 @@ impl Plan {
             too_big: (String::new(), ""),
         }
     }
+}
+
+/// The warning for a scenario whose client times out before the typical answer: its timeout
+/// (ms) is at most the median round trip (ms) of request, processing and response.
+pub fn timeout_warning(scenario: &str, timeout_ms: f64, round_trip_ms: f64) -> Option<String> {
+    (timeout_ms <= round_trip_ms).then(|| {
+        format!(
+            "warning: scenario {scenario}: client.timeout_ms = {timeout_ms} ms is not above the \
+             median round trip of {round_trip_ms} ms, so most attempts time out and are sent \
+             again; raise it (a duration may carry its unit, e.g. timeout_ms = \"2s\")"
+        )
+    })
+}
+
+/// The warning for a scenario whose keys expire while its clients still retry: a key TTL
+/// (ms) shorter than the clients' retry window (ms).
+pub fn ttl_warning(scenario: &str, key_ttl_ms: Option<f64>, window_ms: f64) -> Option<String> {
+    let ttl = key_ttl_ms?;
+    (ttl < window_ms).then(|| {
+        format!(
+            "warning: scenario {scenario}: server.key_ttl_ms = {ttl} ms is shorter than the \
+             clients' retry window of {window_ms} ms, so a retry that comes after its key \
+             expired is charged again; make the TTL at least the window"
+        )
+    })
 }

@@ -1,6 +1,6 @@
 //! The timeline model as the driver runs it.
 
-use super::{Model, Plan};
+use super::{Model, Plan, timeout_warning, ttl_warning};
 use crate::config::TimelineConfig;
 use crate::limits::Machine;
 use crate::model::timeline::{self, TimelineResults, estimate};
@@ -21,6 +21,29 @@ impl Model for TimelineConfig {
         let threads = estimate::threads(&self.model, self.threads, machine.cores);
         let seconds = estimate::estimate(&self.model, threads).seconds;
         Plan::on_threads(seconds, threads, self.threads)
+    }
+
+    /// A timeout not above the median round trip; a key TTL shorter than the retry window.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for scenario in &self.model.scenarios {
+            let network = &scenario.network;
+            let round_trip_ms = network.request_latency.median_ms()
+                + scenario.processing.median_ms()
+                + network.response_latency.median_ms();
+            let client = &scenario.client;
+            warnings.extend(timeout_warning(
+                &scenario.name,
+                client.timeout_ms,
+                round_trip_ms,
+            ));
+            warnings.extend(ttl_warning(
+                &scenario.name,
+                scenario.key.key_ttl_ms,
+                client.retry_window_ms(),
+            ));
+        }
+        warnings
     }
 
     fn simulate(&self, progress: &dyn Progress) -> Result<TimelineResults, Interrupted> {

@@ -120,10 +120,7 @@ impl ClientPolicy {
     /// request latencies under `timeout_ms` every delivery of a copy reaches the server within
     /// this window of the first send.
     pub fn retry_window_ms(&self) -> f64 {
-        let backoffs: f64 = (0..self.max_retries)
-            .map(|retry| self.backoff.max_delay_ms(retry))
-            .sum();
-        f64::from(self.max_retries + 1) * self.timeout_ms + backoffs
+        engine::backoff::retry_window_ms(self.timeout_ms, self.max_retries, &self.backoff)
     }
 }
 
