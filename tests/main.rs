@@ -4,6 +4,7 @@
 
 mod common;
 
+mod architecture;
 mod article_limits;
 mod charts;
 mod cli;

@@ -1073,7 +1073,13 @@ fn help_and_man_page_document_the_signals_and_only_existing_pages() {
     let runs = help.split("--runs").nth(1).unwrap();
     assert!(runs.contains("scenario"), "--runs: {runs}");
     // Every model and the helper commands are named.
-    for word in ["timeline", "contention", "load model", "simulate keys", "simulate check"] {
+    for word in [
+        "timeline",
+        "contention",
+        "load model",
+        "simulate keys",
+        "simulate check",
+    ] {
         assert!(help.contains(word), "{word} not in the help");
     }
     let man = simulate().arg("man").assert().success();

@@ -1,12 +1,11 @@
-//! The network delay of one message: any of the timeline model's distributions, sampled by
-//! inverse transform from one uniform draw, or a normal distribution folded at 0
-//! (`|N(mean, sd)|`, the AWS simulator's `abs(normalvariate(10, 2))`), sampled with
-//! `rand_distr`'s ziggurat (`StandardNormal`), which is several times faster than the inverse
-//! transform.
+//! The network delay of one message: any of the engine's distributions, sampled by inverse
+//! transform from one uniform draw, or a normal distribution folded at 0 (`|N(mean, sd)|`, the
+//! AWS simulator's `abs(normalvariate(10, 2))`), sampled with `rand_distr`'s ziggurat
+//! (`StandardNormal`), which is several times faster than the inverse transform.
 //!
-//! The folded normal lives here rather than in the timeline's
-//! [`Distribution`](crate::model::timeline::Distribution) so that the timeline model and its
-//! scenario files are untouched; it could move there when both models share one list.
+//! The folded normal lives here rather than in [`engine::distribution::Distribution`] so that
+//! the timeline model and its files are untouched; it could move there when both models
+//! share one list.
 
 use rand_core::Rng;
 use rand_distr::Distribution as _;
