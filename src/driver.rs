@@ -144,6 +144,8 @@ struct Rendered {
     files: Vec<OutputFile>,
     /// The table and the paths, or the JSON summary; empty with `--quiet`.
     stdout: Vec<u8>,
+    /// What the results show that was likely not meant.
+    warnings: Vec<String>,
 }
 
 /// The steps every model's run takes: the check against this machine (a long-run warning, or
@@ -161,6 +163,7 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
     let rendered = in_background(&output.out_dir, &progress, move || {
         let (output, progress) = worker;
         let results = config.simulate(&progress)?;
+        let warnings = M::result_warnings(&results);
         let files = results.files();
         let written = paths(&output.out_dir, &files);
         let stdout = if output.json {
@@ -168,9 +171,19 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
         } else {
             told(&results.table(), &written, output.quiet)
         };
-        Ok(Rendered { files, stdout })
+        Ok(Rendered {
+            files,
+            stdout,
+            warnings,
+        })
     })?;
-    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)
+    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)?;
+    if !output.quiet {
+        for warning in &rendered.warnings {
+            eprintln!("{warning}");
+        }
+    }
+    Ok(())
 }
 
 /// How often the driver looks at the stop flag while the model or the report runs.

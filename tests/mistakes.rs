@@ -248,6 +248,39 @@ fn a_timeout_below_the_round_trip_is_warned_about() {
     );
 }
 
+/// A sweep point at which nothing succeeds is named after the run, once for all such points;
+/// a sweep whose every point has successes says nothing.
+#[test]
+fn a_sweep_point_without_success_is_warned_about() {
+    // Every request is lost: no TTL can help.
+    let lost = "model = \"timeline\"\npayments = 20\nttl_sweep_ms = [1000, \"5s\"]\n\
+                [network]\nrequest_loss = 1.0\n";
+    let (code, stderr, made) = run("lost.toml", lost, &[]);
+    assert_eq!((code, made), (Some(0), true), "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: at 2 of the 2 ttl_sweep_ms points (1000 ms, 5000 ms), no payment succeeded \
+         in any scenario or strategy: what fails there is not the key's TTL; look at the \
+         timeouts and losses first\n"
+    );
+    // At a failure rate of 1 every attempt fails, whatever the retries.
+    let failing = "model = \"timeline\"\nruns = 2\n[arrivals]\nclients = 5\nrate_per_s = 50.0\n\
+                   duration_s = 1.0\n[server]\nerror_policy = \"retry\"\n\
+                   [output]\nerror_rate_sweep = [0.0, 0.5, 1.0]\n";
+    let (code, stderr, _) = run("failing.toml", failing, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: at the error_rate_sweep point 1, no payment succeeded in any scenario or \
+         strategy: the sweep's curves are flat there; end the sweep at a lower error rate\n"
+    );
+    let fine = failing.replace("1.0]", "0.9]");
+    let (code, stderr, _) = run("fine.toml", &fine, &[]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    let (code, stderr, _) = run("quiet.toml", lost, &["--quiet"]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+}
+
 /// `simulate check` reads a file as a run would, shows each setting and where it came from,
 /// and runs nothing; a bad file is the run's error.
 #[test]

@@ -50,6 +50,12 @@ pub trait Model: Send + 'static {
         Ok(long_run_warning(plan.seconds, &plan.how))
     }
 
+    /// What its results show that was likely not meant: e.g. a sweep point at which no
+    /// payment succeeded.
+    fn result_warnings(_results: &Self::Results) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Runs it, telling `progress` how far it came and stopping when asked.
     fn simulate(&self, progress: &dyn Progress) -> Result<Self::Results, Interrupted>;
 }
@@ -103,4 +109,30 @@ pub fn ttl_warning(scenario: &str, key_ttl_ms: Option<f64>, window_ms: f64) -> O
              expired is charged again; make the TTL at least the window"
         )
     })
+}
+
+/// One line naming the sweep points (of `key`, of `total`) at which nothing succeeded, the
+/// first few of them listed; `None` when there are none.
+pub(crate) fn sweep_points_without_success(
+    key: &str,
+    failed: &[String],
+    total: usize,
+    advice: &str,
+) -> Option<String> {
+    const LISTED: usize = 5;
+    if failed.is_empty() {
+        return None;
+    }
+    let mut listed = failed[..failed.len().min(LISTED)].join(", ");
+    if failed.len() > LISTED {
+        listed.push_str(", ...");
+    }
+    let which = if failed.len() == 1 {
+        format!("at the {key} point {listed}")
+    } else {
+        format!("at {} of the {total} {key} points ({listed})", failed.len())
+    };
+    Some(format!(
+        "warning: {which}, no payment succeeded in any scenario or strategy: {advice}"
+    ))
 }
