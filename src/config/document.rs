@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use super::key::{Schema, did_you_mean};
+use super::key::{Key, Schema, did_you_mean};
 use super::{ConfigError, Origin};
 
 /// A spanned TOML value of the file.
@@ -316,7 +316,20 @@ struct Walk<'p> {
 
 /// Why `full` is not a key of `schema`: a likely typo, another model's key, or neither.
 fn unknown_key(full: &str, schema: &Schema, others: &[Schema]) -> String {
-    let table = full.rsplit_once('.').map_or("", |(table, _)| table);
+    let (table, leaf) = full.rsplit_once('.').unwrap_or(("", full));
+    let moved = |key: &&Key| {
+        key.table() != table && key.name.rsplit_once('.').map_or(key.name, |(_, l)| l) == leaf
+    };
+    if let Some(elsewhere) = schema.keys.iter().find(moved) {
+        let place = match elsewhere.table() {
+            "" => "at the top level, before any [table]".to_string(),
+            other => format!("in [{other}] (`{}`)", elsewhere.name),
+        };
+        return format!(
+            "unknown key `{full}` for the {} model: `{leaf}` belongs {place}",
+            schema.model
+        );
+    }
     let same_table = schema
         .keys
         .iter()
@@ -431,6 +444,17 @@ mod tests {
         );
         let error = entries("colour = 5\n").unwrap_err();
         assert!(error.contains("help config timeline"), "{error}");
+        // A right name in the wrong table is told where it goes.
+        let error = entries("timeout_ms = 5\n").unwrap_err();
+        assert!(
+            error.contains("`timeout_ms` belongs in [client] (`client.timeout_ms`)"),
+            "{error}"
+        );
+        let error = entries("[client]\nseed = 5\n").unwrap_err();
+        assert!(
+            error.contains("`seed` belongs at the top level, before any [table]"),
+            "{error}"
+        );
     }
 
     #[test]
