@@ -174,6 +174,101 @@ fn each_mistake_is_one_exact_line() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Every `--set` mistake is refused with exactly its line, naming the flag as typed.
+#[test]
+fn each_set_mistake_is_one_exact_line() {
+    let file = "model = \"timeline\"\npayments = 20\n";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--set", "client.timeuot_ms=2s"],
+            "--set client.timeuot_ms=2s: unknown key `client.timeuot_ms` for the timeline \
+             model: did you mean `client.timeout_ms`?",
+        ),
+        (
+            &["--set", "client.max_retries=3.5"],
+            "invalid value 3.5 for key `client.max_retries` in --set client.max_retries=3.5: \
+             expected a whole number of retries from 0 to 1000",
+        ),
+        (
+            &[
+                "--set",
+                "network.request_latency={ distribution = \"fixed\", ms = -1 }",
+            ],
+            "invalid value -1 for key `network.request_latency.ms` in --set \
+             network.request_latency={ distribution = \"fixed\", ms = -1 }: expected a duration \
+             from 0 to 1000000000 ms, as a number of ms or a string such as \"250ms\", \"2s\"",
+        ),
+        (
+            &["--set", "requests=5"],
+            "--set requests=5: unknown key `requests` for the timeline model: it is a key of the \
+             article model (write model = \"article\" at the top of the file)",
+        ),
+        (
+            &["--set", "seed=3", "--seed", "4"],
+            "--set seed=3: `seed` is also set by --seed: give one of the two",
+        ),
+        (
+            &["--set", "model=article"],
+            "--set model=article: the model is the config file's `model`; write another file \
+             to run another model",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (args, line) in cases {
+        let (code, stderr, made) = run("set.toml", file, args);
+        if code != Some(2) || stderr != format!("error: {line}\n") || made {
+            wrong.push(format!(
+                "{args:?}: exit {code:?}, folder made {made}, said\n{stderr}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Without `=`, clap refuses the flag's value before any file is read.
+    let (code, stderr, made) = run("set.toml", file, &["--set", "client.timeout_ms"]);
+    assert_eq!((code, made), (Some(2), false), "{stderr}");
+    assert!(stderr.contains("expected KEY=VALUE"), "{stderr}");
+}
+
+/// `--set KEY=VALUE` runs as the file with that key written in it would, for every scenario:
+/// it replaces what a `[[scenario]]` entry writes.
+#[test]
+fn a_key_set_on_the_command_line_is_the_key_written_in_the_file() {
+    let csv = |text: &str, args: &[&str]| {
+        let folder = TempDir::new().unwrap();
+        std::fs::write(folder.path().join("a.toml"), text).unwrap();
+        simulate()
+            .current_dir(folder.path())
+            .args(["--config", "a.toml", "--quiet", "--out", "out"])
+            .args(args)
+            .assert()
+            .success();
+        std::fs::read(folder.path().join("out/timeline.csv")).unwrap()
+    };
+    // Latencies that a 150 ms timeout cuts short, but a 2 s one rarely does.
+    let scenarios = "model = \"timeline\"\npayments = 300\n[network]\n\
+                     request_latency = { distribution = \"exponential\", mean_ms = 100 }\n\
+                     [[scenario]]\nname = \"a\"\n\
+                     client = { timeout_ms = 150 }\n[[scenario]]\nname = \"b\"\n";
+    let written = "model = \"timeline\"\npayments = 300\n[network]\n\
+                   request_latency = { distribution = \"exponential\", mean_ms = 100 }\n\
+                   [client]\ntimeout_ms = 2000\n\
+                   [server]\nerror_rate = 0.1\nerror_policy = \"retry\"\n\
+                   [[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\n";
+    let set = csv(
+        scenarios,
+        &[
+            "--set",
+            "client.timeout_ms=2s",
+            "--set",
+            "server.error_rate=0.1",
+            "--set",
+            "server.error_policy=retry",
+        ],
+    );
+    assert_eq!(set, csv(written, &[]));
+    assert_ne!(set, csv(scenarios, &[]));
+}
+
 /// An output folder that is a file is a usage error (exit code 2), not a failure to write.
 #[test]
 fn an_output_folder_that_is_a_file_is_refused_at_once() {

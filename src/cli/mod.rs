@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+use simulate::config::set::Assignment;
 use simulate::config::{EngineName, Overrides};
 use simulate::exit::{EXIT_FAILURE, EXIT_USAGE};
 use simulate::parse::{self, AckLossList};
@@ -108,6 +109,12 @@ pub struct RunArgs {
     /// --requests). Both give identical results [default: fast]
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<EngineChoice>,
+
+    /// Sets a key of the config file, written as in the file, for every scenario (repeatable;
+    /// later ones win): `--set client.timeout_ms=2s`, `--set server.error_policy=retry`.
+    /// `simulate keys MODEL` lists the keys
+    #[arg(long, value_name = "KEY=VALUE", value_parser = capped(Assignment::parse), allow_hyphen_values = true)]
+    pub set: Vec<Assignment>,
 
     /// Print nothing on success and draw no progress bar (errors still go to stderr)
     #[arg(long, short)]
@@ -414,6 +421,7 @@ impl RunArgs {
             }),
             quiet: self.quiet,
             json: self.json,
+            set: self.set.clone(),
         }
     }
 }

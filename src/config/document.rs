@@ -24,11 +24,16 @@ pub struct Document<'t> {
     pub text: &'t str,
     /// Its top-level table.
     root: DeTable<'t>,
+    /// For a `--set KEY=VALUE` (see [`crate::config::set`]): the flag's value as typed, which
+    /// its values' errors name instead of a file's line.
+    assignment: Option<&'t str>,
 }
 
 /// A key written in the file: where, as what, and its value.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'d, 't> {
+    /// The document it was written in: the file, or a `--set`.
+    pub document: &'d Document<'t>,
     /// The schema's key, e.g. `client.timeout_ms`.
     pub key: &'static str,
     /// The `[[scenario]]` entry it was written in, if any.
@@ -55,9 +60,25 @@ pub struct Entries<'d, 't> {
     pub base: BTreeMap<&'static str, Entry<'d, 't>>,
     /// The tables of keys written at the top level (`client.token_bucket`, `provider`), even
     /// empty ones, with where they start.
-    pub tables: BTreeMap<String, Range<usize>>,
+    pub tables: BTreeMap<String, Place<'d, 't>>,
     /// Each `[[scenario]]` entry: its `name` (and where it is) and its keys.
     pub scenarios: Vec<Scenario<'d, 't>>,
+}
+
+/// Where something was written: its document (the file or a `--set`) and its bytes there.
+#[derive(Debug, Clone)]
+pub struct Place<'d, 't> {
+    /// The file, or a `--set`.
+    pub document: &'d Document<'t>,
+    /// Its bytes in the document's text.
+    pub span: Range<usize>,
+}
+
+impl Place<'_, '_> {
+    /// A problem with what is written here, in words.
+    pub fn problem(&self, message: impl Into<String>) -> ConfigError {
+        self.document.problem(&self.span, message)
+    }
 }
 
 /// One `[[scenario]]` entry.
@@ -70,7 +91,7 @@ pub struct Scenario<'d, 't> {
     /// Its keys by schema key.
     pub keys: BTreeMap<&'static str, Entry<'d, 't>>,
     /// The tables of keys it writes, even empty ones.
-    pub tables: BTreeMap<String, Range<usize>>,
+    pub tables: BTreeMap<String, Place<'d, 't>>,
 }
 
 impl<'t> Document<'t> {
@@ -98,7 +119,32 @@ impl<'t> Document<'t> {
             path,
             text,
             root: root.into_inner(),
+            assignment: None,
         })
+    }
+
+    /// A `--set` as a document: `written` as typed, `text` its TOML line. Text that is not a
+    /// TOML assignment is refused naming the flag.
+    pub fn assignment(written: &'t str, text: &'t str) -> Result<Self, ConfigError> {
+        let root = DeTable::parse(text).map_err(|error| ConfigError::Set {
+            assignment: written.to_string(),
+            message: format!(
+                "{}: write KEY=VALUE with the key as a config file writes it, e.g. \
+                 client.timeout_ms=2s",
+                error.message().trim().replace('\n', " ")
+            ),
+        })?;
+        Ok(Self {
+            path: Path::new("--set"),
+            text,
+            root: root.into_inner(),
+            assignment: Some(written),
+        })
+    }
+
+    /// The `--set` this document is, as typed, if it is one.
+    pub fn set_by(&self) -> Option<&'t str> {
+        self.assignment
     }
 
     /// The top-level value of `key`, if written.
@@ -127,6 +173,12 @@ impl<'t> Document<'t> {
 
     /// The origin of a value at `span` of key `key` (as the user reads it).
     pub fn origin(&self, key: &str, span: &Range<usize>) -> Origin {
+        if let Some(assignment) = self.assignment {
+            return Origin::Set {
+                key: key.to_string(),
+                assignment: assignment.to_string(),
+            };
+        }
         Origin::File {
             path: self.path.to_path_buf(),
             key: key.to_string(),
@@ -136,6 +188,12 @@ impl<'t> Document<'t> {
 
     /// A problem with the file at `span`, in words: `config file F: line L, column C: ...`.
     pub fn problem(&self, span: &Range<usize>, message: impl Into<String>) -> ConfigError {
+        if let Some(assignment) = self.assignment {
+            return ConfigError::Set {
+                assignment: assignment.to_string(),
+                message: message.into(),
+            };
+        }
         let (line, column) = self.position(span.start);
         ConfigError::Parse {
             path: self.path.to_path_buf(),
@@ -251,7 +309,7 @@ impl<'t> Document<'t> {
         value: &'d Value<'t>,
         out: (
             &mut BTreeMap<&'static str, Entry<'d, 't>>,
-            &mut BTreeMap<String, Range<usize>>,
+            &mut BTreeMap<String, Place<'d, 't>>,
         ),
     ) -> Result<(), ConfigError> {
         let (keys, tables) = out;
@@ -269,6 +327,7 @@ impl<'t> Document<'t> {
             keys.insert(
                 key.name,
                 Entry {
+                    document: self,
                     key: key.name,
                     index: walk.index,
                     value,
@@ -286,7 +345,13 @@ impl<'t> Document<'t> {
             let mut items: Vec<_> = table.iter().collect();
             items.sort_by_key(|(name, _)| name.span().start);
             let prefix = format!("{full}.");
-            tables.insert(full.clone(), value.span());
+            tables.insert(
+                full.clone(),
+                Place {
+                    document: self,
+                    span: value.span(),
+                },
+            );
             for (inner, inner_value) in items {
                 self.walk(
                     schema,

@@ -5,7 +5,7 @@
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 
-use crate::config::document::{Document, Entries, Entry, Scenario};
+use crate::config::document::{Entries, Entry, Scenario};
 use crate::config::key::{Key, Schema};
 use crate::config::read::{Found, Scalar, default_value, scalar};
 use crate::config::{ConfigError, Origin, tables};
@@ -14,8 +14,6 @@ use crate::config::{ConfigError, Origin, tables};
 pub struct Lookup<'a, 'd, 't> {
     /// The model's keys.
     pub schema: &'static Schema,
-    /// The file.
-    pub document: &'d Document<'t>,
     /// Its top-level keys.
     pub base: &'a Entries<'d, 't>,
     /// The scenario's entry, if the file has `[[scenario]]`s.
@@ -80,7 +78,7 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
         read: impl FnOnce(&Found<'_, '_>) -> Result<T, ConfigError>,
     ) -> Result<T, ConfigError> {
         match self.entry(name) {
-            Some(entry) => read(&Found::in_file(self.document, entry)),
+            Some(entry) => read(&Found::in_file(entry)),
             None => {
                 let key = self.key(name);
                 let value = default_value(key)
@@ -174,7 +172,7 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
     /// The refusal of `name`'s value (written for this scenario) for `reason`.
     pub fn refuse(&self, name: &str, reason: &str) -> ConfigError {
         let entry = self.entry(name).expect("refused keys are written");
-        Found::in_file(self.document, entry).invalid(reason)
+        Found::in_file(entry).invalid(reason)
     }
 
     /// The first of `names` written for this scenario, as the user reads it.

@@ -17,6 +17,7 @@ pub mod key;
 pub mod lookup;
 pub mod overrides;
 pub mod read;
+pub mod set;
 pub mod settings;
 pub mod tables;
 pub mod timeline;
@@ -323,6 +324,13 @@ pub enum Origin {
     },
     /// A key's declared default.
     Default(&'static str),
+    /// A key given by `--set KEY=VALUE`.
+    Set {
+        /// The key, with its tables: `client.timeout_ms` (a field: `client.backoff.base_ms`).
+        key: String,
+        /// The flag's value as typed.
+        assignment: String,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -337,6 +345,9 @@ impl fmt::Display for Origin {
                 }
             }
             Origin::Default(key) => write!(formatter, "the default of key `{key}`"),
+            Origin::Set { key, assignment } => {
+                write!(formatter, "key `{key}` in --set {assignment}")
+            }
         }
     }
 }
@@ -389,6 +400,14 @@ pub enum ConfigError {
     TooBig {
         /// The file as given.
         path: PathBuf,
+    },
+    /// A `--set KEY=VALUE` that is not a key of the model, or not one `--set` may set.
+    #[error("--set {assignment}: {message}")]
+    Set {
+        /// The flag's value as typed.
+        assignment: String,
+        /// What is wrong with it.
+        message: String,
     },
     /// The config file is not valid TOML or has an unknown key or a value of the wrong type.
     #[error("config file {}: {message}", path.display())]

@@ -50,6 +50,8 @@ pub struct Overrides {
     pub quiet: bool,
     /// Print the JSON summary (`--json`).
     pub json: bool,
+    /// Keys of the file set on the command line (`--set KEY=VALUE`), in order.
+    pub set: Vec<crate::config::set::Assignment>,
 }
 
 impl Overrides {
@@ -60,6 +62,23 @@ impl Overrides {
             quiet: self.quiet,
             json: self.json,
         }
+    }
+
+    /// The dedicated flag given that sets file key `key` (`--seed` for `seed`), if any.
+    pub fn flag_setting(&self, key: &str) -> Option<&'static str> {
+        let (flag, given) = match key {
+            "seed" => ("--seed", self.seed.is_some()),
+            "runs" => ("--runs", self.runs.is_some()),
+            "payments" => ("--payments", self.payments.is_some()),
+            "requests" => ("--requests", self.requests.is_some()),
+            "max_retries" => ("--max-retries", self.max_retries.is_some()),
+            "threads" => ("--threads", self.threads.is_some()),
+            "engine" => ("--engine", self.engine.is_some()),
+            "out" => ("--out", self.out.is_some()),
+            "p" => ("--p", self.ack_loss.is_some()),
+            _ => return None,
+        };
+        given.then_some(flag)
     }
 
     /// The flags given among those only some models take, by flag name, for refusing the

@@ -32,8 +32,8 @@ pub struct Found<'v, 't> {
 
 impl<'v, 't> Found<'v, 't> {
     /// A value of the file.
-    pub fn in_file(document: &'v Document<'t>, entry: &Entry<'v, 't>) -> Self {
-        Self::at(document, entry.written(), entry.value)
+    pub fn in_file(entry: &Entry<'v, 't>) -> Self {
+        Self::at(entry.document, entry.written(), entry.value)
     }
 
     /// The value `value` of the file, read as key `key`.

@@ -107,7 +107,8 @@ pub fn of(
         .find(|schema| schema.model == model)
         .expect("a known model");
     let others: Vec<Schema> = SCHEMAS.into_iter().filter(|s| s.model != model).collect();
-    let entries = document.entries(schema, &others, &["model"])?;
+    let sets = super::set::documents(overrides)?;
+    let entries = super::set::entries_with_sets(&document, &sets, schema, &others, overrides)?;
     let stem = path
         .file_stem()
         .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
@@ -131,7 +132,6 @@ pub fn of(
     for (name, index) in views {
         let lookup = Lookup {
             schema,
-            document: &document,
             base: &entries,
             over: index.map(|index| &entries.scenarios[index]),
         };
@@ -159,11 +159,12 @@ fn setting(lookup: &Lookup<'_, '_, '_>, name: &'static str, overrides: &Override
     }
     if let Some(entry) = lookup.entry(name) {
         let span = entry.value.span();
-        let written = lookup.document.text.get(span.clone()).unwrap_or("").trim();
-        let (line, _) = lookup.document.position(span.start);
-        let source = match entry.index {
-            Some(index) => format!("scenario[{index}], line {line}"),
-            None => format!("line {line}"),
+        let written = entry.document.text.get(span.clone()).unwrap_or("").trim();
+        let (line, _) = entry.document.position(span.start);
+        let source = match (entry.document.set_by(), entry.index) {
+            (Some(assignment), _) => format!("--set {assignment}"),
+            (None, Some(index)) => format!("scenario[{index}], line {line}"),
+            (None, None) => format!("line {line}"),
         };
         return Setting {
             key: name,

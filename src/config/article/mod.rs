@@ -8,6 +8,7 @@ use crate::config::key::{Key, Kind, SEED, Schema, THREADS_KEY, runs_key};
 use crate::config::lookup::Lookup;
 use crate::config::overrides::{EngineName, Overrides};
 use crate::config::read::Found;
+use crate::config::set;
 use crate::config::{ConfigError, OutputSettings};
 use crate::model::article::{ArticleModel, Engine};
 use crate::parse::{self, AckLossList};
@@ -95,10 +96,10 @@ pub fn read(
 ) -> Result<ArticleConfig, ConfigError> {
     let empty = Document::parse("", Path::new(""))?;
     let document = document.unwrap_or(&empty);
-    let entries = document.entries(&SCHEMA, others, &["model"])?;
+    let sets = set::documents(overrides)?;
+    let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
     let file = Lookup {
         schema: &SCHEMA,
-        document,
         base: &entries,
         over: None,
     };

@@ -12,6 +12,7 @@ use crate::config::key::{
 use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
 use crate::config::read::{Found, Scalar, list, scalar};
+use crate::config::set;
 use crate::config::{ConfigError, DEFAULT_OUT, OutputSettings, tables};
 use crate::model::contention::{ContentionModel, ContentionSetup, Delay, Policy};
 
@@ -104,10 +105,10 @@ pub fn read(
     overrides: &Overrides,
     default_threads: usize,
 ) -> Result<ContentionConfig, ConfigError> {
-    let entries = document.entries(&SCHEMA, others, &["model"])?;
+    let sets = set::documents(overrides)?;
+    let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
     let file = Lookup {
         schema: &SCHEMA,
-        document,
         base: &entries,
         over: None,
     };

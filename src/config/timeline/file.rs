@@ -13,6 +13,7 @@ use crate::config::key::Schema;
 use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
 use crate::config::read::{Found, Scalar, list};
+use crate::config::set;
 use crate::config::{ConfigError, OutputSettings};
 use crate::model::load::{LoadModel, LoadScenario, LoadStrategy};
 use crate::model::timeline::{Strategy, TimelineModel};
@@ -61,10 +62,10 @@ pub fn read(
     overrides: &Overrides,
     default_threads: usize,
 ) -> Result<TimelineFile, ConfigError> {
-    let entries = document.entries(&SCHEMA, others, &["model"])?;
+    let sets = set::documents(overrides)?;
+    let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
     let top = Lookup {
         schema: &SCHEMA,
-        document,
         base: &entries,
         over: None,
     };
@@ -274,7 +275,6 @@ fn scenarios<T>(
 ) -> Result<Vec<T>, ConfigError> {
     let base = Lookup {
         schema: &SCHEMA,
-        document,
         base: entries,
         over: None,
     };
@@ -304,7 +304,6 @@ fn scenarios<T>(
         };
         let lookup = Lookup {
             schema: &SCHEMA,
-            document,
             base: entries,
             over: Some(entry),
         };

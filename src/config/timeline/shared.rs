@@ -60,15 +60,12 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
     }
     for table in ["provider", "receipts"] {
         if lookup.has_table(table) {
-            let span = lookup
+            let place = lookup
                 .over
                 .and_then(|over| over.tables.get(table))
                 .or_else(|| lookup.base.tables.get(table))
-                .cloned()
-                .unwrap_or_default();
-            return Err(lookup
-                .document
-                .problem(&span, format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
+                .expect("a table written has its place");
+            return Err(place.problem(format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
         }
     }
     let refusals: [(&str, bool, &str); 5] = [
