@@ -8,7 +8,8 @@
 //!   that decides which vector instructions they use;
 //! - [`queue`]: discrete-event queues behind one ordering contract ([`queue::EventQueue`]);
 //! - [`estimate`]: the arithmetic of run-time estimates;
-//! - [`stats`] and [`latency`]: intervals and exactly mergeable latency histograms;
+//! - [`stats`], [`replications`] and [`latency`]: intervals, estimates across runs in
+//!   constant memory, and exactly mergeable latency histograms;
 //! - [`counters!`] and [`metrics!`]: the one-declaration macros for a model's counters and
 //!   summarised quantities;
 //! - [`parallel`] and [`progress`]: independent simulations on several threads, in task order,
@@ -27,6 +28,7 @@ pub mod numerics;
 pub mod parallel;
 pub mod progress;
 pub mod queue;
+pub mod replications;
 pub mod rng;
 pub mod stats;
 

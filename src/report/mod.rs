@@ -6,6 +6,7 @@ pub mod contention;
 pub mod format;
 pub mod json;
 pub mod load;
+pub mod summary;
 pub mod timeline;
 
 /// One output file: its name inside the output folder and its contents.
