@@ -10,11 +10,12 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::config::settings::{self, ScenarioSettings};
-use crate::config::{Job, OutputSettings, Overrides};
+use crate::config::{Job, OutputSettings, Overrides, Sweep};
 use crate::limits::Machine;
 use crate::models::{Model, Plan};
 use crate::output::OutputError;
 use crate::progress::Reporter;
+use crate::report::sweep::SweepFiles;
 use crate::report::{OutputFile, Report};
 use crate::{output, signals};
 use engine::Interrupted;
@@ -31,7 +32,157 @@ pub fn run(overrides: Overrides) -> anyhow::Result<()> {
         Job::Timeline(config) => run_model(config, output),
         Job::Contention(config) => run_model(config, output),
         Job::Load(config) => run_model(config, output),
+        Job::Sweep(sweep) => run_sweep(sweep, output),
     }
+}
+
+/// Runs a sweep: its points are all of one model (the config checked it).
+fn run_sweep(sweep: Sweep, output: OutputSettings) -> anyhow::Result<()> {
+    let Sweep { keys, points } = sweep;
+    match &points[0].1 {
+        Job::Article(_) => sweep_model(
+            keys,
+            unpack(points, |job| match job {
+                Job::Article(config) => Some(config),
+                _ => None,
+            }),
+            output,
+        ),
+        Job::Timeline(_) => sweep_model(
+            keys,
+            unpack(points, |job| match job {
+                Job::Timeline(config) => Some(config),
+                _ => None,
+            }),
+            output,
+        ),
+        Job::Contention(_) => sweep_model(
+            keys,
+            unpack(points, |job| match job {
+                Job::Contention(config) => Some(config),
+                _ => None,
+            }),
+            output,
+        ),
+        Job::Load(_) => sweep_model(
+            keys,
+            unpack(points, |job| match job {
+                Job::Load(config) => Some(config),
+                _ => None,
+            }),
+            output,
+        ),
+        Job::Sweep(_) => unreachable!("a sweep's points are not sweeps"),
+    }
+}
+
+/// Every point's config of one model, picked out of its job by `pick`.
+fn unpack<M>(
+    points: Vec<(Vec<String>, Job)>,
+    pick: impl Fn(Job) -> Option<M>,
+) -> Vec<(Vec<String>, M)> {
+    points
+        .into_iter()
+        .map(|(labels, job)| (labels, pick(job).expect("every point runs the same model")))
+        .collect()
+}
+
+/// A point's values as a person reads them: `client.timeout_ms = 500, runs = 3`.
+fn point_name(keys: &[String], labels: &[String]) -> String {
+    keys.iter()
+        .zip(labels)
+        .map(|(key, label)| format!("{key} = {label}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `warnings` of every point, each once: one that every point gives as is, the others with
+/// the points that give them.
+fn sweep_warnings(keys: &[String], per_point: &[(Vec<String>, Vec<String>)]) -> Vec<String> {
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    for (labels, warnings) in per_point {
+        for warning in warnings {
+            match seen.iter_mut().find(|(known, _)| known == warning) {
+                Some((_, points)) => points.push(point_name(keys, labels)),
+                None => seen.push((warning.clone(), vec![point_name(keys, labels)])),
+            }
+        }
+    }
+    seen.into_iter()
+        .map(|(warning, points)| {
+            if points.len() == per_point.len() {
+                return warning;
+            }
+            let rest = warning.strip_prefix("warning: ").unwrap_or(&warning);
+            format!("warning: at {}: {rest}", points.join("; "))
+        })
+        .collect()
+}
+
+/// The steps of a sweep: every point checked against this machine and its estimates summed,
+/// then the points run one after another on one progress bar, their CSV files combined with
+/// the swept keys as first columns.
+fn sweep_model<M: Model>(
+    keys: Vec<String>,
+    points: Vec<(Vec<String>, M)>,
+    output: OutputSettings,
+) -> anyhow::Result<()> {
+    let machine = Machine::this();
+    let mut seconds = 0.0;
+    let mut how = String::new();
+    let mut warnings = Vec::new();
+    for (labels, config) in &points {
+        config.check(machine)?;
+        let plan = config.plan(machine);
+        seconds += plan.seconds;
+        how = plan.how;
+        warnings.push((labels.clone(), config.warnings()));
+    }
+    let long_run = crate::limits::long_run_warning(seconds, &how);
+    if !output.quiet {
+        for warning in sweep_warnings(&keys, &warnings).iter().chain(&long_run) {
+            eprintln!("{warning}");
+        }
+    }
+    let units = points.iter().map(|(_, config)| config.work_units()).sum();
+    let progress = Reporter::new(units, M::UNIT, output.quiet);
+    let worker = (output.clone(), progress.clone());
+    let rendered = in_background(&output.out_dir, &progress, move || {
+        let (output, progress) = worker;
+        let mut combined = SweepFiles::new(keys.clone());
+        let mut after = Vec::new();
+        for (labels, config) in points {
+            let results = config.simulate(&progress)?;
+            after.push((labels.clone(), M::result_warnings(&results)));
+            combined.add(labels, results.files());
+        }
+        let mut files = combined.files();
+        files.push(crate::report::sweep::report_md(
+            M::NAME,
+            &keys,
+            combined.points(),
+            &files,
+        ));
+        let written = paths(&output.out_dir, &files);
+        let stdout = if output.json {
+            crate::report::sweep::json(M::NAME, &keys, combined.points(), &written)
+        } else {
+            let table = crate::report::sweep::table(&keys, combined.points());
+            told(&table, &written, output.quiet)
+        };
+        Ok(Rendered {
+            files,
+            stdout,
+            warnings: sweep_warnings(&keys, &after),
+        })
+    })?;
+    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)?;
+    if !output.quiet {
+        for warning in &rendered.warnings {
+            eprintln!("{warning}");
+        }
+    }
+    Ok(())
 }
 
 /// What `simulate check` finds in a config file: every scenario's settings, the estimate on
@@ -52,6 +203,9 @@ pub struct CheckReport {
     pub estimated_on: String,
     /// Settings that are valid but likely not what was meant.
     pub warnings: Vec<String>,
+    /// The sweep's points, each as `key = value, ...`; empty when nothing is swept (the
+    /// settings are then those of every point but the swept keys).
+    pub sweep: Vec<String>,
 }
 
 /// Checks a config file without running it: the same reading and the same check against
@@ -64,13 +218,17 @@ pub fn check(overrides: Overrides) -> anyhow::Result<Vec<u8>> {
     let job = Job::from_overrides(&overrides)?;
     let text = std::fs::read_to_string(&path).context("reading the config file again")?;
     let (_, scenarios) = settings::of(&text, &path, &overrides)?;
-    let (model, plan, warnings) = match &job {
-        Job::Article(config) => examine(config),
-        Job::Timeline(config) => examine(config),
-        Job::Contention(config) => examine(config),
-        Job::Load(config) => examine(config),
-    }?;
+    let (model, plan, warnings) = examine_job(&job)?;
+    let sweep = match &job {
+        Job::Sweep(sweep) => sweep
+            .points
+            .iter()
+            .map(|(labels, _)| point_name(&sweep.keys, labels))
+            .collect(),
+        _ => Vec::new(),
+    };
     let report = CheckReport {
+        sweep,
         file: path.display().to_string(),
         model,
         scenarios,
@@ -84,6 +242,38 @@ pub fn check(overrides: Overrides) -> anyhow::Result<Vec<u8>> {
     } else {
         check_text(&report).into_bytes()
     })
+}
+
+/// The job's model, plan and warnings (a sweep's summed over its points); a refusal
+/// against this machine is the error.
+fn examine_job(job: &Job) -> anyhow::Result<(&'static str, Plan, Vec<String>)> {
+    match job {
+        Job::Article(config) => examine(config),
+        Job::Timeline(config) => examine(config),
+        Job::Contention(config) => examine(config),
+        Job::Load(config) => examine(config),
+        Job::Sweep(sweep) => {
+            let mut total: Option<(&'static str, Plan)> = None;
+            let mut warnings = Vec::new();
+            for (labels, point) in &sweep.points {
+                let (model, plan, point_warnings) = examine_job(point)?;
+                warnings.push((labels.clone(), point_warnings));
+                total = Some(match total {
+                    None => (model, plan),
+                    Some((model, sum)) => (
+                        model,
+                        Plan {
+                            seconds: sum.seconds + plan.seconds,
+                            memory_bytes: sum.memory_bytes.max(plan.memory_bytes),
+                            ..plan
+                        },
+                    ),
+                });
+            }
+            let (model, plan) = total.expect("a sweep has a point");
+            Ok((model, plan, sweep_warnings(&sweep.keys, &warnings)))
+        }
+    }
 }
 
 /// The model's name, plan and warnings; a refusal against this machine is the error.
@@ -125,6 +315,16 @@ fn check_text(report: &CheckReport) -> String {
                 "  {:width$}  {value}  ({})",
                 setting.key, setting.source
             );
+        }
+    }
+    if !report.sweep.is_empty() {
+        let _ = writeln!(
+            text,
+            "\nthe sweep runs {} points, each with the settings above but:",
+            report.sweep.len()
+        );
+        for point in &report.sweep {
+            let _ = writeln!(text, "  {point}");
         }
     }
     if report.warnings.is_empty() {

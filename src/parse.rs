@@ -206,36 +206,88 @@ impl Decimal {
         self.units * 10u128.pow(scale - self.scale)
     }
 
+    /// 1 in this number's scale.
+    fn rescaled_one(self) -> u128 {
+        10u128.pow(self.scale)
+    }
+
+    /// Whether this number is above `other`.
+    fn exceeds(self, other: Decimal) -> bool {
+        let scale = self.scale.max(other.scale);
+        self.rescaled(scale) > other.rescaled(scale)
+    }
+
+    /// The exact product, trailing zeros of the fraction dropped; `None` when it needs more
+    /// than [`Self::MAX_SCALE`] decimals or 38 digits.
+    fn times(self, other: Decimal) -> Option<Decimal> {
+        let mut units = self.units.checked_mul(other.units)?;
+        let mut scale = self.scale + other.scale;
+        while scale > 0 && units % 10 == 0 {
+            units /= 10;
+            scale -= 1;
+        }
+        (scale <= Self::MAX_SCALE && units < 10u128.pow(30)).then_some(Decimal { units, scale })
+    }
+
     /// `units / 10^scale` as a user would type it (`0.05`), which parses to the f64 they would
     /// get by typing it.
     fn text(units: u128, scale: u32) -> String {
         let digits = format!("{units:0>width$}", width = scale as usize + 1);
         let (whole, fraction) = digits.split_at(digits.len() - scale as usize);
-        format!("{whole}.{fraction}")
+        if fraction.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{fraction}")
+        }
     }
 }
 
 fn decimal_range(item: &str, values: &mut Vec<f64>) -> Result<(), String> {
+    let shown = echo(item);
+    for typed in decimal_steps(item, MAX_ACK_LOSS_VALUES)? {
+        let value = typed.parse().expect("a plain decimal parses");
+        let value = check_ack_loss(value)
+            .and_then(|value| check_round_trip(&typed, value))
+            .map_err(|reason| format!("range '{shown}': {reason}"))?;
+        values.push(value);
+    }
+    Ok(())
+}
+
+/// The values of a range `START:STOP:STEP` of plain decimals (STOP included when a whole
+/// number of steps away), as a user would type each (`0.05`, `3`), at most `max` of them; or,
+/// with a fourth part `log`, `START:STOP:FACTOR:log`: START, START × FACTOR, ... up to STOP.
+/// Every value is exact: the steps are taken in decimal, not in floating point.
+pub fn decimal_steps(item: &str, max: usize) -> Result<Vec<String>, String> {
     let parts: Vec<&str> = item.split(':').map(str::trim).collect();
-    let item = echo(item);
-    let [start, stop, step] = parts[..] else {
-        return Err(format!(
-            "range '{item}' must have the form START:STOP:STEP, e.g. 0:0.3:0.01"
-        ));
+    let shown = echo(item);
+    let (start, stop, step, log) = match parts[..] {
+        [start, stop, step] => (start, stop, step, false),
+        [start, stop, factor, "log"] => (start, stop, factor, true),
+        _ => {
+            return Err(format!(
+                "range '{shown}' must have the form START:STOP:STEP, e.g. 0:0.3:0.01 (or \
+                 START:STOP:FACTOR:log, e.g. 1:1000:10:log)"
+            ));
+        }
     };
     let decimal = |part: &str, name: &str| {
         Decimal::parse(part).ok_or_else(|| {
             format!(
-                "range '{item}': {name} '{}' is not a plain decimal such as 0.05",
+                "range '{shown}': {name} '{}' is not a plain decimal such as 0.05",
                 echo(part)
             )
         })
     };
+    let step_name = if log { "FACTOR" } else { "STEP" };
     let (start, stop, step) = (
         decimal(start, "START")?,
         decimal(stop, "STOP")?,
-        decimal(step, "STEP")?,
+        decimal(step, step_name)?,
     );
+    if log {
+        return log_steps(&shown, start, stop, step, max);
+    }
     let scale = start.scale.max(stop.scale).max(step.scale);
     let (first, last, increment) = (
         start.rescaled(scale),
@@ -243,29 +295,64 @@ fn decimal_range(item: &str, values: &mut Vec<f64>) -> Result<(), String> {
         step.rescaled(scale),
     );
     if increment == 0 {
-        return Err(format!("range '{item}' has a zero STEP"));
+        return Err(format!("range '{shown}' has a zero STEP"));
     }
     if first > last {
         return Err(format!(
-            "range '{item}' is reversed: START is above STOP (write it in increasing order)"
+            "range '{shown}' is reversed: START is above STOP (write it in increasing order)"
         ));
     }
-    if (last - first) / increment >= MAX_ACK_LOSS_VALUES as u128 {
+    if (last - first) / increment >= max as u128 {
         return Err(format!(
-            "range '{item}' has more than {MAX_ACK_LOSS_VALUES} values: use a coarser step"
+            "range '{shown}' has more than {max} values: use a coarser step"
         ));
     }
+    let mut texts = Vec::new();
     let mut units = first;
     while units <= last {
-        let typed = Decimal::text(units, scale);
-        let value = typed.parse().expect("a plain decimal parses");
-        let value = check_ack_loss(value)
-            .and_then(|value| check_round_trip(&typed, value))
-            .map_err(|reason| format!("range '{item}': {reason}"))?;
-        values.push(value);
+        texts.push(Decimal::text(units, scale));
         units += increment;
     }
-    Ok(())
+    Ok(texts)
+}
+
+/// The values START, START × FACTOR, ... up to STOP of a log range, exact in decimal.
+fn log_steps(
+    shown: &str,
+    start: Decimal,
+    stop: Decimal,
+    factor: Decimal,
+    max: usize,
+) -> Result<Vec<String>, String> {
+    if start.units == 0 {
+        return Err(format!(
+            "range '{shown}': a log range cannot start at 0 (start at the smallest value wanted)"
+        ));
+    }
+    if factor.units <= factor.rescaled_one() {
+        return Err(format!(
+            "range '{shown}' needs a FACTOR above 1, e.g. 10 or 2"
+        ));
+    }
+    if start.exceeds(stop) {
+        return Err(format!(
+            "range '{shown}' is reversed: START is above STOP (write it in increasing order)"
+        ));
+    }
+    let mut texts = Vec::new();
+    let mut value = start;
+    while !value.exceeds(stop) {
+        if texts.len() == max {
+            return Err(format!(
+                "range '{shown}' has more than {max} values: use a larger factor"
+            ));
+        }
+        texts.push(Decimal::text(value.units, value.scale));
+        value = value.times(factor).ok_or_else(|| {
+            format!("range '{shown}': the values need too many digits; use a simpler FACTOR")
+        })?;
+    }
+    Ok(texts)
 }
 
 /// Parses a whole number, saying what it is for when it is not one, and that it is too large
@@ -401,6 +488,32 @@ mod tests {
 
     fn list(text: &str) -> Vec<f64> {
         ack_loss_list(text).unwrap().0
+    }
+
+    #[test]
+    fn steps_are_typed_decimals_linear_or_logarithmic() {
+        let steps = |text: &str| decimal_steps(text, 100).unwrap();
+        assert_eq!(steps("0:0.3:0.1"), ["0.0", "0.1", "0.2", "0.3"]);
+        assert_eq!(steps("500:2000:500"), ["500", "1000", "1500", "2000"]);
+        assert_eq!(steps("1:1000:10:log"), ["1", "10", "100", "1000"]);
+        assert_eq!(steps("0.001:1:10:log"), ["0.001", "0.01", "0.1", "1"]);
+        assert_eq!(steps("1:10:2:log"), ["1", "2", "4", "8"]);
+        assert_eq!(
+            steps("0.5:3:1.5:log"),
+            ["0.5", "0.75", "1.125", "1.6875", "2.53125"]
+        );
+        for (text, reason) in [
+            ("0:10:10:log", "cannot start at 0"),
+            ("1:10:1:log", "FACTOR above 1"),
+            ("1:1e9:2:log", "not a plain decimal"),
+            ("1:100:1.1:log", "too many digits"),
+            ("1:2", "must have the form"),
+        ] {
+            let error = decimal_steps(text, 100).unwrap_err();
+            assert!(error.contains(reason), "{text}: {error}");
+        }
+        let error = decimal_steps("1:1000000:2:log", 10).unwrap_err();
+        assert!(error.contains("more than 10 values"), "{error}");
     }
 
     #[test]

@@ -18,4 +18,5 @@ mod properties;
 mod readable;
 mod reliability;
 mod statistics;
+mod sweeps;
 mod timeline;

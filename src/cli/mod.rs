@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use simulate::config::set::Assignment;
+use simulate::config::sweep::SweepFlag;
 use simulate::config::{EngineName, Overrides};
 use simulate::exit::{EXIT_FAILURE, EXIT_USAGE};
 use simulate::parse::{self, AckLossList};
@@ -115,6 +116,13 @@ pub struct RunArgs {
     /// `simulate keys MODEL` lists the keys
     #[arg(long, value_name = "KEY=VALUE", value_parser = capped(Assignment::parse), allow_hyphen_values = true)]
     pub set: Vec<Assignment>,
+
+    /// Runs the file at every value of a key (repeatable: a grid, the first key outermost):
+    /// a list `client.timeout_ms=500,1000,2s`, a range `server.error_rate=0:0.5:0.1` (STOP
+    /// included) or a log range `server.key_ttl_ms=1000:100000000:10:log`. Every CSV gets a
+    /// column per swept key
+    #[arg(long, value_name = "KEY=VALUES", value_parser = capped(SweepFlag::parse), allow_hyphen_values = true)]
+    pub sweep: Vec<SweepFlag>,
 
     /// Print nothing on success and draw no progress bar (errors still go to stderr)
     #[arg(long, short)]
@@ -422,6 +430,7 @@ impl RunArgs {
             quiet: self.quiet,
             json: self.json,
             set: self.set.clone(),
+            sweep: self.sweep.clone(),
         }
     }
 }

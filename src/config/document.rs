@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
 
 use super::key::{Key, Schema, did_you_mean};
+use super::set::{Assignment, Source};
 use super::{ConfigError, Origin};
 
 /// A spanned TOML value of the file.
@@ -24,9 +25,9 @@ pub struct Document<'t> {
     pub text: &'t str,
     /// Its top-level table.
     root: DeTable<'t>,
-    /// For a `--set KEY=VALUE` (see [`crate::config::set`]): the flag's value as typed, which
-    /// its values' errors name instead of a file's line.
-    assignment: Option<&'t str>,
+    /// For a value given outside the file's keys (`--set`, a sweep's; see
+    /// [`crate::config::set`]): the assignment, whose source its errors name.
+    assignment: Option<&'t Assignment>,
 }
 
 /// A key written in the file: where, as what, and its value.
@@ -123,28 +124,40 @@ impl<'t> Document<'t> {
         })
     }
 
-    /// A `--set` as a document: `written` as typed, `text` its TOML line. Text that is not a
-    /// TOML assignment is refused naming the flag.
-    pub fn assignment(written: &'t str, text: &'t str) -> Result<Self, ConfigError> {
-        let root = DeTable::parse(text).map_err(|error| ConfigError::Set {
-            assignment: written.to_string(),
-            message: format!(
+    /// An [`Assignment`] as a document of one key. Text that is not a TOML assignment is
+    /// refused naming where it was given.
+    pub fn assignment(assignment: &'t Assignment) -> Result<Self, ConfigError> {
+        let text = assignment.toml();
+        let root = DeTable::parse(text).map_err(|error| {
+            let message = format!(
                 "{}: write KEY=VALUE with the key as a config file writes it, e.g. \
                  client.timeout_ms=2s",
                 error.message().trim().replace('\n', " ")
-            ),
+            );
+            assigned_problem(assignment, message)
         })?;
         Ok(Self {
-            path: Path::new("--set"),
+            path: Path::new(""),
             text,
             root: root.into_inner(),
-            assignment: Some(written),
+            assignment: Some(assignment),
         })
     }
 
-    /// The `--set` this document is, as typed, if it is one.
+    /// The flag this document was given by, as typed, if it is a flag's.
     pub fn set_by(&self) -> Option<&'t str> {
-        self.assignment
+        match self.assignment.map(|assignment| &assignment.source) {
+            Some(Source::Flag(flag)) => Some(flag),
+            _ => None,
+        }
+    }
+
+    /// The file and place of a value of the file's `[sweep]` this document is, if it is one.
+    pub fn swept_at(&self) -> Option<(&'t Path, (usize, usize))> {
+        match self.assignment.map(|assignment| &assignment.source) {
+            Some(Source::File { path, at, .. }) => Some((path, *at)),
+            _ => None,
+        }
     }
 
     /// The top-level value of `key`, if written.
@@ -174,9 +187,16 @@ impl<'t> Document<'t> {
     /// The origin of a value at `span` of key `key` (as the user reads it).
     pub fn origin(&self, key: &str, span: &Range<usize>) -> Origin {
         if let Some(assignment) = self.assignment {
-            return Origin::Set {
-                key: key.to_string(),
-                assignment: assignment.to_string(),
+            return match &assignment.source {
+                Source::Flag(flag) => Origin::Set {
+                    key: key.to_string(),
+                    flag: flag.clone(),
+                },
+                Source::File { path, at, .. } => Origin::File {
+                    path: path.clone(),
+                    key: format!("sweep.{key}"),
+                    at: Some(*at),
+                },
             };
         }
         Origin::File {
@@ -189,10 +209,7 @@ impl<'t> Document<'t> {
     /// A problem with the file at `span`, in words: `config file F: line L, column C: ...`.
     pub fn problem(&self, span: &Range<usize>, message: impl Into<String>) -> ConfigError {
         if let Some(assignment) = self.assignment {
-            return ConfigError::Set {
-                assignment: assignment.to_string(),
-                message: message.into(),
-            };
+            return assigned_problem(assignment, message.into());
         }
         let (line, column) = self.position(span.start);
         ConfigError::Parse {
@@ -368,6 +385,20 @@ impl<'t> Document<'t> {
             return Ok(());
         }
         Err(self.problem(&name.span(), unknown_key(&full, schema, others)))
+    }
+}
+
+/// A problem with an [`Assignment`], in words, naming where it was given.
+fn assigned_problem(assignment: &Assignment, message: String) -> ConfigError {
+    match &assignment.source {
+        Source::Flag(flag) => ConfigError::Set {
+            flag: flag.clone(),
+            message,
+        },
+        Source::File { path, at, excerpt } => ConfigError::Parse {
+            path: path.clone(),
+            message: format!("line {}, column {}: {message} (in `{excerpt}`)", at.0, at.1),
+        },
     }
 }
 

@@ -19,6 +19,7 @@ pub mod overrides;
 pub mod read;
 pub mod set;
 pub mod settings;
+pub mod sweep;
 pub mod tables;
 pub mod timeline;
 
@@ -44,6 +45,17 @@ pub enum Job {
     Contention(ContentionConfig),
     /// A timeline file with a shared server: the load model.
     Load(LoadConfig),
+    /// A file run at every point of a grid of swept keys.
+    Sweep(Sweep),
+}
+
+/// A file run at every point of a grid of swept keys (see [`sweep`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// The swept keys, in order: the columns every CSV of the sweep begins with.
+    pub keys: Vec<String>,
+    /// Every point: its values, as its columns show them, and its job (never a sweep).
+    pub points: Vec<(Vec<String>, Job)>,
 }
 
 /// The flags a model takes among those only some models do (`--p`, `--requests`,
@@ -80,6 +92,17 @@ impl Job {
         match &overrides.config {
             Some(path) => Self::from_text(&read_config(path)?, path, overrides),
             None => {
+                let empty = Document::parse("", Path::new(""))?;
+                swept(&empty, overrides, Self::without_file)
+            }
+        }
+    }
+
+    /// The article model's defaults merged with the flags, without a file.
+    fn without_file(overrides: &Overrides) -> Result<Self, ConfigError> {
+        match &overrides.config {
+            Some(_) => unreachable!("a job without a file"),
+            None => {
                 refuse_flags("article", overrides, || {
                     "the article model: it counts --requests; --payments is for timeline files \
                      (model = \"timeline\")"
@@ -96,12 +119,23 @@ impl Job {
     /// `model` key, read first, so it never depends on which schema the rest fits.
     pub fn from_text(text: &str, path: &Path, overrides: &Overrides) -> Result<Self, ConfigError> {
         let document = Document::parse(text, path)?;
-        let model = model_name(&document)?;
+        swept(&document, overrides, |overrides| {
+            Self::from_document(&document, path, overrides)
+        })
+    }
+
+    /// A parsed config file (read from `path`) merged with the flags, its sweep left out.
+    fn from_document(
+        document: &Document<'_>,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<Self, ConfigError> {
+        let model = model_name(document)?;
         let others: Vec<Schema> = SCHEMAS.into_iter().filter(|s| s.model != model).collect();
         let threads = default_threads();
         let job = match model {
             "timeline" => {
-                let file = timeline::file::read(&document, &others, overrides, threads)?;
+                let file = timeline::file::read(document, &others, overrides, threads)?;
                 let kind = match &file {
                     timeline::file::TimelineFile::Plain { .. } => "timeline files",
                     timeline::file::TimelineFile::Shared { .. } => {
@@ -140,7 +174,7 @@ impl Job {
                 refuse_flags("contention", overrides, || {
                     format!("contention files such as {}", path.display())
                 })?;
-                Job::Contention(contention::read(&document, &others, overrides, threads)?)
+                Job::Contention(contention::read(document, &others, overrides, threads)?)
             }
             _ => {
                 refuse_flags("article", overrides, || {
@@ -150,7 +184,7 @@ impl Job {
                         path.display()
                     )
                 })?;
-                Job::Article(article::read(Some(&document), &others, overrides, threads)?)
+                Job::Article(article::read(Some(document), &others, overrides, threads)?)
             }
         };
         // Every model but the article's writes into a folder named after the file.
@@ -170,8 +204,66 @@ impl Job {
             Job::Timeline(config) => &config.output,
             Job::Contention(config) => &config.output,
             Job::Load(config) => &config.output,
+            Job::Sweep(sweep) => sweep.points[0].1.output(),
         }
     }
+}
+
+/// The job of `document` with `overrides`, built by `job`: one job when nothing is swept,
+/// else one per point of the grid, each with the point's values set over the flags' (the
+/// article model's ack-loss probabilities `p` it sweeps itself: an axis of `p` is its list).
+fn swept(
+    document: &Document<'_>,
+    overrides: &Overrides,
+    job: impl Fn(&Overrides) -> Result<Job, ConfigError>,
+) -> Result<Job, ConfigError> {
+    let axes = sweep::axes(document, overrides)?;
+    if axes.is_empty() {
+        return job(overrides);
+    }
+    let model = model_name(document)?;
+    let schema = SCHEMAS
+        .iter()
+        .find(|schema| schema.model == model)
+        .expect("a known model");
+    let mut overrides = overrides.clone();
+    let axes: Vec<sweep::Axis> = axes
+        .into_iter()
+        .filter_map(|axis| {
+            if model != "article" || axis.key != "p" {
+                return Some(axis);
+            }
+            let values: Vec<&str> = axis.values.iter().map(|value| value.value()).collect();
+            let source = axis.values[0].source.clone();
+            let list = format!("[{}]", values.join(", "));
+            overrides.set.push(set::Assignment::new("p", &list, source));
+            None
+        })
+        .collect();
+    if axes.is_empty() {
+        return job(&overrides);
+    }
+    let keys = axes.iter().map(|axis| axis.key.clone()).collect();
+    let mut points = Vec::new();
+    for point in sweep::grid(&axes, schema)? {
+        let mut at = overrides.clone();
+        at.set.extend(point.assignments);
+        points.push((point.labels, job(&at)?));
+    }
+    let kind = |job: &Job| std::mem::discriminant(job);
+    if let Some((labels, _)) = points
+        .iter()
+        .find(|(_, job)| kind(job) != kind(&points[0].1))
+    {
+        return Err(ConfigError::Sweep {
+            message: format!(
+                "the sweep's point {} runs another model than its first point: a swept key \
+                 must not turn the shared server on or off",
+                labels.join(", ")
+            ),
+        });
+    }
+    Ok(Job::Sweep(Sweep { keys, points }))
 }
 
 /// The file's `model`: `article` when absent; an unknown one is refused with the near miss.
@@ -324,12 +416,12 @@ pub enum Origin {
     },
     /// A key's declared default.
     Default(&'static str),
-    /// A key given by `--set KEY=VALUE`.
+    /// A key given by a flag: `--set KEY=VALUE`, or a value of `--sweep`.
     Set {
         /// The key, with its tables: `client.timeout_ms` (a field: `client.backoff.base_ms`).
         key: String,
-        /// The flag's value as typed.
-        assignment: String,
+        /// The flag as typed in full: `--set client.timeout_ms=2s`.
+        flag: String,
     },
 }
 
@@ -345,9 +437,7 @@ impl fmt::Display for Origin {
                 }
             }
             Origin::Default(key) => write!(formatter, "the default of key `{key}`"),
-            Origin::Set { key, assignment } => {
-                write!(formatter, "key `{key}` in --set {assignment}")
-            }
+            Origin::Set { key, flag } => write!(formatter, "key `{key}` in {flag}"),
         }
     }
 }
@@ -401,12 +491,19 @@ pub enum ConfigError {
         /// The file as given.
         path: PathBuf,
     },
-    /// A `--set KEY=VALUE` that is not a key of the model, or not one `--set` may set.
-    #[error("--set {assignment}: {message}")]
+    /// A `--set KEY=VALUE` or `--sweep` that is not a key of the model, or not one the flag
+    /// may set.
+    #[error("{flag}: {message}")]
     Set {
-        /// The flag's value as typed.
-        assignment: String,
+        /// The flag as typed in full: `--set client.timeout_ms=2s`.
+        flag: String,
         /// What is wrong with it.
+        message: String,
+    },
+    /// A sweep whose points cannot be run together.
+    #[error("{message}")]
+    Sweep {
+        /// Why, in words.
         message: String,
     },
     /// The config file is not valid TOML or has an unknown key or a value of the wrong type.

@@ -52,6 +52,8 @@ pub struct Overrides {
     pub json: bool,
     /// Keys of the file set on the command line (`--set KEY=VALUE`), in order.
     pub set: Vec<crate::config::set::Assignment>,
+    /// Keys run at several values (`--sweep KEY=VALUES`), in order.
+    pub sweep: Vec<crate::config::sweep::SweepFlag>,
 }
 
 impl Overrides {

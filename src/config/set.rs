@@ -11,32 +11,49 @@ use super::document::{Document, Entries};
 use super::key::Schema;
 use super::overrides::Overrides;
 
-/// One `--set` as typed, and the TOML line it is read as.
+/// One key's value given outside the file's own keys: `--set KEY=VALUE`, one value of a
+/// `--sweep`, or one value of the file's `[sweep]` table; and the TOML line it is read as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignment {
-    /// `KEY=VALUE` as typed.
-    pub written: String,
     /// The key as typed (`client.timeout_ms`).
     pub key: String,
     /// `KEY = VALUE` as TOML: the value as typed if it is a TOML value, else as a string.
     toml: String,
+    /// Where it was given, for its errors.
+    pub source: Source,
+}
+
+/// Where an [`Assignment`] was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A flag, as typed in full: `--set client.timeout_ms=2s`, `--sweep client.timeout_ms=1,2`.
+    Flag(String),
+    /// A value of a config file's `[sweep]` table.
+    File {
+        /// The file as given.
+        path: std::path::PathBuf,
+        /// Its 1-based line and column.
+        at: (usize, usize),
+        /// The line as written, for the error.
+        excerpt: String,
+    },
 }
 
 impl Assignment {
-    /// Splits `written` at its first `=`; a value that is not a TOML value (`retry`, `2s`) is
-    /// read as a string. The key is checked against the model's keys later, with the file.
+    /// `--set KEY=VALUE` as typed (`written` is what follows `--set`): split at the first
+    /// `=`. The key is checked against the model's keys later, with the file.
     pub fn parse(written: &str) -> Result<Self, String> {
-        let Some((key, value)) = written.split_once('=') else {
-            return Err(
-                "expected KEY=VALUE with the key as a config file writes it, e.g. \
-                 client.timeout_ms=2s"
-                    .into(),
-            );
-        };
-        let key = key.trim();
-        if key.is_empty() {
-            return Err("the key before `=` is empty: write KEY=VALUE".into());
-        }
+        let (key, value) = split_key(written)?;
+        Ok(Self::new(
+            key,
+            value,
+            Source::Flag(format!("--set {written}")),
+        ))
+    }
+
+    /// `key` at `value`, given at `source`; a value that is not a TOML value (`retry`, `2s`)
+    /// is read as a string.
+    pub fn new(key: &str, value: &str, source: Source) -> Self {
         let value = value.trim();
         let probe = format!("value = {value}");
         let value = if toml::de::DeTable::parse(&probe).is_ok() {
@@ -44,26 +61,43 @@ impl Assignment {
         } else {
             toml::Value::String(value.to_string()).to_string()
         };
-        Ok(Self {
-            written: written.to_string(),
+        Self {
             key: key.to_string(),
             toml: format!("{key} = {value}"),
-        })
+            source,
+        }
     }
 
     /// Its TOML line.
     pub fn toml(&self) -> &str {
         &self.toml
     }
+
+    /// Its value as TOML text.
+    pub fn value(&self) -> &str {
+        &self.toml[self.key.len() + 3..]
+    }
+}
+
+/// `KEY=VALUE` split at the first `=`, the key trimmed and not empty.
+pub fn split_key(written: &str) -> Result<(&str, &str), String> {
+    let Some((key, value)) = written.split_once('=') else {
+        return Err(
+            "expected KEY=VALUE with the key as a config file writes it, e.g. \
+             client.timeout_ms=2s"
+                .into(),
+        );
+    };
+    let key = key.trim();
+    if key.is_empty() {
+        return Err("the key before `=` is empty: write KEY=VALUE".into());
+    }
+    Ok((key, value))
 }
 
 /// Every `--set` of `overrides` parsed as a document of its own.
 pub fn documents(overrides: &Overrides) -> Result<Vec<Document<'_>>, ConfigError> {
-    overrides
-        .set
-        .iter()
-        .map(|assignment| Document::assignment(&assignment.written, assignment.toml()))
-        .collect()
+    overrides.set.iter().map(Document::assignment).collect()
 }
 
 /// `entries` (a file's keys) with every `--set` of `sets` (from [`documents`]) merged over
@@ -116,7 +150,7 @@ pub fn entries_with_sets<'d, 't>(
     others: &[Schema],
     overrides: &Overrides,
 ) -> Result<Entries<'d, 't>, ConfigError> {
-    let entries = document.entries(schema, others, &["model"])?;
+    let entries = document.entries(schema, others, &["model", "sweep"])?;
     merge(entries, sets, schema, others, overrides)
 }
 
@@ -135,6 +169,12 @@ mod tests {
         );
         assert_eq!(toml("strategies=[\"none\"]"), "strategies = [\"none\"]");
         assert_eq!(toml("a=say \"hi\""), "a = 'say \"hi\"'");
+        let set = Assignment::parse("client.timeout_ms=2s").unwrap();
+        assert_eq!(set.value(), "\"2s\"");
+        assert_eq!(
+            set.source,
+            Source::Flag("--set client.timeout_ms=2s".into())
+        );
         assert!(Assignment::parse("client.timeout_ms").is_err());
         assert!(Assignment::parse("=5").is_err());
     }

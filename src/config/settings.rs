@@ -162,7 +162,7 @@ fn setting(lookup: &Lookup<'_, '_, '_>, name: &'static str, overrides: &Override
         let written = entry.document.text.get(span.clone()).unwrap_or("").trim();
         let (line, _) = entry.document.position(span.start);
         let source = match (entry.document.set_by(), entry.index) {
-            (Some(assignment), _) => format!("--set {assignment}"),
+            (Some(flag), _) => flag.to_string(),
             (None, Some(index)) => format!("scenario[{index}], line {line}"),
             (None, None) => format!("line {line}"),
         };

@@ -7,6 +7,7 @@ pub mod format;
 pub mod json;
 pub mod load;
 pub mod summary;
+pub mod sweep;
 pub mod timeline;
 
 /// One output file: its name inside the output folder and its contents.
