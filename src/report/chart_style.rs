@@ -10,14 +10,43 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 pub const SIZE: (u32, u32) = (960, 560);
 /// A CSS font list: common sans-serif faces first, the generic family last.
 pub const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
+/// The hues more than one model's charts draw in (most of them matplotlib's "tab10"), by name,
+/// so that a colour is written once.
+pub mod hue {
+    use plotters::style::RGBColor;
+
+    /// tab10 blue.
+    pub const BLUE: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+    /// tab10 orange.
+    pub const ORANGE: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+    /// tab10 green.
+    pub const GREEN: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+    /// tab10 red.
+    pub const RED: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+    /// tab10 purple.
+    pub const PURPLE: RGBColor = RGBColor(0x94, 0x67, 0xbd);
+    /// tab10 brown.
+    pub const BROWN: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+    /// tab10 pink.
+    pub const PINK: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+    /// tab10 cyan.
+    pub const CYAN: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
+    /// A brighter violet than tab10's purple.
+    pub const VIOLET: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+    /// The dark grey of subtitles and notes.
+    pub const DARK_GREY: RGBColor = RGBColor(0x55, 0x55, 0x55);
+}
+
 /// Red: money taken twice.
-pub const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+pub const CHARGED_TWICE: RGBColor = hue::RED;
 /// Green: duplicates the key store absorbed.
-pub const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+pub const ABSORBED: RGBColor = hue::GREEN;
 /// Grey: the one legitimate charge per request.
 pub const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
 /// Blue: the key server's bars in the double-charge chart.
-pub const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+pub const KEYED: RGBColor = hue::BLUE;
+/// The light grid lines of the line charts.
+pub const GRID: RGBColor = RGBColor(0xf0, 0xf0, 0xf0);
 /// Renders into an SVG string of [`SIZE`]: white background, title, subtitle; `draw` gets the
 /// rest.
 pub fn svg(
@@ -55,10 +84,7 @@ pub fn svg_sized(
             root.draw(&Text::new(
                 subtitle.to_string(),
                 (size.0 as i32 / 2, 44),
-                (FONT, 15)
-                    .into_font()
-                    .color(&RGBColor(0x55, 0x55, 0x55))
-                    .pos(centre),
+                (FONT, 15).into_font().color(&hue::DARK_GREY).pos(centre),
             ))
             .map_err(|e| e.to_string())?;
             let (_, body) = root.split_vertically(68);

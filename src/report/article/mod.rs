@@ -19,25 +19,16 @@ impl Report for ArticleResults {
         let results = self;
         let summary = summarise(results);
         let mut files = vec![
-            OutputFile {
-                name: "results.csv",
-                bytes: csv::results_csv(results),
-            },
-            OutputFile {
-                name: "attempts.csv",
-                bytes: csv::attempts_csv(results),
-            },
-            OutputFile {
-                name: "summary.csv",
-                bytes: summary::summary_csv(&summary),
-            },
+            OutputFile::new("results.csv", csv::results_csv(results)),
+            OutputFile::new("attempts.csv", csv::attempts_csv(results)),
+            OutputFile::new("summary.csv", summary::summary_csv(&summary)),
         ];
         files.extend(charts::all(results));
         files.extend(sweep_charts::all(results, &summary));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: markdown::report_md(results, &summary),
-        });
+        files.push(OutputFile::new(
+            "report.md",
+            markdown::report_md(results, &summary),
+        ));
         files
     }
 

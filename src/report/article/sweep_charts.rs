@@ -11,7 +11,7 @@ use crate::model::article::ArticleResults;
 use crate::model::article::server::ServerKind;
 use crate::model::article::summary::{Metric, MetricSummary};
 use crate::report::OutputFile;
-use crate::report::chart_style::{ABSORBED, CHARGED_TWICE, FONT, KEYED, draw_legend, svg};
+use crate::report::chart_style::{ABSORBED, CHARGED_TWICE, FONT, GRID, KEYED, draw_legend, svg};
 use crate::report::format::grouped;
 
 /// Purple: deliveries per request (the same for both servers).
@@ -24,18 +24,15 @@ const CURVE_SAMPLES: usize = 240;
 /// The sweep charts, in a fixed order.
 pub fn all(results: &ArticleResults, summary: &[MetricSummary]) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "double_charge_rate.svg",
-            bytes: double_charge_rate(results, summary).into_bytes(),
-        },
-        OutputFile {
-            name: "extra_charges.svg",
-            bytes: extra_charges(results, summary).into_bytes(),
-        },
-        OutputFile {
-            name: "retry_amplification.svg",
-            bytes: retry_amplification(results, summary).into_bytes(),
-        },
+        OutputFile::new(
+            "double_charge_rate.svg",
+            double_charge_rate(results, summary),
+        ),
+        OutputFile::new("extra_charges.svg", extra_charges(results, summary)),
+        OutputFile::new(
+            "retry_amplification.svg",
+            retry_amplification(results, summary),
+        ),
     ]
 }
 
@@ -176,7 +173,7 @@ fn panel(
         .y_label_formatter(y_label)
         .axis_desc_style((FONT, 16))
         .label_style((FONT, 14))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+        .light_line_style(GRID)
         .draw()
         .map_err(|e| e.to_string())?;
     for curve in curves {

@@ -17,20 +17,14 @@ impl Report for ContentionResults {
         let results = self;
         let summary = summarise(results);
         let mut files = vec![
-            OutputFile {
-                name: "contention.csv",
-                bytes: csv::contention_csv(results),
-            },
-            OutputFile {
-                name: "contention_summary.csv",
-                bytes: csv::summary_csv(&summary),
-            },
+            OutputFile::new("contention.csv", csv::contention_csv(results)),
+            OutputFile::new("contention_summary.csv", csv::summary_csv(&summary)),
         ];
         files.extend(charts::all(results, &summary));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: markdown::report(results, &summary).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "report.md",
+            markdown::report(results, &summary),
+        ));
         files
     }
 

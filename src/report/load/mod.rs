@@ -14,26 +14,14 @@ impl Report for LoadResults {
     fn files(&self) -> Vec<OutputFile> {
         let results = self;
         let mut files = vec![
-            OutputFile {
-                name: "load.csv",
-                bytes: csv::load_csv(results),
-            },
-            OutputFile {
-                name: "load_timeseries.csv",
-                bytes: csv::timeseries_csv(results),
-            },
+            OutputFile::new("load.csv", csv::load_csv(results)),
+            OutputFile::new("load_timeseries.csv", csv::timeseries_csv(results)),
         ];
         if !results.sweep.is_empty() {
-            files.push(OutputFile {
-                name: "load_sweep.csv",
-                bytes: csv::sweep_csv(results),
-            });
+            files.push(OutputFile::new("load_sweep.csv", csv::sweep_csv(results)));
         }
         files.extend(charts::all(results));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: table::report(results).into_bytes(),
-        });
+        files.push(OutputFile::new("report.md", table::report(results)));
         files
     }
 

@@ -38,16 +38,16 @@ pub fn has_side_effects(model: &TimelineModel) -> bool {
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
     let mut files = Vec::new();
     if compares_key_stores(&results.model) {
-        files.push(OutputFile {
-            name: "timeline_key_stores.svg",
-            bytes: key_stores(results).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "timeline_key_stores.svg",
+            key_stores(results),
+        ));
     }
     if has_side_effects(&results.model) {
-        files.push(OutputFile {
-            name: "timeline_side_effects.svg",
-            bytes: side_effects(results).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "timeline_side_effects.svg",
+            side_effects(results),
+        ));
     }
     files
 }

@@ -9,34 +9,22 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, hue, svg,
     value_label,
 };
 use crate::report::format::grouped;
 use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
-pub(super) const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+pub(super) const CHECKED: RGBColor = hue::ORANGE;
 
 /// The charts every timeline run has (the backend's are in `backend_charts`).
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "timeline_charges.svg",
-            bytes: charges(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_outcomes.svg",
-            bytes: outcomes(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_latency.svg",
-            bytes: latency(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_answers.svg",
-            bytes: answers(results).into_bytes(),
-        },
+        OutputFile::new("timeline_charges.svg", charges(results)),
+        OutputFile::new("timeline_outcomes.svg", outcomes(results)),
+        OutputFile::new("timeline_latency.svg", latency(results)),
+        OutputFile::new("timeline_answers.svg", answers(results)),
     ]
 }
 
@@ -547,11 +535,11 @@ pub fn latency(results: &TimelineResults) -> String {
 }
 
 /// Purple: 409 Conflict answers.
-pub(super) const CONFLICTED: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+pub(super) const CONFLICTED: RGBColor = hue::VIOLET;
 /// Brown: 500s, from a failed processing or replayed.
-pub(super) const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+pub(super) const FAILED: RGBColor = hue::BROWN;
 /// Pink: 422 answers to another body.
-pub(super) const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+pub(super) const REJECTED: RGBColor = hue::PINK;
 
 /// A segment of the answers chart: its colour, legend text and count per row.
 type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);

@@ -7,7 +7,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::charts::{colour, parameters};
 use crate::model::timeline::TimelineResults;
-use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::chart_style::{FONT, draw_legend, hue, svg};
 use crate::report::format::grouped;
 
 /// The sweep chart's drawing area.
@@ -83,7 +83,7 @@ fn draw_windows(
     highest: f64,
 ) -> Result<(), String> {
     let model = &results.model;
-    let grey = RGBColor(0x55, 0x55, 0x55);
+    let grey = hue::DARK_GREY;
     for (index, window) in windows.iter().enumerate() {
         chart
             .draw_series(DashedLineSeries::new(
