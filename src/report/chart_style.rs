@@ -234,14 +234,28 @@ pub fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f
 
 /// A value printed centred above `at`.
 pub fn value_label(text: String, at: (f64, f64), size: u32) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, size)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
+    centred_above(text, at, (FONT, size).into_font().color(&BLACK))
+}
+
+/// A bold label in `colour`, `size` pixels high, centred above `at`: a group's title or a
+/// value in its series' colour.
+pub fn bold_label(
+    text: String,
+    at: (f64, f64),
+    size: u32,
+    colour: RGBColor,
+) -> Text<'static, (f64, f64), String> {
+    let font = (FONT, size).into_font().style(FontStyle::Bold);
+    centred_above(text, at, font.color(&colour))
+}
+
+/// `text` in `style`, centred above `at`.
+fn centred_above(
+    text: String,
+    at: (f64, f64),
+    style: TextStyle<'static>,
+) -> Text<'static, (f64, f64), String> {
+    Text::new(text, at, style.pos(Pos::new(HPos::Center, VPos::Bottom)))
 }
 
 #[cfg(test)]

@@ -4,13 +4,12 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, hue, svg,
-    value_label,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, bold_label, draw_legend,
+    hue, svg, value_label,
 };
 use crate::report::format::grouped;
 use engine::latency::LatencyHistogram;
@@ -206,15 +205,7 @@ impl<'a> Layout<'a> {
 
 /// A scenario's name above its group of bars (its baseline at `at`).
 fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        format!("scenario: {text}"),
-        at,
-        (FONT, 16)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
+    bold_label(format!("scenario: {text}"), at, 16, BLACK)
 }
 
 /// A tick value to two decimals at most, thousands grouped like every other chart's axis:
@@ -229,24 +220,6 @@ fn grouped_hundredths(value: f64) -> String {
             format!("{whole}.{}", digits.trim_end_matches('0'))
         }
     }
-}
-
-/// A label in a series colour, centred above `at`.
-fn coloured_label(
-    text: String,
-    at: (f64, f64),
-    size: u32,
-    colour: RGBColor,
-) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, size)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&colour)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
 }
 
 pub(super) fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
@@ -398,13 +371,13 @@ pub fn outcomes(results: &TimelineResults) -> String {
                     let (charged, not_charged) = failed(row);
                     let above = charged + not_charged + line * 0.3;
                     [
-                        coloured_label(
+                        bold_label(
                             format!("{:.2}% paid", percent(tally.counts.gave_up_charged)),
                             (x, above),
                             12,
                             CHARGED_TWICE,
                         ),
-                        coloured_label(
+                        bold_label(
                             format!("{:.2}% ok", percent(tally.counts.succeeded)),
                             (x, above + line),
                             12,
