@@ -2,6 +2,7 @@
 //! subtitle, legends, bars and value labels (plotters' SVG backend, no fonts needed).
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -94,6 +95,27 @@ pub fn svg_sized(
         result.expect("drawing into an in-memory SVG cannot fail");
     }
     buffer
+}
+
+/// A chart on an SVG drawing with `X` across and `Y` up.
+pub type SvgChart<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
+
+/// A chart on `area` in the house frame: 16-pixel margins (`right_margin` on the right, where
+/// a last tick label may need more), 48 pixels below the plot for the x axis's labels and 80
+/// left of it for the y axis's, `x` across and `y` up.
+pub fn frame<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x: X,
+    y: Y,
+    right_margin: u32,
+) -> Result<SvgChart<'a, 'b, X::CoordDescType, Y::CoordDescType>, String> {
+    ChartBuilder::on(area)
+        .margin(16)
+        .margin_right(right_margin)
+        .x_label_area_size(48)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
 }
 
 /// Draws the legend of `chart`'s labelled series in the house style.

@@ -8,7 +8,7 @@ use crate::model::contention::summary::{Metric, MetricSummary};
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    FONT, GRID, draw_legend, draw_marked_line, hue, layered_stroke, svg,
+    FONT, GRID, draw_legend, draw_marked_line, frame, hue, layered_stroke, svg,
 };
 use crate::report::format::{grouped, tick, whole_tick};
 
@@ -99,12 +99,7 @@ fn sweep(
         .fold(1.0, f64::max)
         * 1.08;
     svg(title, &parameters(results), |area| {
-        let mut chart = ChartBuilder::on(area)
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x.clone(), 0.0..top)
-            .map_err(|e| e.to_string())?;
+        let mut chart = frame(area, x.clone(), 0.0..top, 16)?;
         chart
             .configure_mesh()
             .x_desc("clients racing for one row")

@@ -3,13 +3,14 @@
 //! article's charts ([`crate::report::chart_style`]).
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, bold_label, draw_legend,
-    hue, svg, value_label,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, SvgChart, bar, bold_label,
+    draw_legend, frame, hue, svg, value_label,
 };
 use crate::report::format::grouped;
 use engine::latency::LatencyHistogram;
@@ -93,12 +94,7 @@ pub(super) fn strategy_chart<'a, 'b>(
     y_desc: &str,
     y_label: &dyn Fn(&f64) -> String,
 ) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
-    let mut chart = ChartBuilder::on(area)
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(80)
-        .build_cartesian_2d(layout.x_range(), 0f64..top)
-        .map_err(|e| e.to_string())?;
+    let mut chart = frame(area, layout.x_range(), 0f64..top, 16)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -415,6 +411,35 @@ fn cumulative(histogram: &LatencyHistogram) -> Vec<(f64, f64)> {
     points
 }
 
+/// A chart whose x axis is a time on a log scale.
+pub(super) type LogTimeChart<'a, 'b> = SvgChart<'a, 'b, LogCoord<f64>, RangedCoordf64>;
+
+/// The frame of the charts against a time (ms) on a log scale: `x` across with `x_desc` and
+/// `x_label`, `0..top` up with `y_desc` and `y_label`, in the house style with room on the
+/// right for the last tick.
+pub(super) fn log_time_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x: std::ops::Range<f64>,
+    top: f64,
+    x_desc: &str,
+    y_desc: &str,
+    x_label: &dyn Fn(&f64) -> String,
+    y_label: &dyn Fn(&f64) -> String,
+) -> Result<LogTimeChart<'a, 'b>, String> {
+    let mut chart = frame(area, x.log_scale(), 0f64..top, 40)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(x_label)
+        .y_label_formatter(y_label)
+        .axis_desc_style((FONT, 16))
+        .label_style((FONT, 14))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
 /// (3) Client latency to the final outcome: the cumulative distribution per scenario and
 /// strategy on a log time axis, with p50 and p99 in the legend.
 pub fn latency(results: &TimelineResults) -> String {
@@ -438,29 +463,21 @@ pub fn latency(results: &TimelineResults) -> String {
         "Client latency to the final outcome, per server strategy",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .margin_right(40)
-                .build_cartesian_2d((low..high).log_scale(), 0f64..1.0)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .x_desc("time from the first send to success or giving up (ms, log scale)")
-                .y_desc("share of payments done (%)")
-                .x_label_formatter(&|x| {
+            let mut chart = log_time_chart(
+                area,
+                low..high,
+                1.0,
+                "time from the first send to success or giving up (ms, log scale)",
+                "share of payments done (%)",
+                &|x| {
                     if *x >= 1.0 {
                         grouped(x.round() as u64)
                     } else {
                         format!("{x}")
                     }
-                })
-                .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
+                },
+                &|y| format!("{:.0}%", y * 100.0),
+            )?;
             // Wider lines first, so that identical curves stay visible beneath narrower ones.
             for (order, (row, curve)) in rows.iter().zip(&curves).enumerate() {
                 let width = (rows.len() - order) as u32 + 1;
