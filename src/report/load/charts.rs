@@ -215,19 +215,15 @@ fn sweep_panel(
         .y_label_area_size(56)
         .build_cartesian_2d(0.0..right, 0.0..top)
         .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("server error rate (share of processings answered 500)")
-        .y_desc(axis.description)
-        .x_labels(6)
-        .y_labels(6)
-        .x_label_formatter(&|value| tick(*value))
-        .y_label_formatter(&|value| tick(*value))
-        .axis_desc_style((FONT, 12))
-        .label_style((FONT, 11))
-        .light_line_style(GRID)
-        .draw()
-        .map_err(|e| e.to_string())?;
+    draw_panel_axes(
+        &mut chart,
+        PanelAxis::new(
+            "server error rate (share of processings answered 500)",
+            6,
+            tick,
+        ),
+        PanelAxis::new(axis.description, 6, tick),
+    )?;
     let count = lines.len();
     for (index, points) in lines.into_iter().enumerate() {
         let name = model.scenarios[index].name.as_str();
@@ -308,20 +304,53 @@ fn time_axes<DB: DrawingBackend>(
     scenario: usize,
     top: f64,
 ) -> Result<(), String> {
+    draw_panel_axes(
+        chart,
+        PanelAxis::new("time, s", 8, whole_tick),
+        PanelAxis::new(y_desc, 5, tick),
+    )?;
+    shade(chart, results, scenario, top)
+}
+
+/// One axis of a panel: its name, how many ticks it has at most and how a tick reads.
+#[derive(Clone, Copy)]
+struct PanelAxis<'a> {
+    description: &'a str,
+    ticks: usize,
+    label: fn(f64) -> String,
+}
+
+impl<'a> PanelAxis<'a> {
+    /// The axis named `description` with at most `ticks` ticks, each read by `label`.
+    fn new(description: &'a str, ticks: usize, label: fn(f64) -> String) -> Self {
+        Self {
+            description,
+            ticks,
+            label,
+        }
+    }
+}
+
+/// Draws a panel's axes, `x` across and `y` up, in the panels' small type and with the light
+/// grid.
+fn draw_panel_axes<DB: DrawingBackend>(
+    chart: &mut LinearChart<'_, DB>,
+    x: PanelAxis,
+    y: PanelAxis,
+) -> Result<(), String> {
     chart
         .configure_mesh()
-        .x_desc("time, s")
-        .y_desc(y_desc)
-        .x_labels(8)
-        .x_label_formatter(&|value| whole_tick(*value))
-        .y_labels(5)
-        .y_label_formatter(&|value| tick(*value))
+        .x_desc(x.description)
+        .y_desc(y.description)
+        .x_labels(x.ticks)
+        .y_labels(y.ticks)
+        .x_label_formatter(&|value| (x.label)(*value))
+        .y_label_formatter(&|value| (y.label)(*value))
         .axis_desc_style((FONT, 12))
         .label_style((FONT, 11))
         .light_line_style(GRID)
         .draw()
-        .map_err(|e| e.to_string())?;
-    shade(chart, results, scenario, top)
+        .map_err(|e| e.to_string())
 }
 
 /// Shades the scenario's trigger windows.
