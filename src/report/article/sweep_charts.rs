@@ -231,6 +231,22 @@ fn panel(
     draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
 }
 
+/// A chart of one [`panel`] over the p range, titled `title`: `y` up with `y_description` and
+/// `y_label`, the closed-form `curves` and the `observed` series.
+fn one_panel_chart(
+    results: &ArticleResults,
+    title: &str,
+    y: std::ops::Range<f64>,
+    y_description: &str,
+    y_label: &dyn Fn(&f64) -> String,
+    (curves, observed): (&[Curve], &[Observed]),
+) -> String {
+    svg(title, &parameters(results), |area| {
+        let x = p_range(results);
+        panel(area, None, x, y, y_description, y_label, curves, observed)
+    })
+}
+
 /// `0.1234` as `0.12%`-style percent labels with as many decimals as the axis needs.
 fn percent_label(value: f64) -> String {
     let text = format!("{value:.3}");
@@ -290,21 +306,13 @@ pub fn double_charge_rate(results: &ArticleResults, summary: &[MetricSummary]) -
         },
     ];
     let top = highest(&observed, &curves, 0.1) * 1.3;
-    svg(
+    one_panel_chart(
+        results,
         "Share of customers charged twice, by ACK-loss rate",
-        &parameters(results),
-        |area| {
-            panel(
-                area,
-                None,
-                x.clone(),
-                -top * 0.03..top,
-                "customers charged twice or more (% of requests)",
-                &|value| percent_label(*value),
-                &curves,
-                &observed,
-            )
-        },
+        -top * 0.03..top,
+        "customers charged twice or more (% of requests)",
+        &|value| percent_label(*value),
+        (&curves, &observed),
     )
 }
 
@@ -402,26 +410,18 @@ pub fn retry_amplification(results: &ArticleResults, summary: &[MetricSummary]) 
     }];
     let top = highest(&observed, &curves, 1.0);
     let span = (top - 1.0).max(0.01);
-    svg(
+    one_panel_chart(
+        results,
         "Retry amplification: deliveries per payment request",
-        &parameters(results),
-        |area| {
-            panel(
-                area,
-                None,
-                x.clone(),
-                1.0 - span * 0.03..top + span * 0.3,
-                "deliveries per request (1 = no retries)",
-                &|value| {
-                    format!("{value:.3}")
-                        .trim_end_matches('0')
-                        .trim_end_matches('.')
-                        .to_string()
-                },
-                &curves,
-                &observed,
-            )
+        1.0 - span * 0.03..top + span * 0.3,
+        "deliveries per request (1 = no retries)",
+        &|value| {
+            format!("{value:.3}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
         },
+        (&curves, &observed),
     )
 }
 
