@@ -431,13 +431,11 @@ mod tests {
 
     #[test]
     fn ticks_are_short_and_stay_in_the_unit_interval() {
-        assert_eq!(tick(0.05), "0.05");
-        assert_eq!(tick(0.1), "0.1");
-        assert_eq!(tick(0.0), "0");
-        assert_eq!(tick(-0.01), "");
-        assert_eq!(tick(1.02), "");
+        assert_eq!(
+            [0.05, 0.1, 0.0, -0.01, 1.02].map(tick),
+            ["0.05", "0.1", "0", "", ""]
+        );
         assert_eq!(percent_label(12.5), "12.5%");
-        assert_eq!(number_label(1234.0), "1,234");
-        assert_eq!(number_label(2.5), "2.5");
+        assert_eq!([1234.0, 2.5].map(number_label), ["1,234", "2.5"]);
     }
 }

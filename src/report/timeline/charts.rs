@@ -12,7 +12,7 @@ use crate::report::chart_style::{
     ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, SvgChart, bar, bold_label,
     draw_legend, frame, hue, svg, value_label,
 };
-use crate::report::format::grouped;
+use crate::report::format::{grouped, grouped_hundredths};
 use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
@@ -202,20 +202,6 @@ impl<'a> Layout<'a> {
 /// A scenario's name above its group of bars (its baseline at `at`).
 fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), String> {
     bold_label(format!("scenario: {text}"), at, 16, BLACK)
-}
-
-/// A tick value to two decimals at most, thousands grouped like every other chart's axis:
-/// `4,500`, `2.5`, `0`.
-fn grouped_hundredths(value: f64) -> String {
-    let hundredths = (value.max(0.0) * 100.0).round() as u64;
-    let whole = grouped(hundredths / 100);
-    match hundredths % 100 {
-        0 => whole,
-        fraction => {
-            let digits = format!("{fraction:02}");
-            format!("{whole}.{}", digits.trim_end_matches('0'))
-        }
-    }
 }
 
 pub(super) fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
@@ -611,18 +597,4 @@ pub fn answers(results: &TimelineResults) -> String {
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::grouped_hundredths;
-
-    #[test]
-    fn outcome_ticks_group_thousands() {
-        assert_eq!(grouped_hundredths(4500.0), "4,500");
-        assert_eq!(grouped_hundredths(2.5), "2.5");
-        assert_eq!(grouped_hundredths(0.25), "0.25");
-        assert_eq!(grouped_hundredths(0.0), "0");
-        assert_eq!(grouped_hundredths(12345.678), "12,345.68");
-    }
 }
