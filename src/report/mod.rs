@@ -25,6 +25,11 @@ impl OutputFile {
             bytes: contents.into(),
         }
     }
+
+    /// `report.md`, the run's report in Markdown (every model writes one, last).
+    pub fn report_md(contents: impl Into<Vec<u8>>) -> Self {
+        Self::new("report.md", contents)
+    }
 }
 
 /// A model's results turned into bytes: its files, its stdout table and its `--json`
