@@ -217,6 +217,16 @@ pub fn charges(results: &TimelineResults) -> String {
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
+    let parts: [BarPart; 2] = [
+        (FIRST_CHARGE, "first charge of each payment", |row| {
+            row.tally.counts.charges - row.tally.counts.extra_charges
+        }),
+        (
+            CHARGED_TWICE,
+            "extra charges: the same payment charged again",
+            |row| row.tally.counts.extra_charges,
+        ),
+    ];
     svg(
         "Charges per server strategy: first charges and extra charges",
         &parameters(results),
@@ -224,31 +234,7 @@ pub fn charges(results: &TimelineResults) -> String {
             let mut chart = strategy_chart(area, &layout, top, "charges (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            let half = 0.36;
-            chart
-                .draw_series(layout.rows.iter().map(|row| {
-                    let x = layout.centre(row);
-                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
-                    bar(x - half, x + half, 0.0, first, FIRST_CHARGE)
-                }))
-                .map_err(|e| e.to_string())?
-                .label("first charge of each payment")
-                .legend(legend_box(FIRST_CHARGE));
-            chart
-                .draw_series(layout.rows.iter().map(|row| {
-                    let x = layout.centre(row);
-                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
-                    bar(
-                        x - half,
-                        x + half,
-                        first,
-                        row.tally.counts.charges as f64,
-                        CHARGED_TWICE,
-                    )
-                }))
-                .map_err(|e| e.to_string())?
-                .label("extra charges: the same payment charged again")
-                .legend(legend_box(CHARGED_TWICE));
+            draw_stacked(&mut chart, &layout, &parts)?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
@@ -517,8 +503,35 @@ pub(super) const FAILED: RGBColor = hue::BROWN;
 /// Pink: 422 answers to another body.
 pub(super) const REJECTED: RGBColor = hue::PINK;
 
-/// A segment of the answers chart: its colour, legend text and count per row.
-type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+/// A segment of a stacked bar: its colour, legend text and count per row.
+type BarPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+
+/// One stacked bar per row of `layout`, `parts` from the axis up, each part in the legend.
+fn draw_stacked<DB: DrawingBackend>(
+    chart: &mut LinearChart<'_, DB>,
+    layout: &Layout,
+    parts: &[BarPart],
+) -> Result<(), String> {
+    let half = 0.36;
+    for (part, &(colour, text, count)) in parts.iter().enumerate() {
+        chart
+            .draw_series(layout.rows.iter().map(|row| {
+                let x = layout.centre(row);
+                let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
+                bar(
+                    x - half,
+                    x + half,
+                    below as f64,
+                    (below + count(row)) as f64,
+                    colour,
+                )
+            }))
+            .map_err(|e| e.to_string())?
+            .label(text)
+            .legend(legend_box(colour));
+    }
+    Ok(())
+}
 
 /// (4) What the server answered to the deliveries: every delivery is charged, fails with a
 /// 500, is replayed (its own body's response or, without a fingerprint, another's), or is
@@ -531,7 +544,7 @@ pub fn answers(results: &TimelineResults) -> String {
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
-    let parts: [AnswerPart; 7] = [
+    let parts: [BarPart; 7] = [
         (FIRST_CHARGE, "processed and charged", |row| {
             row.tally.counts.charges
         }),
@@ -559,24 +572,7 @@ pub fn answers(results: &TimelineResults) -> String {
             let mut chart = strategy_chart(area, &layout, top, "deliveries (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            let half = 0.36;
-            for (part, &(colour, text, count)) in parts.iter().enumerate() {
-                chart
-                    .draw_series(layout.rows.iter().map(|row| {
-                        let x = layout.centre(row);
-                        let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
-                        bar(
-                            x - half,
-                            x + half,
-                            below as f64,
-                            (below + count(row)) as f64,
-                            colour,
-                        )
-                    }))
-                    .map_err(|e| e.to_string())?
-                    .label(text)
-                    .legend(legend_box(colour));
-            }
+            draw_stacked(&mut chart, &layout, &parts)?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().map(|row| {
