@@ -258,11 +258,10 @@ mod tests {
 
     #[test]
     fn durations_and_sizes_read_naturally() {
-        assert_eq!(human_duration(45.0), "45 s");
-        assert_eq!(human_duration(3_000.0), "50 min");
-        assert_eq!(human_duration(9_000.0), "2.5 h");
-        assert_eq!(human_duration(864_000.0), "10 days");
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+        assert_eq!(
+            [45.0, 3_000.0, 9_000.0, 864_000.0].map(human_duration),
+            ["45 s", "50 min", "2.5 h", "10 days"]
+        );
+        assert_eq!([512, 3 << 29].map(human_bytes), ["512 B", "1.5 GiB"]);
     }
 }

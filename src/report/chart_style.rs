@@ -2,6 +2,7 @@
 //! subtitle, legends, bars and value labels (plotters' SVG backend, no fonts needed).
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -10,14 +11,43 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 pub const SIZE: (u32, u32) = (960, 560);
 /// A CSS font list: common sans-serif faces first, the generic family last.
 pub const FONT: &str = "Helvetica, Arial, DejaVu Sans, Liberation Sans, sans-serif";
+/// The hues more than one model's charts draw in (most of them matplotlib's "tab10"), by name,
+/// so that a colour is written once.
+pub mod hue {
+    use plotters::style::RGBColor;
+
+    /// tab10 blue.
+    pub const BLUE: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+    /// tab10 orange.
+    pub const ORANGE: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+    /// tab10 green.
+    pub const GREEN: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+    /// tab10 red.
+    pub const RED: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+    /// tab10 purple.
+    pub const PURPLE: RGBColor = RGBColor(0x94, 0x67, 0xbd);
+    /// tab10 brown.
+    pub const BROWN: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+    /// tab10 pink.
+    pub const PINK: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+    /// tab10 cyan.
+    pub const CYAN: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
+    /// A brighter violet than tab10's purple.
+    pub const VIOLET: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+    /// The dark grey of subtitles and notes.
+    pub const DARK_GREY: RGBColor = RGBColor(0x55, 0x55, 0x55);
+}
+
 /// Red: money taken twice.
-pub const CHARGED_TWICE: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+pub const CHARGED_TWICE: RGBColor = hue::RED;
 /// Green: duplicates the key store absorbed.
-pub const ABSORBED: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+pub const ABSORBED: RGBColor = hue::GREEN;
 /// Grey: the one legitimate charge per request.
 pub const FIRST_CHARGE: RGBColor = RGBColor(0xb8, 0xbe, 0xc6);
 /// Blue: the key server's bars in the double-charge chart.
-pub const KEYED: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+pub const KEYED: RGBColor = hue::BLUE;
+/// The light grid lines of the line charts.
+pub const GRID: RGBColor = RGBColor(0xf0, 0xf0, 0xf0);
 /// Renders into an SVG string of [`SIZE`]: white background, title, subtitle; `draw` gets the
 /// rest.
 pub fn svg(
@@ -55,10 +85,7 @@ pub fn svg_sized(
             root.draw(&Text::new(
                 subtitle.to_string(),
                 (size.0 as i32 / 2, 44),
-                (FONT, 15)
-                    .into_font()
-                    .color(&RGBColor(0x55, 0x55, 0x55))
-                    .pos(centre),
+                (FONT, 15).into_font().color(&hue::DARK_GREY).pos(centre),
             ))
             .map_err(|e| e.to_string())?;
             let (_, body) = root.split_vertically(68);
@@ -68,6 +95,27 @@ pub fn svg_sized(
         result.expect("drawing into an in-memory SVG cannot fail");
     }
     buffer
+}
+
+/// A chart on an SVG drawing with `X` across and `Y` up.
+pub type SvgChart<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
+
+/// A chart on `area` in the house frame: 16-pixel margins (`right_margin` on the right, where
+/// a last tick label may need more), 48 pixels below the plot for the x axis's labels and 80
+/// left of it for the y axis's, `x` across and `y` up.
+pub fn frame<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x: X,
+    y: Y,
+    right_margin: u32,
+) -> Result<SvgChart<'a, 'b, X::CoordDescType, Y::CoordDescType>, String> {
+    ChartBuilder::on(area)
+        .margin(16)
+        .margin_right(right_margin)
+        .x_label_area_size(48)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
 }
 
 /// Draws the legend of `chart`'s labelled series in the house style.
@@ -208,14 +256,28 @@ pub fn bar(x0: f64, x1: f64, y0: f64, y1: f64, colour: RGBColor) -> Rectangle<(f
 
 /// A value printed centred above `at`.
 pub fn value_label(text: String, at: (f64, f64), size: u32) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, size)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
+    centred_above(text, at, (FONT, size).into_font().color(&BLACK))
+}
+
+/// A bold label in `colour`, `size` pixels high, centred above `at`: a group's title or a
+/// value in its series' colour.
+pub fn bold_label(
+    text: String,
+    at: (f64, f64),
+    size: u32,
+    colour: RGBColor,
+) -> Text<'static, (f64, f64), String> {
+    let font = (FONT, size).into_font().style(FontStyle::Bold);
+    centred_above(text, at, font.color(&colour))
+}
+
+/// `text` in `style`, centred above `at`.
+fn centred_above(
+    text: String,
+    at: (f64, f64),
+    style: TextStyle<'static>,
+) -> Text<'static, (f64, f64), String> {
+    Text::new(text, at, style.pos(Pos::new(HPos::Center, VPos::Bottom)))
 }
 
 #[cfg(test)]

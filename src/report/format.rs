@@ -1,5 +1,6 @@
-//! Number formats and table layout shared by every model's reports: grouped thousands,
-//! percentages, the shortest decimal forms of `f64`, CSV rows to bytes and plain-text tables.
+//! Number formats and table layout of the reports: grouped thousands, percentages, axis ticks,
+//! the shortest decimal forms of `f64`, plain milliseconds, CSV rows to bytes and plain-text
+//! tables.
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
@@ -146,6 +147,29 @@ pub fn whole_tick(value: f64) -> String {
     tick(value.round())
 }
 
+/// A tick value to two decimals at most, thousands grouped like every other chart's axis:
+/// `4,500`, `2.5`, `0`.
+pub fn grouped_hundredths(value: f64) -> String {
+    let hundredths = (value.max(0.0) * 100.0).round() as u64;
+    let whole = grouped(hundredths / 100);
+    match hundredths % 100 {
+        0 => whole,
+        fraction => {
+            let digits = format!("{fraction:02}");
+            format!("{whole}.{}", digits.trim_end_matches('0'))
+        }
+    }
+}
+
+/// Whole microseconds as ms in plain decimal, never in scientific notation: the shortest form
+/// of `us / 1000` (`12.0`, `54418.824`).
+pub fn plain_ms(us: u128) -> String {
+    let (whole, fraction) = (us / 1000, us % 1000);
+    let digits = format!("{fraction:03}");
+    let digits = digits.trim_end_matches('0');
+    format!("{whole}.{}", if digits.is_empty() { "0" } else { digits })
+}
+
 /// `part / whole` as a percentage with two decimals (`1.01%`).
 pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -160,11 +184,28 @@ mod tests {
 
     #[test]
     fn numbers_are_grouped_in_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1_000), "1,000");
-        assert_eq!(grouped(10_000), "10,000");
-        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(
+            [0, 999, 1_000, 10_000, 1_234_567].map(grouped),
+            ["0", "999", "1,000", "10,000", "1,234,567"]
+        );
+    }
+
+    #[test]
+    fn outcome_ticks_group_thousands() {
+        assert_eq!(
+            [4500.0, 2.5, 0.25, 0.0, 12345.678].map(grouped_hundredths),
+            ["4,500", "2.5", "0.25", "0", "12,345.68"]
+        );
+    }
+
+    #[test]
+    fn spans_are_plain_decimals() {
+        assert_eq!(
+            [12_000, 54_418_824, 1_500, 7, 0].map(plain_ms),
+            ["12.0", "54418.824", "1.5", "0.007", "0.0"]
+        );
+        // Beyond 2^64 µs, where an f64 would print 1.8446744073709552e16.
+        assert_eq!(plain_ms(u128::from(u64::MAX) + 1), "18446744073709551.616");
     }
 
     #[test]

@@ -19,6 +19,21 @@ pub struct OutputFile {
     pub bytes: Vec<u8>,
 }
 
+impl OutputFile {
+    /// The file `name` holding `contents` (a CSV's bytes, an SVG's or a report's text).
+    pub fn new(name: &'static str, contents: impl Into<Vec<u8>>) -> Self {
+        Self {
+            name,
+            bytes: contents.into(),
+        }
+    }
+
+    /// `report.md`, the run's report in Markdown (every model writes one, last).
+    pub fn report_md(contents: impl Into<Vec<u8>>) -> Self {
+        Self::new("report.md", contents)
+    }
+}
+
 /// A model's results turned into bytes: its files, its stdout table and its `--json`
 /// summary. Each model's report module implements it for that model's results, so the driver
 /// runs every model through the same steps.

@@ -146,12 +146,19 @@ impl AttemptHistogram {
 mod tests {
     use super::*;
 
+    /// A histogram for `max_retries` with `requests` requests recorded at each `attempts`, in
+    /// the order given.
+    fn histogram(max_retries: u32, recorded: &[(u32, u64)]) -> AttemptHistogram {
+        let mut histogram = AttemptHistogram::new(max_retries);
+        for &(attempts, requests) in recorded {
+            histogram.record(attempts, requests);
+        }
+        histogram
+    }
+
     #[test]
     fn counts_follow_from_the_attempts() {
-        let mut histogram = AttemptHistogram::new(3);
-        histogram.record(1, 90);
-        histogram.record(2, 7);
-        histogram.record(4, 3);
+        let histogram = histogram(3, &[(1, 90), (2, 7), (4, 3)]);
         assert_eq!(histogram.requests(), 100);
         assert_eq!(histogram.deliveries(), 90 + 14 + 12);
         assert_eq!(histogram.retries(), 7 + 9);
@@ -164,12 +171,8 @@ mod tests {
 
     #[test]
     fn merge_adds_bucket_by_bucket() {
-        let mut left = AttemptHistogram::new(1);
-        left.record(1, 5);
-        let mut right = AttemptHistogram::new(1);
-        right.record(1, 2);
-        right.record(2, 1);
-        left.merge(&right);
+        let mut left = histogram(1, &[(1, 5)]);
+        left.merge(&histogram(1, &[(1, 2), (2, 1)]));
         assert_eq!(left.iter().collect::<Vec<_>>(), vec![(1, 7), (2, 1)]);
     }
 
@@ -178,17 +181,12 @@ mod tests {
     /// attempts holds two counters, and equal counts compare equal however they were built.
     #[test]
     fn only_counts_up_to_the_largest_attempts_are_stored() {
-        let mut histogram = AttemptHistogram::new(1_000);
-        histogram.record(1, 5);
-        histogram.record(2, 1);
-        histogram.record(900, 0);
-        assert_eq!(histogram.requests_by_attempts.len(), 2);
-        assert_eq!(histogram.max_attempts(), 2);
-        assert_eq!(histogram.retries_exhausted(), 0);
-        let mut other = AttemptHistogram::new(1_000);
-        other.record(2, 1);
-        other.record(1, 5);
-        assert_eq!(histogram, other);
+        let two = histogram(1_000, &[(1, 5), (2, 1), (900, 0)]);
+        assert_eq!(two.requests_by_attempts.len(), 2);
+        assert_eq!(two.max_attempts(), 2);
+        assert_eq!(two.retries_exhausted(), 0);
+        let mut other = histogram(1_000, &[(2, 1), (1, 5)]);
+        assert_eq!(two, other);
         other.record(1_001, 3);
         assert_eq!(other.retries_exhausted(), 3);
         assert_eq!(other.max_attempts(), 1_001);

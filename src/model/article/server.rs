@@ -117,6 +117,18 @@ impl Ledger {
             .map(|&n| u64::from(n.saturating_sub(1)))
             .sum()
     }
+
+    /// The tally of a server with this ledger that received `deliveries` deliveries and
+    /// answered `prevented_duplicates` of them from its key store.
+    pub fn tally(&self, deliveries: u64, prevented_duplicates: u64) -> ServerTally {
+        ServerTally {
+            deliveries,
+            charges: self.charges(),
+            double_charged_requests: self.double_charged_requests(),
+            extra_charges: self.extra_charges(),
+            prevented_duplicates,
+        }
+    }
 }
 
 /// A server's counters, all in numbers of deliveries, charges or requests.
@@ -162,13 +174,7 @@ impl PaymentServer for NonIdempotentServer {
     }
 
     fn tally(&self) -> ServerTally {
-        ServerTally {
-            deliveries: self.deliveries,
-            charges: self.ledger.charges(),
-            double_charged_requests: self.ledger.double_charged_requests(),
-            extra_charges: self.ledger.extra_charges(),
-            prevented_duplicates: 0,
-        }
+        self.ledger.tally(self.deliveries, 0)
     }
 }
 
@@ -199,13 +205,7 @@ impl PaymentServer for IdempotencyKeyServer {
     }
 
     fn tally(&self) -> ServerTally {
-        ServerTally {
-            deliveries: self.deliveries,
-            charges: self.ledger.charges(),
-            double_charged_requests: self.ledger.double_charged_requests(),
-            extra_charges: self.ledger.extra_charges(),
-            prevented_duplicates: self.replays,
-        }
+        self.ledger.tally(self.deliveries, self.replays)
     }
 }
 

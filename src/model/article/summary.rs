@@ -444,14 +444,10 @@ mod tests {
     /// score interval's upper end solves μ² = z² μ (3 - μ) / (3 N), μ = (z²/N) / (1 + z²/3N).
     #[test]
     fn a_run_without_retries_does_not_collapse_to_zero() {
+        let (plain, keyed) = (ServerKind::NonIdempotent, ServerKind::IdempotencyKey);
+        let extra_charges = Metric::ExtraChargesPerRequest;
         let rows = summarise(&all_alike(0.0005, 2_000, 3, 1));
-        let extra = find(
-            &rows,
-            0.0005,
-            ServerKind::NonIdempotent,
-            Metric::ExtraChargesPerRequest,
-        )
-        .unwrap();
+        let extra = find(&rows, 0.0005, plain, extra_charges).unwrap();
         let z2 = 1.959963984540054f64.powi(2);
         let high = (z2 / 2000.0) / (1.0 + z2 / 6000.0);
         assert_eq!(extra.interval.low, 0.0);
@@ -461,23 +457,13 @@ mod tests {
             extra.interval
         );
         // A request charged at most once can never be above 0 with the key.
-        let keyed = find(
-            &rows,
-            0.0005,
-            ServerKind::IdempotencyKey,
-            Metric::ExtraChargesPerRequest,
-        )
-        .unwrap();
-        assert_eq!((keyed.interval.low, keyed.interval.high), (0.0, 0.0));
+        let with_key = find(&rows, 0.0005, keyed, extra_charges).unwrap();
+        assert_eq!((with_key.interval.low, with_key.interval.high), (0.0, 0.0));
         // Every request at the top (p = 1): the interval ends exactly at R + 1 deliveries.
         let rows = summarise(&all_alike(1.0, 2_000, 3, 4));
-        let deliveries = find(
-            &rows,
-            1.0,
-            ServerKind::NonIdempotent,
-            Metric::DeliveriesPerRequest,
-        );
-        let interval = deliveries.unwrap().interval;
+        let interval = find(&rows, 1.0, plain, Metric::DeliveriesPerRequest)
+            .unwrap()
+            .interval;
         assert_eq!(interval.high, 4.0);
         assert!(interval.low < 4.0 && interval.low > 3.99, "{interval:?}");
     }
@@ -485,23 +471,13 @@ mod tests {
     #[test]
     fn several_runs_use_student_t_across_runs() {
         let rows = summarise(&hand_made(3));
-        let extra = find(
-            &rows,
-            0.5,
-            ServerKind::NonIdempotent,
-            Metric::ExtraChargesPerRequest,
-        )
-        .unwrap();
+        let plain = ServerKind::NonIdempotent;
+        let extra = find(&rows, 0.5, plain, Metric::ExtraChargesPerRequest).unwrap();
         assert_eq!(extra.method, IntervalMethod::StudentT);
         // Identical runs: no spread across runs, a zero-width interval at the mean.
         assert_eq!(extra.standard_deviation_across_runs, Some(0.0));
         assert_eq!(extra.interval.low, extra.interval.high);
-        let double = find(
-            &rows,
-            0.5,
-            ServerKind::NonIdempotent,
-            Metric::DoubleChargeRate,
-        );
-        assert_eq!(double.unwrap().interval, stats::wilson(12, 30));
+        let double = find(&rows, 0.5, plain, Metric::DoubleChargeRate).unwrap();
+        assert_eq!(double.interval, stats::wilson(12, 30));
     }
 }

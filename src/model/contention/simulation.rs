@@ -300,6 +300,14 @@ mod tests {
     use crate::model::contention::Policy;
     use engine::rng::SeedSequence;
 
+    /// Any delay through [`Delay::sample`]: the same draws as the loop's own copies make, for
+    /// tests that compare queues rather than draws.
+    impl DrawDelay for Delay {
+        fn draw(&self, stream: &mut Pcg64) -> f64 {
+            self.sample(stream)
+        }
+    }
+
     /// One run on `queue` with `delay`, from seed 11.
     fn race_on(
         queue: &mut impl EventQueue<Event = u32>,
@@ -312,26 +320,15 @@ mod tests {
         let backoff = policy.backoff(5.0, 2_000.0);
         let mut stream = SeedSequence::new(11).pcg64();
         let mut states = Vec::new();
-        match delay {
-            Delay::FoldedNormal { mean_ms, sd_ms } => race(
-                &setup,
-                backoff,
-                clients,
-                &mut stream,
-                queue,
-                &mut states,
-                FoldedNormal { mean_ms, sd_ms },
-            ),
-            Delay::Timeline(distribution) => race(
-                &setup,
-                backoff,
-                clients,
-                &mut stream,
-                queue,
-                &mut states,
-                TimelineDelay(distribution),
-            ),
-        }
+        race(
+            &setup,
+            backoff,
+            clients,
+            &mut stream,
+            queue,
+            &mut states,
+            delay,
+        )
     }
 
     /// The calendar queue gives the runs of the heap, every count and time equal, for every

@@ -218,19 +218,10 @@ impl ClientState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::backoff::Backoff;
 
+    /// The hand-worked scenario's client: 1 s timeout, 3 retries, no backoff, no retry control.
     fn policy() -> LoadClient {
-        LoadClient {
-            timeout_ms: 1_000.0,
-            max_retries: 3,
-            backoff: Backoff::None,
-            token_bucket: None,
-            adaptive_bucket: None,
-            breaker: None,
-            retry_ratio: None,
-            payment_deadline_ms: None,
-        }
+        crate::model::load::tests::scenario().client
     }
 
     /// AWS standard mode, worked by hand: 500 tokens, 5 a retry, 10 after a timeout.

@@ -7,9 +7,9 @@
 //! For the other payments, [`SameAsUniqueKey`] tells from `unique_key`'s outcome when another
 //! strategy's would be the same event for event, so that its run can be skipped.
 //!
-//! Both are opt-in per scenario ([`Shortcut::of`], [`SameAsUniqueKey::of`]): they list every
-//! setting of a [`Scenario`] by name, so a setting added to the model does not compile until
-//! someone has decided here whether payments under it can still take them.
+//! Both, and the closed form of [`super::single_copy`], are opt-in per scenario: [`Allowed::of`]
+//! lists every setting of a [`Scenario`] by name, so a setting added to the model does not
+//! compile until someone has decided there whether payments under it can still take each.
 
 use super::draws::PaymentDraws;
 use super::simulation::PaymentOutcome;
@@ -17,23 +17,30 @@ use super::{
     Arrivals, ClientPolicy, Counters, DuplicateAnswer, KeyLifecycle, Network, Scenario, Strategy,
 };
 
-/// A scenario's settings that decide whether a payment takes the shortcut.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Shortcut {
-    /// The client's timeout (ms): the answer must arrive strictly before it.
-    timeout_ms: f64,
-    /// The share of first processings that fail with a 500.
-    error_rate: f64,
+/// Which ways past the event loop a scenario's payments may take, decided from its settings
+/// in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowed {
+    /// [`Shortcut`]: one copy and no backend, so that one successful first attempt is the same
+    /// under every strategy.
+    pub first_attempt: bool,
+    /// [`SameAsUniqueKey`]: the plain key lifecycle (no backend, no expiry, no failures, one
+    /// body, stored responses replayed).
+    pub same_as_unique_key: bool,
+    /// [`SingleCopy`](super::single_copy::SingleCopy): one copy and the plain key lifecycle.
+    pub closed_form: bool,
 }
 
-impl Shortcut {
-    /// The shortcut for `scenario`'s payments, or `None` when it has more than one copy.
+impl Allowed {
+    /// What `scenario`'s settings allow.
     ///
     /// Every field is named, so that a new setting (a crash, a shared server) is a compile
-    /// error here until it is classified: the settings below only shape attempts after the
-    /// first, or deliveries that meet a key already present, and one successful first
-    /// attempt has neither.
-    pub fn of(scenario: &Scenario) -> Option<Self> {
+    /// error here until it is classified for each way. The settings named `_` only shape
+    /// attempts after the first, or deliveries that meet a key already present (which one
+    /// successful first attempt has neither of), and every strategy sees them alike up to the
+    /// first answer that differs; with one copy the spacing, spread and copy mode all send it
+    /// at 0; with no failure and one body the error policy and the fingerprint never act.
+    pub fn of(scenario: &Scenario) -> Self {
         let Scenario {
             name: _,
             arrivals:
@@ -54,26 +61,54 @@ impl Shortcut {
             processing: _,
             client:
                 ClientPolicy {
-                    timeout_ms,
+                    timeout_ms: _,
                     max_retries: _,
                     backoff: _,
-                    different_body_rate: _,
+                    different_body_rate,
                 },
             key:
                 KeyLifecycle {
-                    key_ttl_ms: _,
+                    key_ttl_ms,
                     fingerprint: _,
                     error_rate,
                     error_policy: _,
-                    duplicate_answer: _,
+                    duplicate_answer,
                 },
             backend,
         } = scenario;
-        // A crash, a key store, a provider or a receipt can make one successful first
-        // attempt differ from strategy to strategy (or from the plain model): no shortcut.
-        (*copies == 1 && !backend.is_used()).then_some(Self {
-            timeout_ms: *timeout_ms,
-            error_rate: *error_rate,
+        // A crash, a key store, a provider or a receipt can make one successful first attempt
+        // differ from strategy to strategy (or from the plain model), and makes strategies
+        // differ in ways the rule for `unique_key`'s outcome does not cover.
+        let one_copy = *copies == 1 && !backend.is_used();
+        let plain_lifecycle = !backend.is_used()
+            && key_ttl_ms.is_none()
+            && *error_rate == 0.0
+            && *different_body_rate == 0.0
+            && *duplicate_answer == DuplicateAnswer::Replay;
+        Self {
+            first_attempt: one_copy,
+            same_as_unique_key: plain_lifecycle,
+            closed_form: one_copy && plain_lifecycle,
+        }
+    }
+}
+
+/// A scenario's settings that decide whether a payment takes the shortcut.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shortcut {
+    /// The client's timeout (ms): the answer must arrive strictly before it.
+    timeout_ms: f64,
+    /// The share of first processings that fail with a 500.
+    error_rate: f64,
+}
+
+impl Shortcut {
+    /// The shortcut for `scenario`'s payments, or `None` when it has more than one copy or uses
+    /// the backend ([`Allowed::first_attempt`]).
+    pub fn of(scenario: &Scenario) -> Option<Self> {
+        Allowed::of(scenario).first_attempt.then_some(Self {
+            timeout_ms: scenario.client.timeout_ms,
+            error_rate: scenario.key.error_rate,
         })
     }
 
@@ -124,50 +159,9 @@ pub struct SameAsUniqueKey;
 
 impl SameAsUniqueKey {
     /// The rule for `scenario`'s payments, or `None` when its key lifecycle is not the plain
-    /// one. Every field is named, as in [`Shortcut::of`].
+    /// one ([`Allowed::same_as_unique_key`]).
     pub fn of(scenario: &Scenario) -> Option<Self> {
-        let Scenario {
-            name: _,
-            arrivals:
-                Arrivals {
-                    process: _,
-                    copies: _,
-                    copy_mode: _,
-                    copy_spread_ms: _,
-                    copy_spacing: _,
-                },
-            network:
-                Network {
-                    request_latency: _,
-                    response_latency: _,
-                    request_loss: _,
-                    ack_loss: _,
-                },
-            processing: _,
-            client:
-                ClientPolicy {
-                    timeout_ms: _,
-                    max_retries: _,
-                    backoff: _,
-                    different_body_rate,
-                },
-            key:
-                KeyLifecycle {
-                    key_ttl_ms,
-                    fingerprint: _,
-                    error_rate,
-                    error_policy: _,
-                    duplicate_answer,
-                },
-            backend,
-        } = scenario;
-        // The backend's settings make strategies differ in ways this rule does not cover.
-        let plain = !backend.is_used()
-            && key_ttl_ms.is_none()
-            && *error_rate == 0.0
-            && *different_body_rate == 0.0
-            && *duplicate_answer == DuplicateAnswer::Replay;
-        plain.then_some(Self)
+        Allowed::of(scenario).same_as_unique_key.then_some(Self)
     }
 
     /// Whether `strategy`'s outcome is `unique_key`'s, given `unique_key`'s.

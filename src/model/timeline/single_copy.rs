@@ -8,8 +8,9 @@
 //! order, it declines and the payment runs through the event loop.
 
 use super::draws::PaymentDraws;
+use super::shortcut::Allowed;
 use super::simulation::{Answer, PaymentOutcome, PlainCounts};
-use super::{Arrivals, ClientPolicy, DuplicateAnswer, KeyLifecycle, Network, Scenario, Strategy};
+use super::{ClientPolicy, Scenario, Strategy};
 
 /// A scenario whose payments have the closed form: its client policy.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,47 +20,11 @@ pub struct SingleCopy {
 
 impl SingleCopy {
     /// The closed form for `scenario`'s payments, or `None` when a setting takes them
-    /// beyond it. Every setting is named, so that a new one does not compile until it is
-    /// classified here.
+    /// beyond it ([`Allowed::closed_form`]).
     pub fn of(scenario: &Scenario) -> Option<Self> {
-        let Scenario {
-            name: _,
-            // One copy: the spacing, spread and copy mode all send it at 0.
-            arrivals:
-                Arrivals {
-                    process: _,
-                    copies,
-                    copy_mode: _,
-                    copy_spread_ms: _,
-                    copy_spacing: _,
-                },
-            network:
-                Network {
-                    request_latency: _,
-                    response_latency: _,
-                    request_loss: _,
-                    ack_loss: _,
-                },
-            processing: _,
-            client,
-            // No failure and one body: the error policy and the fingerprint never act.
-            key:
-                KeyLifecycle {
-                    key_ttl_ms,
-                    fingerprint: _,
-                    error_rate,
-                    error_policy: _,
-                    duplicate_answer,
-                },
-            backend,
-        } = scenario;
-        let plain = *copies == 1
-            && !backend.is_used()
-            && key_ttl_ms.is_none()
-            && *error_rate == 0.0
-            && client.different_body_rate == 0.0
-            && *duplicate_answer == DuplicateAnswer::Replay;
-        plain.then_some(Self { client: *client })
+        Allowed::of(scenario).closed_form.then_some(Self {
+            client: scenario.client,
+        })
     }
 
     /// The payment in `draws` under `strategy`, as the event loop would simulate it; `None`
@@ -144,7 +109,7 @@ impl SingleCopy {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ArrivalProcess, CopyMode, ErrorPolicy};
+    use super::super::{ArrivalProcess, CopyMode, DuplicateAnswer, ErrorPolicy};
     use super::*;
     use crate::model::timeline::test_support::{for_each_payment, log_normal, mobile};
     use engine::backoff::Backoff;

@@ -11,20 +11,16 @@ use crate::model::article::server::ServerKind;
 use crate::model::article::{ArticleResults, PointResult};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, hue, svg,
     value_label,
 };
 use crate::report::format::{grouped, shortest};
 
 /// Series colours of the attempts chart, one per p (cycled).
-const SERIES: [RGBColor; 6] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x9d, 0x4e, 0xdd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0x17, 0xbe, 0xcf),
-    RGBColor(0xe3, 0x77, 0xc2),
-];
+const SERIES: [RGBColor; 6] = {
+    use hue::*;
+    [BLUE, ORANGE, VIOLET, BROWN, CYAN, PINK]
+};
 
 /// The colour of series `index` of `count`: distinct colours for a few series, a light-to-dark
 /// blue ramp (ordered like p) for many.
@@ -47,18 +43,9 @@ fn in_legend(index: usize, count: usize) -> bool {
 /// Every chart of an article-model run.
 pub fn all(results: &ArticleResults) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "double_charges.svg",
-            bytes: double_charges(results).into_bytes(),
-        },
-        OutputFile {
-            name: "deliveries.svg",
-            bytes: deliveries(results).into_bytes(),
-        },
-        OutputFile {
-            name: "attempts.svg",
-            bytes: attempts(results).into_bytes(),
-        },
+        OutputFile::new("double_charges.svg", double_charges(results)),
+        OutputFile::new("deliveries.svg", deliveries(results)),
+        OutputFile::new("attempts.svg", attempts(results)),
     ]
 }
 

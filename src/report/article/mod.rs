@@ -16,28 +16,15 @@ use crate::report::{OutputFile, Report};
 impl Report for ArticleResults {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let results = self;
-        let summary = summarise(results);
+        let summary = summarise(self);
         let mut files = vec![
-            OutputFile {
-                name: "results.csv",
-                bytes: csv::results_csv(results),
-            },
-            OutputFile {
-                name: "attempts.csv",
-                bytes: csv::attempts_csv(results),
-            },
-            OutputFile {
-                name: "summary.csv",
-                bytes: summary::summary_csv(&summary),
-            },
+            OutputFile::new("results.csv", csv::results_csv(self)),
+            OutputFile::new("attempts.csv", csv::attempts_csv(self)),
+            OutputFile::new("summary.csv", summary::summary_csv(&summary)),
         ];
-        files.extend(charts::all(results));
-        files.extend(sweep_charts::all(results, &summary));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: markdown::report_md(results, &summary),
-        });
+        files.extend(charts::all(self));
+        files.extend(sweep_charts::all(self, &summary));
+        files.push(OutputFile::report_md(markdown::report_md(self, &summary)));
         files
     }
 

@@ -11,7 +11,7 @@ use crate::model::article::ArticleResults;
 use crate::model::article::server::ServerKind;
 use crate::model::article::summary::{Metric, MetricSummary};
 use crate::report::OutputFile;
-use crate::report::chart_style::{ABSORBED, CHARGED_TWICE, FONT, KEYED, draw_legend, svg};
+use crate::report::chart_style::{ABSORBED, CHARGED_TWICE, FONT, GRID, KEYED, draw_legend, svg};
 use crate::report::format::grouped;
 
 /// Purple: deliveries per request (the same for both servers).
@@ -24,18 +24,15 @@ const CURVE_SAMPLES: usize = 240;
 /// The sweep charts, in a fixed order.
 pub fn all(results: &ArticleResults, summary: &[MetricSummary]) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "double_charge_rate.svg",
-            bytes: double_charge_rate(results, summary).into_bytes(),
-        },
-        OutputFile {
-            name: "extra_charges.svg",
-            bytes: extra_charges(results, summary).into_bytes(),
-        },
-        OutputFile {
-            name: "retry_amplification.svg",
-            bytes: retry_amplification(results, summary).into_bytes(),
-        },
+        OutputFile::new(
+            "double_charge_rate.svg",
+            double_charge_rate(results, summary),
+        ),
+        OutputFile::new("extra_charges.svg", extra_charges(results, summary)),
+        OutputFile::new(
+            "retry_amplification.svg",
+            retry_amplification(results, summary),
+        ),
     ]
 }
 
@@ -176,7 +173,7 @@ fn panel(
         .y_label_formatter(y_label)
         .axis_desc_style((FONT, 16))
         .label_style((FONT, 14))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+        .light_line_style(GRID)
         .draw()
         .map_err(|e| e.to_string())?;
     for curve in curves {
@@ -232,6 +229,22 @@ fn panel(
             });
     }
     draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
+}
+
+/// A chart of one [`panel`] over the p range, titled `title`: `y` up with `y_description` and
+/// `y_label`, the closed-form `curves` and the `observed` series.
+fn one_panel_chart(
+    results: &ArticleResults,
+    title: &str,
+    y: std::ops::Range<f64>,
+    y_description: &str,
+    y_label: &dyn Fn(&f64) -> String,
+    (curves, observed): (&[Curve], &[Observed]),
+) -> String {
+    svg(title, &parameters(results), |area| {
+        let x = p_range(results);
+        panel(area, None, x, y, y_description, y_label, curves, observed)
+    })
 }
 
 /// `0.1234` as `0.12%`-style percent labels with as many decimals as the axis needs.
@@ -293,21 +306,13 @@ pub fn double_charge_rate(results: &ArticleResults, summary: &[MetricSummary]) -
         },
     ];
     let top = highest(&observed, &curves, 0.1) * 1.3;
-    svg(
+    one_panel_chart(
+        results,
         "Share of customers charged twice, by ACK-loss rate",
-        &parameters(results),
-        |area| {
-            panel(
-                area,
-                None,
-                x.clone(),
-                -top * 0.03..top,
-                "customers charged twice or more (% of requests)",
-                &|value| percent_label(*value),
-                &curves,
-                &observed,
-            )
-        },
+        -top * 0.03..top,
+        "customers charged twice or more (% of requests)",
+        &|value| percent_label(*value),
+        (&curves, &observed),
     )
 }
 
@@ -405,26 +410,18 @@ pub fn retry_amplification(results: &ArticleResults, summary: &[MetricSummary]) 
     }];
     let top = highest(&observed, &curves, 1.0);
     let span = (top - 1.0).max(0.01);
-    svg(
+    one_panel_chart(
+        results,
         "Retry amplification: deliveries per payment request",
-        &parameters(results),
-        |area| {
-            panel(
-                area,
-                None,
-                x.clone(),
-                1.0 - span * 0.03..top + span * 0.3,
-                "deliveries per request (1 = no retries)",
-                &|value| {
-                    format!("{value:.3}")
-                        .trim_end_matches('0')
-                        .trim_end_matches('.')
-                        .to_string()
-                },
-                &curves,
-                &observed,
-            )
+        1.0 - span * 0.03..top + span * 0.3,
+        "deliveries per request (1 = no retries)",
+        &|value| {
+            format!("{value:.3}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
         },
+        (&curves, &observed),
     )
 }
 
@@ -434,13 +431,11 @@ mod tests {
 
     #[test]
     fn ticks_are_short_and_stay_in_the_unit_interval() {
-        assert_eq!(tick(0.05), "0.05");
-        assert_eq!(tick(0.1), "0.1");
-        assert_eq!(tick(0.0), "0");
-        assert_eq!(tick(-0.01), "");
-        assert_eq!(tick(1.02), "");
+        assert_eq!(
+            [0.05, 0.1, 0.0, -0.01, 1.02].map(tick),
+            ["0.05", "0.1", "0", "", ""]
+        );
         assert_eq!(percent_label(12.5), "12.5%");
-        assert_eq!(number_label(1234.0), "1,234");
-        assert_eq!(number_label(2.5), "2.5");
+        assert_eq!([1234.0, 2.5].map(number_label), ["1,234", "2.5"]);
     }
 }

@@ -7,46 +7,46 @@ use plotters::prelude::*;
 use crate::model::contention::summary::{Metric, MetricSummary};
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, draw_legend, draw_marked_line, layered_stroke, svg};
+use crate::report::chart_style::{
+    FONT, GRID, draw_legend, draw_marked_line, frame, hue, layered_stroke, svg,
+};
 use crate::report::format::{grouped, tick, whole_tick};
 
 /// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
 fn colour(policy: Policy) -> RGBColor {
     match policy {
-        Policy::None => RGBColor(0xd6, 0x27, 0x28),
-        Policy::Constant => RGBColor(0x8c, 0x56, 0x4b),
-        Policy::Exponential => RGBColor(0x1f, 0x77, 0xb4),
-        Policy::FullJitter => RGBColor(0x2c, 0xa0, 0x2c),
-        Policy::EqualJitter => RGBColor(0xff, 0x7f, 0x0e),
-        Policy::DecorrelatedJitter => RGBColor(0x94, 0x67, 0xbd),
+        Policy::None => hue::RED,
+        Policy::Constant => hue::BROWN,
+        Policy::Exponential => hue::BLUE,
+        Policy::FullJitter => hue::GREEN,
+        Policy::EqualJitter => hue::ORANGE,
+        Policy::DecorrelatedJitter => hue::PURPLE,
     }
 }
 
 /// The two charts, in a fixed order.
 pub fn all(results: &ContentionResults, summary: &[MetricSummary]) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "calls.svg",
-            bytes: sweep(
+        OutputFile::new(
+            "calls.svg",
+            sweep(
                 results,
                 summary,
                 Metric::Writes,
                 "Work: write calls until every client has written",
                 "write calls per run (mean, 95% interval)",
-            )
-            .into_bytes(),
-        },
-        OutputFile {
-            name: "completion_time.svg",
-            bytes: sweep(
+            ),
+        ),
+        OutputFile::new(
+            "completion_time.svg",
+            sweep(
                 results,
                 summary,
                 Metric::CompletionMs,
                 "Time until the last client has written",
                 "completion time, ms (mean, 95% interval)",
-            )
-            .into_bytes(),
-        },
+            ),
+        ),
     ]
 }
 
@@ -99,12 +99,7 @@ fn sweep(
         .fold(1.0, f64::max)
         * 1.08;
     svg(title, &parameters(results), |area| {
-        let mut chart = ChartBuilder::on(area)
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x.clone(), 0.0..top)
-            .map_err(|e| e.to_string())?;
+        let mut chart = frame(area, x.clone(), 0.0..top, 16)?;
         chart
             .configure_mesh()
             .x_desc("clients racing for one row")
@@ -115,7 +110,7 @@ fn sweep(
             .y_label_formatter(&|value| tick(*value))
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 14))
-            .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+            .light_line_style(GRID)
             .draw()
             .map_err(|e| e.to_string())?;
         let cap = (x.end - x.start) * 0.005;

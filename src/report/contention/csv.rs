@@ -3,13 +3,15 @@
 
 use serde::Serialize;
 
-use crate::model::contention::ContentionResults;
 use crate::model::contention::summary::MetricSummary;
-use crate::report::format::{decimal, serialize_decimal, to_csv};
+use crate::model::contention::{ContentionModel, ContentionResults, ContentionRow};
+use crate::report::format::{decimal, to_csv};
 
-/// One row of `contention.csv`: one simulation of `clients` clients racing for the row.
+/// One row of `contention.csv`: one simulation of `clients` clients racing for the row. The
+/// CSV file writes the backoff's parameters (`Decimal`) and the times (`Millis`) as text, the
+/// `--json` summary as numbers.
 #[derive(Debug, Serialize)]
-pub struct ContentionCsvRow {
+pub struct RunRow<Decimal, Millis> {
     /// Clients racing to update the row, each until its write is accepted (clients).
     pub clients: u32,
     /// The backoff policy: `none`, `constant`, `exponential`, `full_jitter`, `equal_jitter`
@@ -21,14 +23,12 @@ pub struct ContentionCsvRow {
     /// The seed of the run streams.
     pub seed: u64,
     /// The backoff's base (ms).
-    #[serde(serialize_with = "serialize_decimal")]
-    pub base_ms: f64,
+    pub base_ms: Decimal,
     /// The backoff's cap (ms).
-    #[serde(serialize_with = "serialize_decimal")]
-    pub cap_ms: f64,
+    pub cap_ms: Decimal,
     /// Retries a client makes at most after its first write (retries; empty: until it
     /// succeeds).
-    pub max_retries: String,
+    pub max_retries: Option<u32>,
     /// Read calls the server answered (calls).
     pub reads: u64,
     /// Write calls the server answered, accepted or rejected: what the AWS post counts as
@@ -42,18 +42,19 @@ pub struct ContentionCsvRow {
     pub gave_up: u32,
     /// Simulated time at which the last client received its final write reply: what the AWS
     /// post counts as "time" (ms, 3 decimals).
-    pub completion_ms: String,
+    pub completion_ms: Millis,
     /// The mean over clients of the time each received its final write reply (ms,
     /// 3 decimals).
-    pub mean_client_completion_ms: String,
+    pub mean_client_completion_ms: Millis,
     /// The row's version at the end: the number of accepted writes (versions).
     pub final_version: u64,
 }
 
 /// One row of `contention_summary.csv`: one metric of one (client count, policy) over the
-/// runs.
+/// runs. The CSV file writes the statistics (`Decimal`) as text, the `--json` summary as
+/// numbers.
 #[derive(Debug, Serialize)]
-pub struct SummaryCsvRow {
+pub struct SummaryRow<Decimal> {
     /// Clients racing for the row (clients).
     pub clients: u32,
     /// The backoff policy, as in `contention.csv`.
@@ -65,19 +66,65 @@ pub struct SummaryCsvRow {
     /// Runs averaged (runs).
     pub runs: u32,
     /// The mean over runs (the metric's unit).
-    #[serde(serialize_with = "serialize_decimal")]
-    pub mean: f64,
+    pub mean: Decimal,
     /// The standard error of the mean, `sd_across_runs / √runs` (the metric's unit; empty
     /// for one run).
-    pub standard_error: String,
+    pub standard_error: Option<Decimal>,
     /// The sample standard deviation across runs, divisor `runs − 1` (the metric's unit;
     /// empty for one run).
-    pub sd_across_runs: String,
+    pub sd_across_runs: Option<Decimal>,
     /// The low end of the 95% Student-t interval for the expectation, `runs − 1` degrees of
     /// freedom (the metric's unit; empty for one run).
-    pub ci_low: String,
+    pub ci_low: Option<Decimal>,
     /// The high end of the same interval (the metric's unit; empty for one run).
-    pub ci_high: String,
+    pub ci_high: Option<Decimal>,
+}
+
+impl<Decimal, Millis> RunRow<Decimal, Millis> {
+    /// The row of one run of `model`, the backoff's parameters written by `decimal` and the
+    /// times (ms) by `millis`.
+    pub fn new(
+        model: &ContentionModel,
+        row: &ContentionRow,
+        decimal: impl Fn(f64) -> Decimal,
+        millis: impl Fn(f64) -> Millis,
+    ) -> Self {
+        let tally = &row.tally;
+        Self {
+            clients: row.clients,
+            policy: row.policy.name(),
+            run: row.run,
+            seed: model.seed,
+            base_ms: decimal(model.base_ms),
+            cap_ms: decimal(model.cap_ms),
+            max_retries: model.setup.max_retries,
+            reads: tally.reads,
+            writes: tally.writes,
+            failed_writes: tally.failed_writes,
+            succeeded: tally.succeeded,
+            gave_up: tally.gave_up,
+            completion_ms: millis(tally.completion_ms),
+            mean_client_completion_ms: millis(tally.mean_client_completion_ms),
+            final_version: tally.final_version,
+        }
+    }
+}
+
+impl<Decimal> SummaryRow<Decimal> {
+    /// The row of one metric's summary, its statistics written by `decimal`.
+    pub fn new(row: &MetricSummary, decimal: impl Fn(f64) -> Decimal) -> Self {
+        Self {
+            clients: row.clients,
+            policy: row.policy.name(),
+            metric: row.metric.name(),
+            runs: row.runs,
+            mean: decimal(row.mean),
+            standard_error: row.standard_error().map(&decimal),
+            sd_across_runs: row.sd.map(&decimal),
+            ci_low: row.interval.map(|interval| decimal(interval.low)),
+            ci_high: row.interval.map(|interval| decimal(interval.high)),
+        }
+    }
 }
 
 /// Three decimals (ms).
@@ -88,43 +135,15 @@ pub(super) fn millis(value: f64) -> String {
 /// The bytes of `contention.csv`: client counts in the order given, then policies in the
 /// order given, then runs.
 pub fn contention_csv(results: &ContentionResults) -> Vec<u8> {
-    let model = &results.model;
-    to_csv(results.rows.iter().map(|row| {
-        ContentionCsvRow {
-            clients: row.clients,
-            policy: row.policy.name(),
-            run: row.run,
-            seed: model.seed,
-            base_ms: model.base_ms,
-            cap_ms: model.cap_ms,
-            max_retries: model
-                .setup
-                .max_retries
-                .map_or_else(String::new, |retries| retries.to_string()),
-            reads: row.tally.reads,
-            writes: row.tally.writes,
-            failed_writes: row.tally.failed_writes,
-            succeeded: row.tally.succeeded,
-            gave_up: row.tally.gave_up,
-            completion_ms: millis(row.tally.completion_ms),
-            mean_client_completion_ms: millis(row.tally.mean_client_completion_ms),
-            final_version: row.tally.final_version,
-        }
-    }))
+    to_csv(
+        results
+            .rows
+            .iter()
+            .map(|row| RunRow::new(&results.model, row, decimal, millis)),
+    )
 }
 
 /// The bytes of `contention_summary.csv`, in the summary's order.
 pub fn summary_csv(summary: &[MetricSummary]) -> Vec<u8> {
-    let optional = |value: Option<f64>| value.map_or_else(String::new, decimal);
-    to_csv(summary.iter().map(|row| SummaryCsvRow {
-        clients: row.clients,
-        policy: row.policy.name(),
-        metric: row.metric.name(),
-        runs: row.runs,
-        mean: row.mean,
-        standard_error: optional(row.standard_error()),
-        sd_across_runs: optional(row.sd),
-        ci_low: optional(row.interval.map(|interval| interval.low)),
-        ci_high: optional(row.interval.map(|interval| interval.high)),
-    }))
+    to_csv(summary.iter().map(|row| SummaryRow::new(row, decimal)))
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::csv::millis;
+use super::csv::{RunRow, SummaryRow, millis};
 use crate::model::contention::ContentionResults;
 use crate::model::contention::summary::MetricSummary;
 use crate::report::json::{paths, pretty};
@@ -34,46 +34,17 @@ struct ContentionParameters<'a> {
     max_retries: Option<u32>,
 }
 
-/// One row of `contention_summary.csv`; the values absent for one run are `null`.
-#[derive(Debug, Serialize)]
-struct SummaryRow {
-    clients: u32,
-    policy: &'static str,
-    metric: &'static str,
-    runs: u32,
-    mean: f64,
-    standard_error: Option<f64>,
-    sd_across_runs: Option<f64>,
-    ci_low: Option<f64>,
-    ci_high: Option<f64>,
-}
-
-/// One row of `contention.csv`, times rounded to 3 decimals as there; `max_retries` is `null`
-/// when clients retry until their write is accepted.
-#[derive(Debug, Serialize)]
-struct RunRow {
-    clients: u32,
-    policy: &'static str,
-    run: u32,
-    seed: u64,
-    base_ms: f64,
-    cap_ms: f64,
-    max_retries: Option<u32>,
-    reads: u64,
-    writes: u64,
-    failed_writes: u64,
-    succeeded: u32,
-    gave_up: u32,
-    completion_ms: f64,
-    mean_client_completion_ms: f64,
-    final_version: u64,
-}
-
+/// The `--json` summary of a contention run.
 #[derive(Debug, Serialize)]
 struct ContentionSummary<'a> {
+    /// The run's parameters.
     parameters: ContentionParameters<'a>,
-    summary: Vec<SummaryRow>,
-    runs: Vec<RunRow>,
+    /// The rows of `contention_summary.csv`; the values absent for one run are `null`.
+    summary: Vec<SummaryRow<f64>>,
+    /// The rows of `contention.csv`, times rounded to 3 decimals as there; `max_retries` is
+    /// `null` when clients retry until their write is accepted.
+    runs: Vec<RunRow<f64, f64>>,
+    /// The paths written.
     files: Vec<String>,
 }
 
@@ -93,7 +64,6 @@ pub fn summary(
     files: &[PathBuf],
 ) -> Vec<u8> {
     let model = &results.model;
-    let max_retries = model.setup.max_retries;
     let parameters = ContentionParameters {
         config_file: &model.title,
         seed: model.seed,
@@ -103,42 +73,17 @@ pub fn summary(
         base_ms: model.base_ms,
         cap_ms: model.cap_ms,
         delay: model.setup.delay.describe(),
-        max_retries,
+        max_retries: model.setup.max_retries,
     };
+    let same = |value: f64| value;
     let summary = summary
         .iter()
-        .map(|row| SummaryRow {
-            clients: row.clients,
-            policy: row.policy.name(),
-            metric: row.metric.name(),
-            runs: row.runs,
-            mean: row.mean,
-            standard_error: row.standard_error(),
-            sd_across_runs: row.sd,
-            ci_low: row.interval.map(|interval| interval.low),
-            ci_high: row.interval.map(|interval| interval.high),
-        })
+        .map(|row| SummaryRow::new(row, same))
         .collect();
     let runs = results
         .rows
         .iter()
-        .map(|row| RunRow {
-            clients: row.clients,
-            policy: row.policy.name(),
-            run: row.run,
-            seed: model.seed,
-            base_ms: model.base_ms,
-            cap_ms: model.cap_ms,
-            max_retries,
-            reads: row.tally.reads,
-            writes: row.tally.writes,
-            failed_writes: row.tally.failed_writes,
-            succeeded: row.tally.succeeded,
-            gave_up: row.tally.gave_up,
-            completion_ms: rounded_millis(row.tally.completion_ms),
-            mean_client_completion_ms: rounded_millis(row.tally.mean_client_completion_ms),
-            final_version: row.tally.final_version,
-        })
+        .map(|row| RunRow::new(model, row, same, rounded_millis))
         .collect();
     pretty(&ContentionSummary {
         parameters,

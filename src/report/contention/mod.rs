@@ -14,23 +14,13 @@ use crate::report::{OutputFile, Report};
 impl Report for ContentionResults {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let results = self;
-        let summary = summarise(results);
+        let summary = summarise(self);
         let mut files = vec![
-            OutputFile {
-                name: "contention.csv",
-                bytes: csv::contention_csv(results),
-            },
-            OutputFile {
-                name: "contention_summary.csv",
-                bytes: csv::summary_csv(&summary),
-            },
+            OutputFile::new("contention.csv", csv::contention_csv(self)),
+            OutputFile::new("contention_summary.csv", csv::summary_csv(&summary)),
         ];
-        files.extend(charts::all(results, &summary));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: markdown::report(results, &summary).into_bytes(),
-        });
+        files.extend(charts::all(self, &summary));
+        files.push(OutputFile::report_md(markdown::report(self, &summary)));
         files
     }
 

@@ -13,19 +13,19 @@ use plotters::prelude::*;
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    FONT, LEGEND_ROW_HEIGHT, LegendEntry, LinearChart, SIZE, draw_marked_line, layered_stroke,
-    legend_row, svg, svg_sized,
+    FONT, GRID, LEGEND_ROW_HEIGHT, LegendEntry, LinearChart, SIZE, draw_marked_line, hue,
+    layered_stroke, legend_row, svg, svg_sized,
 };
 use crate::report::format::{tick, whole_tick};
 
 /// Offered load: grey.
 const OFFERED: RGBColor = RGBColor(0x7f, 0x7f, 0x7f);
 /// Goodput: green.
-const GOODPUT: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+const GOODPUT: RGBColor = hue::GREEN;
 /// Retries: orange.
-const RETRIES: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+const RETRIES: RGBColor = hue::ORANGE;
 /// The queue: blue.
-const QUEUE: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+const QUEUE: RGBColor = hue::BLUE;
 /// Room above the highest point (the legends sit above the panels).
 const HEADROOM: f64 = 1.1;
 /// The height of one row of sweep panels (pixels).
@@ -36,10 +36,10 @@ const SHADE: RGBColor = RGBColor(0xf3, 0xd9, 0xd9);
 /// One colour per strategy.
 fn colour(strategy: LoadStrategy) -> RGBColor {
     match strategy {
-        LoadStrategy::None => RGBColor(0xd6, 0x27, 0x28),
-        LoadStrategy::CheckThenInsert => RGBColor(0xff, 0x7f, 0x0e),
-        LoadStrategy::UniqueKey => RGBColor(0x1f, 0x77, 0xb4),
-        LoadStrategy::LockWait => RGBColor(0x94, 0x67, 0xbd),
+        LoadStrategy::None => hue::RED,
+        LoadStrategy::CheckThenInsert => hue::ORANGE,
+        LoadStrategy::UniqueKey => hue::BLUE,
+        LoadStrategy::LockWait => hue::PURPLE,
     }
 }
 
@@ -51,34 +51,24 @@ pub fn names(results: &LoadResults) -> Vec<&'static str> {
 /// Every chart, in a fixed order (the sweep's only with a sweep).
 pub fn all(results: &LoadResults) -> Vec<OutputFile> {
     let mut files = vec![
-        OutputFile {
-            name: "load_goodput.svg",
-            bytes: goodput(results).into_bytes(),
-        },
-        OutputFile {
-            name: "load_double_charges.svg",
-            bytes: double_charges(results).into_bytes(),
-        },
+        OutputFile::new("load_goodput.svg", goodput(results)),
+        OutputFile::new("load_double_charges.svg", double_charges(results)),
     ];
     if !results.sweep.is_empty() {
-        files.push(OutputFile {
-            name: "load_failure_sweep.svg",
-            bytes: failure_sweep(results).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "load_failure_sweep.svg",
+            failure_sweep(results),
+        ));
     }
     files
 }
 
 /// One colour per scenario of the sweep chart (the matplotlib "tab10" hues, cycled).
 fn scenario_colour(index: usize) -> RGBColor {
-    const HUES: [RGBColor; 6] = [
-        RGBColor(0x1f, 0x77, 0xb4),
-        RGBColor(0xd6, 0x27, 0x28),
-        RGBColor(0x2c, 0xa0, 0x2c),
-        RGBColor(0xff, 0x7f, 0x0e),
-        RGBColor(0x94, 0x67, 0xbd),
-        RGBColor(0x8c, 0x56, 0x4b),
-    ];
+    const HUES: [RGBColor; 6] = {
+        use hue::*;
+        [BLUE, RED, GREEN, ORANGE, PURPLE, BROWN]
+    };
     HUES[index % HUES.len()]
 }
 
@@ -225,19 +215,15 @@ fn sweep_panel(
         .y_label_area_size(56)
         .build_cartesian_2d(0.0..right, 0.0..top)
         .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("server error rate (share of processings answered 500)")
-        .y_desc(axis.description)
-        .x_labels(6)
-        .y_labels(6)
-        .x_label_formatter(&|value| tick(*value))
-        .y_label_formatter(&|value| tick(*value))
-        .axis_desc_style((FONT, 12))
-        .label_style((FONT, 11))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    draw_panel_axes(
+        &mut chart,
+        PanelAxis::new(
+            "server error rate (share of processings answered 500)",
+            6,
+            tick,
+        ),
+        PanelAxis::new(axis.description, 6, tick),
+    )?;
     let count = lines.len();
     for (index, points) in lines.into_iter().enumerate() {
         let name = model.scenarios[index].name.as_str();
@@ -318,20 +304,53 @@ fn time_axes<DB: DrawingBackend>(
     scenario: usize,
     top: f64,
 ) -> Result<(), String> {
+    draw_panel_axes(
+        chart,
+        PanelAxis::new("time, s", 8, whole_tick),
+        PanelAxis::new(y_desc, 5, tick),
+    )?;
+    shade(chart, results, scenario, top)
+}
+
+/// One axis of a panel: its name, how many ticks it has at most and how a tick reads.
+#[derive(Clone, Copy)]
+struct PanelAxis<'a> {
+    description: &'a str,
+    ticks: usize,
+    label: fn(f64) -> String,
+}
+
+impl<'a> PanelAxis<'a> {
+    /// The axis named `description` with at most `ticks` ticks, each read by `label`.
+    fn new(description: &'a str, ticks: usize, label: fn(f64) -> String) -> Self {
+        Self {
+            description,
+            ticks,
+            label,
+        }
+    }
+}
+
+/// Draws a panel's axes, `x` across and `y` up, in the panels' small type and with the light
+/// grid.
+fn draw_panel_axes<DB: DrawingBackend>(
+    chart: &mut LinearChart<'_, DB>,
+    x: PanelAxis,
+    y: PanelAxis,
+) -> Result<(), String> {
     chart
         .configure_mesh()
-        .x_desc("time, s")
-        .y_desc(y_desc)
-        .x_labels(8)
-        .x_label_formatter(&|value| whole_tick(*value))
-        .y_labels(5)
-        .y_label_formatter(&|value| tick(*value))
+        .x_desc(x.description)
+        .y_desc(y.description)
+        .x_labels(x.ticks)
+        .y_labels(y.ticks)
+        .x_label_formatter(&|value| (x.label)(*value))
+        .y_label_formatter(&|value| (y.label)(*value))
         .axis_desc_style((FONT, 12))
         .label_style((FONT, 11))
-        .light_line_style(RGBColor(0xf0, 0xf0, 0xf0))
+        .light_line_style(GRID)
         .draw()
-        .map_err(|e| e.to_string())?;
-    shade(chart, results, scenario, top)
+        .map_err(|e| e.to_string())
 }
 
 /// Shades the scenario's trigger windows.

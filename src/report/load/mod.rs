@@ -12,28 +12,15 @@ use crate::report::{OutputFile, Report};
 impl Report for LoadResults {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let results = self;
         let mut files = vec![
-            OutputFile {
-                name: "load.csv",
-                bytes: csv::load_csv(results),
-            },
-            OutputFile {
-                name: "load_timeseries.csv",
-                bytes: csv::timeseries_csv(results),
-            },
+            OutputFile::new("load.csv", csv::load_csv(self)),
+            OutputFile::new("load_timeseries.csv", csv::timeseries_csv(self)),
         ];
-        if !results.sweep.is_empty() {
-            files.push(OutputFile {
-                name: "load_sweep.csv",
-                bytes: csv::sweep_csv(results),
-            });
+        if !self.sweep.is_empty() {
+            files.push(OutputFile::new("load_sweep.csv", csv::sweep_csv(self)));
         }
-        files.extend(charts::all(results));
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: table::report(results).into_bytes(),
-        });
+        files.extend(charts::all(self));
+        files.push(OutputFile::report_md(table::report(self)));
         files
     }
 

@@ -5,14 +5,13 @@
 //! receipts) when a scenario has a provider or receipts. Neither is written otherwise.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::charts::{
     CHECKED, CONFLICTED, FAILED, Layout, REJECTED, legend_box, parameters, strategy_chart,
 };
 use crate::model::timeline::{Counters, KeyStore, TimelineModel, TimelineResults};
 use crate::report::OutputFile;
-use crate::report::chart_style::{CHARGED_TWICE, FONT, bar, draw_legend, svg, value_label};
+use crate::report::chart_style::{CHARGED_TWICE, bar, bold_label, draw_legend, svg, value_label};
 use crate::report::format::grouped;
 
 /// Whether some scenario crashes, fails key writes or keeps its key outside the charge's
@@ -38,27 +37,58 @@ pub fn has_side_effects(model: &TimelineModel) -> bool {
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
     let mut files = Vec::new();
     if compares_key_stores(&results.model) {
-        files.push(OutputFile {
-            name: "timeline_key_stores.svg",
-            bytes: key_stores(results).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "timeline_key_stores.svg",
+            key_stores(results),
+        ));
     }
     if has_side_effects(&results.model) {
-        files.push(OutputFile {
-            name: "timeline_side_effects.svg",
-            bytes: side_effects(results).into_bytes(),
-        });
+        files.push(OutputFile::new(
+            "timeline_side_effects.svg",
+            side_effects(results),
+        ));
     }
     files
 }
 
-/// One series of side-by-side bars: its colour, legend, count, and the label above a bar.
-type Series = (
-    RGBColor,
-    &'static str,
-    fn(&Counters) -> u64,
-    fn(&Counters) -> String,
-);
+/// One series of side-by-side bars.
+#[derive(Clone, Copy)]
+struct Series {
+    /// The bars' colour.
+    colour: RGBColor,
+    /// The series' legend.
+    legend: &'static str,
+    /// The count a bar stands for, from a row's counters.
+    count: fn(&Counters) -> u64,
+    /// The label above a bar; `None`: the count, grouped by thousands.
+    label: Option<fn(&Counters) -> String>,
+}
+
+impl Series {
+    /// Bars of `count` in `colour`, named `legend`, each labelled with its count.
+    fn new(colour: RGBColor, legend: &'static str, count: fn(&Counters) -> u64) -> Self {
+        Self {
+            colour,
+            legend,
+            count,
+            label: None,
+        }
+    }
+
+    /// The same bars labelled by `label` instead.
+    fn labelled(self, label: fn(&Counters) -> String) -> Self {
+        Self {
+            label: Some(label),
+            ..self
+        }
+    }
+
+    /// The label above the bar of `counts`.
+    fn label_of(&self, counts: &Counters) -> String {
+        self.label
+            .map_or_else(|| grouped((self.count)(counts)), |label| label(counts))
+    }
+}
 
 /// Purple, as the 409s: keys stuck in flight answer 409 until they are released.
 const STUCK: RGBColor = CONFLICTED;
@@ -78,19 +108,16 @@ fn stuck_label(counts: &Counters) -> String {
 /// (1) Per design (scenario) and strategy: the payments charged twice and the payments whose
 /// key a crash left in flight.
 pub fn key_stores(results: &TimelineResults) -> String {
-    let series: [Series; 2] = [
-        (
-            CHARGED_TWICE,
-            "payments charged twice or more",
-            |counts| counts.double_charged_payments,
-            |counts| grouped(counts.double_charged_payments),
-        ),
-        (
+    let series = [
+        Series::new(CHARGED_TWICE, "payments charged twice or more", |counts| {
+            counts.double_charged_payments
+        }),
+        Series::new(
             STUCK,
             "payments whose key a crash left in flight (key_first)",
             |counts| counts.stuck_payments,
-            stuck_label,
-        ),
+        )
+        .labelled(stuck_label),
     ];
     side_by_side(
         results,
@@ -108,33 +135,27 @@ pub fn side_effects(results: &TimelineResults) -> String {
     let model = &results.model;
     let provider = model.scenarios.iter().any(|s| s.backend.provider.is_some());
     let receipts = model.scenarios.iter().any(|s| s.backend.receipts.is_some());
-    let mut series: Vec<Series> = vec![(
+    let mut series = vec![Series::new(
         CHARGED_TWICE,
         "extra charges in the API's ledger",
-        |c| c.extra_charges,
-        |c| grouped(c.extra_charges),
+        |counts| counts.extra_charges,
     )];
     if provider {
-        series.push((
+        series.push(Series::new(
             CHECKED,
             "extra charges at the provider (money moved)",
-            |c| c.duplicate_provider_charges,
-            |c| grouped(c.duplicate_provider_charges),
+            |counts| counts.duplicate_provider_charges,
         ));
     }
     if receipts {
-        series.push((
-            REJECTED,
-            "receipts sent twice",
-            |c| c.receipts_duplicated,
-            |c| grouped(c.receipts_duplicated),
-        ));
-        series.push((
-            FAILED,
-            "charged payments without a receipt",
-            |c| c.receipts_missing,
-            |c| grouped(c.receipts_missing),
-        ));
+        series.extend([
+            Series::new(REJECTED, "receipts sent twice", |counts| {
+                counts.receipts_duplicated
+            }),
+            Series::new(FAILED, "charged payments without a receipt", |counts| {
+                counts.receipts_missing
+            }),
+        ]);
     }
     side_by_side(
         results,
@@ -150,7 +171,7 @@ fn side_by_side(results: &TimelineResults, title: &str, y_desc: &str, series: &[
     let layout = Layout::new(results).with_small_ticks();
     let highest = series
         .iter()
-        .map(|&(_, _, count, _)| layout.highest(|row| count(&row.tally.counts) as f64))
+        .map(|series| layout.highest(|row| (series.count)(&row.tally.counts) as f64))
         .fold(1.0, f64::max);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * (1.35 + 0.1 * series.len() as f64);
@@ -158,7 +179,8 @@ fn side_by_side(results: &TimelineResults, title: &str, y_desc: &str, series: &[
     svg(title, &parameters(results), |area| {
         let mut chart = strategy_chart(area, &layout, top, y_desc, &|y| grouped(y.round() as u64))?;
         let size = layout.tick_font() - 1;
-        for (index, &(colour, legend, count, label)) in series.iter().enumerate() {
+        for (index, series) in series.iter().enumerate() {
+            let (colour, count) = (series.colour, series.count);
             let left = |x: f64| x - 0.4 + width * index as f64;
             chart
                 .draw_series(layout.rows.iter().map(|row| {
@@ -166,13 +188,17 @@ fn side_by_side(results: &TimelineResults, title: &str, y_desc: &str, series: &[
                     bar(x, x + width, 0.0, count(&row.tally.counts) as f64, colour)
                 }))
                 .map_err(|e| e.to_string())?
-                .label(legend)
+                .label(series.legend)
                 .legend(legend_box(colour));
             chart
                 .draw_series(layout.rows.iter().map(|row| {
                     let x = left(layout.centre(row)) + width / 2.0;
                     let value = count(&row.tally.counts) as f64;
-                    value_label(label(&row.tally.counts), (x, value + top * 0.005), size)
+                    value_label(
+                        series.label_of(&row.tally.counts),
+                        (x, value + top * 0.005),
+                        size,
+                    )
                 }))
                 .map_err(|e| e.to_string())?;
         }
@@ -192,13 +218,5 @@ fn side_by_side(results: &TimelineResults, title: &str, y_desc: &str, series: &[
 
 /// A design's (scenario's) name above its group of bars, small enough for four groups.
 fn design_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, 14)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
+    bold_label(text, at, 14, BLACK)
 }

@@ -6,9 +6,10 @@
 use std::fmt::Write;
 
 use super::backend_charts::{compares_key_stores, has_side_effects};
+use super::table::run_zero_table;
 use crate::model::timeline::backend::layered_provider_calls;
 use crate::model::timeline::{Counters, Scenario, Strategy, TimelineResults, TimelineRow};
-use crate::report::format::{grouped, layout};
+use crate::report::format::grouped;
 
 /// The column headers of the key store table.
 pub const KEY_STORE_HEADERS: [&str; 11] = [
@@ -40,26 +41,20 @@ fn crashes(counts: &Counters) -> u64 {
 
 /// Crashes and key stores: one row per scenario and strategy of run 0.
 pub fn key_store_table(results: &TimelineResults) -> String {
-    let rows: Vec<Vec<String>> = results
-        .first_run()
-        .map(|row| {
-            let counts = &row.tally.counts;
-            vec![
-                results.scenario(row).name.clone(),
-                row.strategy.name().to_string(),
-                results.scenario(row).backend.key_store.name().to_string(),
-                grouped(crashes(counts)),
-                grouped(counts.crashes_before_charge),
-                grouped(counts.crashes_after_charge),
-                grouped(counts.crashes_after_save),
-                grouped(counts.charges_lost_by_crash),
-                grouped(counts.keys_lost),
-                grouped(counts.stuck_payments),
-                mean_stuck_ms(counts),
-            ]
-        })
-        .collect();
-    layout(&KEY_STORE_HEADERS, &rows)
+    run_zero_table(results, &KEY_STORE_HEADERS, |scenario, tally| {
+        let counts = &tally.counts;
+        vec![
+            scenario.backend.key_store.name().to_string(),
+            grouped(crashes(counts)),
+            grouped(counts.crashes_before_charge),
+            grouped(counts.crashes_after_charge),
+            grouped(counts.crashes_after_save),
+            grouped(counts.charges_lost_by_crash),
+            grouped(counts.keys_lost),
+            grouped(counts.stuck_payments),
+            mean_stuck_ms(counts),
+        ]
+    })
 }
 
 /// The column headers of the side effects table.
@@ -78,27 +73,22 @@ pub const SIDE_EFFECT_HEADERS: [&str; 10] = [
 
 /// Provider and receipts: one row per scenario and strategy of run 0.
 pub fn side_effects_table(results: &TimelineResults) -> String {
-    let rows: Vec<Vec<String>> = results
-        .first_run()
-        .map(|row| {
-            let counts = &row.tally.counts;
-            vec![
-                results.scenario(row).name.clone(),
-                row.strategy.name().to_string(),
-                grouped(counts.charges),
-                grouped(counts.provider_calls),
-                format!("{:.3}", calls_per_payment(counts)),
-                grouped(counts.provider_charges),
-                grouped(counts.duplicate_provider_charges),
-                grouped(counts.receipts_sent),
-                grouped(counts.receipts_duplicated),
-                grouped(counts.receipts_missing),
-            ]
-        })
-        .collect();
-    layout(&SIDE_EFFECT_HEADERS, &rows)
+    run_zero_table(results, &SIDE_EFFECT_HEADERS, |_, tally| {
+        let counts = &tally.counts;
+        vec![
+            grouped(counts.charges),
+            grouped(counts.provider_calls),
+            format!("{:.3}", calls_per_payment(counts)),
+            grouped(counts.provider_charges),
+            grouped(counts.duplicate_provider_charges),
+            grouped(counts.receipts_sent),
+            grouped(counts.receipts_duplicated),
+            grouped(counts.receipts_missing),
+        ]
+    })
 }
 
+/// Provider calls per payment (0 without payments).
 fn calls_per_payment(counts: &Counters) -> f64 {
     counts.provider_calls as f64 / counts.payments.max(1) as f64
 }

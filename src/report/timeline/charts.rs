@@ -3,40 +3,28 @@
 //! article's charts ([`crate::report::chart_style`]).
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, bar, draw_legend, svg,
-    value_label,
+    ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, SvgChart, bar, bold_label,
+    draw_legend, frame, hue, svg, value_label,
 };
-use crate::report::format::grouped;
+use crate::report::format::{grouped, grouped_hundredths};
 use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
-pub(super) const CHECKED: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+pub(super) const CHECKED: RGBColor = hue::ORANGE;
 
 /// The charts every timeline run has (the backend's are in `backend_charts`).
 pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
     vec![
-        OutputFile {
-            name: "timeline_charges.svg",
-            bytes: charges(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_outcomes.svg",
-            bytes: outcomes(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_latency.svg",
-            bytes: latency(results).into_bytes(),
-        },
-        OutputFile {
-            name: "timeline_answers.svg",
-            bytes: answers(results).into_bytes(),
-        },
+        OutputFile::new("timeline_charges.svg", charges(results)),
+        OutputFile::new("timeline_outcomes.svg", outcomes(results)),
+        OutputFile::new("timeline_latency.svg", latency(results)),
+        OutputFile::new("timeline_answers.svg", answers(results)),
     ]
 }
 
@@ -106,12 +94,7 @@ pub(super) fn strategy_chart<'a, 'b>(
     y_desc: &str,
     y_label: &dyn Fn(&f64) -> String,
 ) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
-    let mut chart = ChartBuilder::on(area)
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(80)
-        .build_cartesian_2d(layout.x_range(), 0f64..top)
-        .map_err(|e| e.to_string())?;
+    let mut chart = frame(area, layout.x_range(), 0f64..top, 16)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -218,47 +201,7 @@ impl<'a> Layout<'a> {
 
 /// A scenario's name above its group of bars (its baseline at `at`).
 fn scenario_title(text: String, at: (f64, f64)) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        format!("scenario: {text}"),
-        at,
-        (FONT, 16)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
-}
-
-/// A tick value to two decimals at most, thousands grouped like every other chart's axis:
-/// `4,500`, `2.5`, `0`.
-fn grouped_hundredths(value: f64) -> String {
-    let hundredths = (value.max(0.0) * 100.0).round() as u64;
-    let whole = grouped(hundredths / 100);
-    match hundredths % 100 {
-        0 => whole,
-        fraction => {
-            let digits = format!("{fraction:02}");
-            format!("{whole}.{}", digits.trim_end_matches('0'))
-        }
-    }
-}
-
-/// A label in a series colour, centred above `at`.
-fn coloured_label(
-    text: String,
-    at: (f64, f64),
-    size: u32,
-    colour: RGBColor,
-) -> Text<'static, (f64, f64), String> {
-    Text::new(
-        text,
-        at,
-        (FONT, size)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&colour)
-            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-    )
+    bold_label(format!("scenario: {text}"), at, 16, BLACK)
 }
 
 pub(super) fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
@@ -274,6 +217,16 @@ pub fn charges(results: &TimelineResults) -> String {
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
+    let parts: [BarPart; 2] = [
+        (FIRST_CHARGE, "first charge of each payment", |row| {
+            row.tally.counts.charges - row.tally.counts.extra_charges
+        }),
+        (
+            CHARGED_TWICE,
+            "extra charges: the same payment charged again",
+            |row| row.tally.counts.extra_charges,
+        ),
+    ];
     svg(
         "Charges per server strategy: first charges and extra charges",
         &parameters(results),
@@ -281,31 +234,7 @@ pub fn charges(results: &TimelineResults) -> String {
             let mut chart = strategy_chart(area, &layout, top, "charges (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            let half = 0.36;
-            chart
-                .draw_series(layout.rows.iter().map(|row| {
-                    let x = layout.centre(row);
-                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
-                    bar(x - half, x + half, 0.0, first, FIRST_CHARGE)
-                }))
-                .map_err(|e| e.to_string())?
-                .label("first charge of each payment")
-                .legend(legend_box(FIRST_CHARGE));
-            chart
-                .draw_series(layout.rows.iter().map(|row| {
-                    let x = layout.centre(row);
-                    let first = (row.tally.counts.charges - row.tally.counts.extra_charges) as f64;
-                    bar(
-                        x - half,
-                        x + half,
-                        first,
-                        row.tally.counts.charges as f64,
-                        CHARGED_TWICE,
-                    )
-                }))
-                .map_err(|e| e.to_string())?
-                .label("extra charges: the same payment charged again")
-                .legend(legend_box(CHARGED_TWICE));
+            draw_stacked(&mut chart, &layout, &parts)?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().flat_map(|row| {
@@ -410,13 +339,13 @@ pub fn outcomes(results: &TimelineResults) -> String {
                     let (charged, not_charged) = failed(row);
                     let above = charged + not_charged + line * 0.3;
                     [
-                        coloured_label(
+                        bold_label(
                             format!("{:.2}% paid", percent(tally.counts.gave_up_charged)),
                             (x, above),
                             12,
                             CHARGED_TWICE,
                         ),
-                        coloured_label(
+                        bold_label(
                             format!("{:.2}% ok", percent(tally.counts.succeeded)),
                             (x, above + line),
                             12,
@@ -454,6 +383,35 @@ fn cumulative(histogram: &LatencyHistogram) -> Vec<(f64, f64)> {
     points
 }
 
+/// A chart whose x axis is a time on a log scale.
+pub(super) type LogTimeChart<'a, 'b> = SvgChart<'a, 'b, LogCoord<f64>, RangedCoordf64>;
+
+/// The frame of the charts against a time (ms) on a log scale: `x` across with `x_desc` and
+/// `x_label`, `0..top` up with `y_desc` and `y_label`, in the house style with room on the
+/// right for the last tick.
+pub(super) fn log_time_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x: std::ops::Range<f64>,
+    top: f64,
+    x_desc: &str,
+    y_desc: &str,
+    x_label: &dyn Fn(&f64) -> String,
+    y_label: &dyn Fn(&f64) -> String,
+) -> Result<LogTimeChart<'a, 'b>, String> {
+    let mut chart = frame(area, x.log_scale(), 0f64..top, 40)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(x_label)
+        .y_label_formatter(y_label)
+        .axis_desc_style((FONT, 16))
+        .label_style((FONT, 14))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
 /// (3) Client latency to the final outcome: the cumulative distribution per scenario and
 /// strategy on a log time axis, with p50 and p99 in the legend.
 pub fn latency(results: &TimelineResults) -> String {
@@ -477,29 +435,21 @@ pub fn latency(results: &TimelineResults) -> String {
         "Client latency to the final outcome, per server strategy",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .margin_right(40)
-                .build_cartesian_2d((low..high).log_scale(), 0f64..1.0)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .x_desc("time from the first send to success or giving up (ms, log scale)")
-                .y_desc("share of payments done (%)")
-                .x_label_formatter(&|x| {
+            let mut chart = log_time_chart(
+                area,
+                low..high,
+                1.0,
+                "time from the first send to success or giving up (ms, log scale)",
+                "share of payments done (%)",
+                &|x| {
                     if *x >= 1.0 {
                         grouped(x.round() as u64)
                     } else {
                         format!("{x}")
                     }
-                })
-                .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
+                },
+                &|y| format!("{:.0}%", y * 100.0),
+            )?;
             // Wider lines first, so that identical curves stay visible beneath narrower ones.
             for (order, (row, curve)) in rows.iter().zip(&curves).enumerate() {
                 let width = (rows.len() - order) as u32 + 1;
@@ -547,14 +497,41 @@ pub fn latency(results: &TimelineResults) -> String {
 }
 
 /// Purple: 409 Conflict answers.
-pub(super) const CONFLICTED: RGBColor = RGBColor(0x9d, 0x4e, 0xdd);
+pub(super) const CONFLICTED: RGBColor = hue::VIOLET;
 /// Brown: 500s, from a failed processing or replayed.
-pub(super) const FAILED: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+pub(super) const FAILED: RGBColor = hue::BROWN;
 /// Pink: 422 answers to another body.
-pub(super) const REJECTED: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+pub(super) const REJECTED: RGBColor = hue::PINK;
 
-/// A segment of the answers chart: its colour, legend text and count per row.
-type AnswerPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+/// A segment of a stacked bar: its colour, legend text and count per row.
+type BarPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+
+/// One stacked bar per row of `layout`, `parts` from the axis up, each part in the legend.
+fn draw_stacked<DB: DrawingBackend>(
+    chart: &mut LinearChart<'_, DB>,
+    layout: &Layout,
+    parts: &[BarPart],
+) -> Result<(), String> {
+    let half = 0.36;
+    for (part, &(colour, text, count)) in parts.iter().enumerate() {
+        chart
+            .draw_series(layout.rows.iter().map(|row| {
+                let x = layout.centre(row);
+                let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
+                bar(
+                    x - half,
+                    x + half,
+                    below as f64,
+                    (below + count(row)) as f64,
+                    colour,
+                )
+            }))
+            .map_err(|e| e.to_string())?
+            .label(text)
+            .legend(legend_box(colour));
+    }
+    Ok(())
+}
 
 /// (4) What the server answered to the deliveries: every delivery is charged, fails with a
 /// 500, is replayed (its own body's response or, without a fingerprint, another's), or is
@@ -567,7 +544,7 @@ pub fn answers(results: &TimelineResults) -> String {
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
-    let parts: [AnswerPart; 7] = [
+    let parts: [BarPart; 7] = [
         (FIRST_CHARGE, "processed and charged", |row| {
             row.tally.counts.charges
         }),
@@ -595,24 +572,7 @@ pub fn answers(results: &TimelineResults) -> String {
             let mut chart = strategy_chart(area, &layout, top, "deliveries (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            let half = 0.36;
-            for (part, &(colour, text, count)) in parts.iter().enumerate() {
-                chart
-                    .draw_series(layout.rows.iter().map(|row| {
-                        let x = layout.centre(row);
-                        let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
-                        bar(
-                            x - half,
-                            x + half,
-                            below as f64,
-                            (below + count(row)) as f64,
-                            colour,
-                        )
-                    }))
-                    .map_err(|e| e.to_string())?
-                    .label(text)
-                    .legend(legend_box(colour));
-            }
+            draw_stacked(&mut chart, &layout, &parts)?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().map(|row| {
@@ -633,18 +593,4 @@ pub fn answers(results: &TimelineResults) -> String {
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::grouped_hundredths;
-
-    #[test]
-    fn outcome_ticks_group_thousands() {
-        assert_eq!(grouped_hundredths(4500.0), "4,500");
-        assert_eq!(grouped_hundredths(2.5), "2.5");
-        assert_eq!(grouped_hundredths(0.25), "0.25");
-        assert_eq!(grouped_hundredths(0.0), "0");
-        assert_eq!(grouped_hundredths(12345.678), "12,345.68");
-    }
 }

@@ -6,6 +6,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::model::timeline::{Counters, Scenario, StrategyTally, TimelineResults};
+use crate::report::format::plain_ms;
 
 /// One cell of a timeline CSV row.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,15 +65,6 @@ impl Serialize for Cell {
             Cell::Number { text, .. } => serializer.serialize_str(text),
         }
     }
-}
-
-/// Whole microseconds as ms in plain decimal, never in scientific notation: the shortest form
-/// of `us / 1000` (`12.0`, `54418.824`).
-pub fn plain_ms(us: u128) -> String {
-    let (whole, fraction) = (us / 1000, us % 1000);
-    let digits = format!("{fraction:03}");
-    let digits = digits.trim_end_matches('0');
-    format!("{whole}.{}", if digits.is_empty() { "0" } else { digits })
 }
 
 /// A row: `(column, cell)` in column order.
@@ -249,20 +241,4 @@ pub fn timeline_csv(results: &TimelineResults) -> Vec<u8> {
 /// `ttl_sweep.csv`.
 pub fn ttl_sweep_csv(results: &TimelineResults) -> Vec<u8> {
     to_csv(&ttl_sweep_rows(results))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn spans_are_plain_decimals() {
-        assert_eq!(plain_ms(12_000), "12.0");
-        assert_eq!(plain_ms(54_418_824), "54418.824");
-        assert_eq!(plain_ms(1_500), "1.5");
-        assert_eq!(plain_ms(7), "0.007");
-        assert_eq!(plain_ms(0), "0.0");
-        // Beyond 2^64 µs, where an f64 would print 1.8446744073709552e16.
-        assert_eq!(plain_ms(u128::from(u64::MAX) + 1), "18446744073709551.616");
-    }
 }

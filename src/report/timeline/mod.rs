@@ -16,27 +16,17 @@ use crate::report::{OutputFile, Report};
 impl Report for TimelineResults {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let results = self;
-        let mut files = vec![OutputFile {
-            name: "timeline.csv",
-            bytes: csv::timeline_csv(results),
-        }];
-        files.extend(charts::all(results));
-        files.extend(backend_charts::all(results));
-        if !results.ttl_sweep.is_empty() {
-            files.push(OutputFile {
-                name: "ttl_sweep.csv",
-                bytes: csv::ttl_sweep_csv(results),
-            });
-            files.push(OutputFile {
-                name: "ttl_sweep.svg",
-                bytes: ttl_sweep_chart::ttl_sweep(results).into_bytes(),
-            });
+        let mut files = vec![OutputFile::new("timeline.csv", csv::timeline_csv(self))];
+        files.extend(charts::all(self));
+        files.extend(backend_charts::all(self));
+        if !self.ttl_sweep.is_empty() {
+            files.push(OutputFile::new("ttl_sweep.csv", csv::ttl_sweep_csv(self)));
+            files.push(OutputFile::new(
+                "ttl_sweep.svg",
+                ttl_sweep_chart::ttl_sweep(self),
+            ));
         }
-        files.push(OutputFile {
-            name: "report.md",
-            bytes: markdown::report_md(results),
-        });
+        files.push(OutputFile::report_md(markdown::report_md(self)));
         files
     }
 

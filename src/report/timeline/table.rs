@@ -2,7 +2,7 @@
 //! companion piece's table, then every metric per scenario and strategy, then the key
 //! lifecycle counts and the ambiguous outcomes.
 
-use crate::model::timeline::TimelineResults;
+use crate::model::timeline::{Scenario, StrategyTally, TimelineResults};
 use crate::report::format::{grouped, layout, percent};
 
 /// Latency quantile in ms with one decimal, `-` when there are no payments.
@@ -51,30 +51,44 @@ pub const HEADERS: [&str; 13] = [
     "p99 ms",
 ];
 
-/// The detail table: one row per scenario and strategy of run 0.
-pub fn detail_table(results: &TimelineResults) -> String {
+/// A table with one row per scenario and strategy of run 0, under `headers` (which name the
+/// scenario and the strategy first): the scenario's name, the strategy's, then `cells` of the
+/// row's scenario and tally.
+pub(super) fn run_zero_table(
+    results: &TimelineResults,
+    headers: &[&str],
+    cells: impl Fn(&Scenario, &StrategyTally) -> Vec<String>,
+) -> String {
     let rows: Vec<Vec<String>> = results
         .first_run()
         .map(|row| {
-            let tally = &row.tally;
-            vec![
-                results.scenario(row).name.clone(),
-                row.strategy.name().to_string(),
-                grouped(tally.counts.payments),
-                grouped(tally.counts.deliveries),
-                grouped(tally.counts.charges),
-                grouped(tally.counts.double_charged_payments),
-                grouped(tally.counts.replays),
-                grouped(tally.counts.conflicts),
-                percent(tally.counts.succeeded, tally.counts.payments),
-                percent(tally.counts.gave_up_charged, tally.counts.payments),
-                percent(tally.counts.gave_up_not_charged, tally.counts.payments),
-                milliseconds(tally.latency.quantile_ms(0.5)),
-                milliseconds(tally.latency.quantile_ms(0.99)),
-            ]
+            let scenario = results.scenario(row);
+            let mut line = vec![scenario.name.clone(), row.strategy.name().to_string()];
+            line.extend(cells(scenario, &row.tally));
+            line
         })
         .collect();
-    layout(&HEADERS, &rows)
+    layout(headers, &rows)
+}
+
+/// The detail table: one row per scenario and strategy of run 0.
+pub fn detail_table(results: &TimelineResults) -> String {
+    run_zero_table(results, &HEADERS, |_, tally| {
+        let counts = &tally.counts;
+        vec![
+            grouped(counts.payments),
+            grouped(counts.deliveries),
+            grouped(counts.charges),
+            grouped(counts.double_charged_payments),
+            grouped(counts.replays),
+            grouped(counts.conflicts),
+            percent(counts.succeeded, counts.payments),
+            percent(counts.gave_up_charged, counts.payments),
+            percent(counts.gave_up_not_charged, counts.payments),
+            milliseconds(tally.latency.quantile_ms(0.5)),
+            milliseconds(tally.latency.quantile_ms(0.99)),
+        ]
+    })
 }
 
 /// The column headers of the key lifecycle table.
@@ -94,30 +108,23 @@ pub const LIFECYCLE_HEADERS: [&str; 11] = [
 
 /// The key lifecycle table: one row per scenario and strategy of run 0.
 pub fn lifecycle_table(results: &TimelineResults) -> String {
-    let rows: Vec<Vec<String>> = results
-        .first_run()
-        .map(|row| {
-            let tally = &row.tally;
-            vec![
-                results.scenario(row).name.clone(),
-                row.strategy.name().to_string(),
-                results
-                    .scenario(row)
-                    .key
-                    .key_ttl_ms
-                    .map_or_else(|| "never".to_string(), |ttl| grouped(ttl.round() as u64)),
-                grouped(tally.counts.rejected_mismatches),
-                grouped(tally.counts.wrong_replays),
-                grouped(tally.counts.server_errors),
-                grouped(tally.counts.errors_replayed),
-                grouped(tally.counts.errors_retried),
-                grouped(tally.counts.expired_key_charges),
-                grouped(tally.counts.gave_up_charged),
-                grouped(tally.counts.told_succeeded_not_charged),
-            ]
-        })
-        .collect();
-    layout(&LIFECYCLE_HEADERS, &rows)
+    run_zero_table(results, &LIFECYCLE_HEADERS, |scenario, tally| {
+        let counts = &tally.counts;
+        vec![
+            scenario
+                .key
+                .key_ttl_ms
+                .map_or_else(|| "never".to_string(), |ttl| grouped(ttl.round() as u64)),
+            grouped(counts.rejected_mismatches),
+            grouped(counts.wrong_replays),
+            grouped(counts.server_errors),
+            grouped(counts.errors_replayed),
+            grouped(counts.errors_retried),
+            grouped(counts.expired_key_charges),
+            grouped(counts.gave_up_charged),
+            grouped(counts.told_succeeded_not_charged),
+        ]
+    })
 }
 
 /// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous

@@ -1,18 +1,13 @@
 //! `ttl_sweep.svg`: double-charged payments against the key TTL (log scale), one line per
 //! scenario and strategy, with each scenario's whole retry window marked.
 
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::charts::{colour, parameters};
+use super::charts::{LogTimeChart, colour, log_time_chart, parameters};
 use crate::model::timeline::TimelineResults;
-use crate::report::chart_style::{FONT, draw_legend, svg};
+use crate::report::chart_style::{FONT, draw_legend, hue, svg};
 use crate::report::format::grouped;
-
-/// The sweep chart's drawing area.
-type SweepChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<LogCoord<f64>, RangedCoordf64>>;
 
 /// The x range: whole decades around every TTL of the sweep and every retry window.
 fn ttl_range(ttls: &[f64], windows: &[f64]) -> (f64, f64) {
@@ -49,25 +44,16 @@ pub fn ttl_sweep(results: &TimelineResults) -> String {
         "Double charges against the key TTL",
         &parameters(results),
         |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(80)
-                .margin_right(40)
-                .build_cartesian_2d((low..high).log_scale(), 0f64..top)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .x_desc(
-                    "key TTL: the store prunes a key this long after creating it (ms, log scale)",
-                )
-                .y_desc("payments charged twice or more (count)")
-                .x_label_formatter(&|x| grouped(x.round() as u64))
-                .y_label_formatter(&|y| grouped(y.round() as u64))
-                .axis_desc_style((FONT, 16))
-                .label_style((FONT, 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let count = |value: &f64| grouped(value.round() as u64);
+            let mut chart = log_time_chart(
+                area,
+                low..high,
+                top,
+                "key TTL: the store prunes a key this long after creating it (ms, log scale)",
+                "payments charged twice or more (count)",
+                &count,
+                &count,
+            )?;
             draw_windows(&mut chart, results, &windows, highest)?;
             draw_lines(&mut chart, results)?;
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 14)
@@ -77,13 +63,13 @@ pub fn ttl_sweep(results: &TimelineResults) -> String {
 
 /// Each scenario's retry window: a dashed grey line with its value above.
 fn draw_windows(
-    chart: &mut SweepChart,
+    chart: &mut LogTimeChart,
     results: &TimelineResults,
     windows: &[f64],
     highest: f64,
 ) -> Result<(), String> {
     let model = &results.model;
-    let grey = RGBColor(0x55, 0x55, 0x55);
+    let grey = hue::DARK_GREY;
     for (index, window) in windows.iter().enumerate() {
         chart
             .draw_series(DashedLineSeries::new(
@@ -113,7 +99,7 @@ fn draw_windows(
 }
 
 /// One line with markers per scenario and strategy: double-charged payments per TTL.
-fn draw_lines(chart: &mut SweepChart, results: &TimelineResults) -> Result<(), String> {
+fn draw_lines(chart: &mut LogTimeChart, results: &TimelineResults) -> Result<(), String> {
     let model = &results.model;
     let scenarios = model.scenarios.len();
     for (index, scenario) in model.scenarios.iter().enumerate() {
