@@ -39,39 +39,24 @@ pub fn run(overrides: Overrides) -> anyhow::Result<()> {
 /// Runs a sweep: its points are all of one model (the config checked it).
 fn run_sweep(sweep: Sweep, output: OutputSettings) -> anyhow::Result<()> {
     let Sweep { keys, points } = sweep;
+    // One model's points, taken out of their jobs.
+    macro_rules! sweep_of {
+        ($model:ident) => {
+            sweep_model(
+                keys,
+                unpack(points, |job| match job {
+                    Job::$model(config) => Some(config),
+                    _ => None,
+                }),
+                output,
+            )
+        };
+    }
     match &points[0].1 {
-        Job::Article(_) => sweep_model(
-            keys,
-            unpack(points, |job| match job {
-                Job::Article(config) => Some(config),
-                _ => None,
-            }),
-            output,
-        ),
-        Job::Timeline(_) => sweep_model(
-            keys,
-            unpack(points, |job| match job {
-                Job::Timeline(config) => Some(config),
-                _ => None,
-            }),
-            output,
-        ),
-        Job::Contention(_) => sweep_model(
-            keys,
-            unpack(points, |job| match job {
-                Job::Contention(config) => Some(config),
-                _ => None,
-            }),
-            output,
-        ),
-        Job::Load(_) => sweep_model(
-            keys,
-            unpack(points, |job| match job {
-                Job::Load(config) => Some(config),
-                _ => None,
-            }),
-            output,
-        ),
+        Job::Article(_) => sweep_of!(Article),
+        Job::Timeline(_) => sweep_of!(Timeline),
+        Job::Contention(_) => sweep_of!(Contention),
+        Job::Load(_) => sweep_of!(Load),
         Job::Sweep(_) => unreachable!("a sweep's points are not sweeps"),
     }
 }
@@ -176,13 +161,7 @@ fn sweep_model<M: Model>(
             warnings: sweep_warnings(&keys, &after),
         })
     })?;
-    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)?;
-    if !output.quiet {
-        for warning in &rendered.warnings {
-            eprintln!("{warning}");
-        }
-    }
-    Ok(())
+    publish(&output, M::NAME, &rendered)
 }
 
 /// What `simulate check` finds in a config file: every scenario's settings, the estimate on
@@ -377,7 +356,12 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
             warnings,
         })
     })?;
-    write_and_tell(&output.out_dir, M::NAME, &rendered, output.quiet)?;
+    publish(&output, M::NAME, &rendered)
+}
+
+/// Writes a run's files, tells what it wrote and prints its warnings on stderr.
+fn publish(output: &OutputSettings, model: &'static str, rendered: &Rendered) -> anyhow::Result<()> {
+    write_and_tell(&output.out_dir, model, rendered, output.quiet)?;
     if !output.quiet {
         for warning in &rendered.warnings {
             eprintln!("{warning}");
