@@ -360,7 +360,11 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
 }
 
 /// Writes a run's files, tells what it wrote and prints its warnings on stderr.
-fn publish(output: &OutputSettings, model: &'static str, rendered: &Rendered) -> anyhow::Result<()> {
+fn publish(
+    output: &OutputSettings,
+    model: &'static str,
+    rendered: &Rendered,
+) -> anyhow::Result<()> {
     write_and_tell(&output.out_dir, model, rendered, output.quiet)?;
     if !output.quiet {
         for warning in &rendered.warnings {
@@ -424,7 +428,10 @@ fn in_background<T: Send + 'static>(
 
 /// The paths the files will have in `out_dir`, as [`output::write_all`] returns them.
 fn paths(out_dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
-    files.iter().map(|file| out_dir.join(file.name)).collect()
+    files
+        .iter()
+        .map(|file| out_dir.join(file.name.as_ref()))
+        .collect()
 }
 
 /// Writes the files (waiting for another run into the same folder, if any, to finish), then

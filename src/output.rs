@@ -118,7 +118,7 @@ impl FileSet<'_> {
             self.kind
         );
         for file in self.files {
-            text.push_str(file.name);
+            text.push_str(&file.name);
             text.push('\n');
         }
         text.into_bytes()
@@ -349,7 +349,7 @@ fn stage_and_commit(
     let staged = set
         .files
         .iter()
-        .map(|file| (file.name, file.bytes.as_slice()))
+        .map(|file| (file.name.as_ref(), file.bytes.as_slice()))
         .chain([(manifest_name.as_str(), manifest.as_slice())]);
     for (name, bytes) in staged {
         stage(staging, name, bytes).map_err(|source| OutputError::Write {
@@ -360,7 +360,7 @@ fn stage_and_commit(
             return Err(interrupted());
         }
     }
-    let mut steps: Vec<Step> = set.files.iter().map(|file| Step::Put(file.name)).collect();
+    let mut steps: Vec<Step> = set.files.iter().map(|file| Step::Put(&file.name)).collect();
     steps.extend(left_over(folder, set).into_iter().map(Step::Remove));
     steps.push(Step::Put(&manifest_name));
     let replaced = commit(staging, &previous, folder, &steps)?;
@@ -472,15 +472,15 @@ mod tests {
     fn files() -> Vec<OutputFile> {
         vec![
             OutputFile {
-                name: "a.csv",
+                name: "a.csv".into(),
                 bytes: b"new a".to_vec(),
             },
             OutputFile {
-                name: "b.csv",
+                name: "b.csv".into(),
                 bytes: b"new b".to_vec(),
             },
             OutputFile {
-                name: "c.svg",
+                name: "c.svg".into(),
                 bytes: b"new c".to_vec(),
             },
         ]

@@ -204,7 +204,7 @@ fn every_chart(results: &model::ArticleResults) -> Vec<OutputFile> {
 #[test]
 fn article_charts_draw_their_data() {
     for file in every_chart(&article(vec![0.01, 0.05, 0.1], 1)) {
-        assert_draws_data(file.name, &file.bytes);
+        assert_draws_data(&file.name, &file.bytes);
     }
 }
 
@@ -226,7 +226,7 @@ fn double_charge_bars_are_as_tall_as_the_counts() {
         .into_iter()
         .find(|file| file.name == "double_charges.svg")
         .unwrap();
-    let mut bars: Vec<Mark> = data_marks(chart.name, &chart.bytes)
+    let mut bars: Vec<Mark> = data_marks(&chart.name, &chart.bytes)
         .into_iter()
         .filter(|mark| mark.colour == "#D62728")
         .collect();
@@ -373,16 +373,16 @@ fn the_data_check_rejects_charts_without_data() {
         charts.extend(timeline_charts(file, Some(2_000), 2));
     }
     for chart in charts {
-        let emptied = without_data(chart.name, &chart.bytes);
+        let emptied = without_data(&chart.name, &chart.bytes);
         let text = String::from_utf8(emptied.clone()).unwrap();
         assert!(
             text.contains("<polyline") && text.contains("<text") && text.contains("seed 42"),
             "{}: the frame and texts are left",
             chart.name
         );
-        let ink = data_ink(chart.name, &emptied);
+        let ink = data_ink(&chart.name, &emptied);
         assert!(ink < MIN_DATA_INK, "{}: {ink} px² left", chart.name);
-        let rejected = std::panic::catch_unwind(|| assert_draws_data(chart.name, &emptied));
+        let rejected = std::panic::catch_unwind(|| assert_draws_data(&chart.name, &emptied));
         assert!(rejected.is_err(), "{} without data passed", chart.name);
     }
 }
@@ -394,8 +394,8 @@ fn the_data_check_rejects_charts_of_empty_results() {
     results.points.clear();
     results.model.ack_loss.clear();
     for chart in charts::all(&results) {
-        assert_eq!(data_ink(chart.name, &chart.bytes), 0.0, "{}", chart.name);
-        let rejected = std::panic::catch_unwind(|| assert_draws_data(chart.name, &chart.bytes));
+        assert_eq!(data_ink(&chart.name, &chart.bytes), 0.0, "{}", chart.name);
+        let rejected = std::panic::catch_unwind(|| assert_draws_data(&chart.name, &chart.bytes));
         assert!(rejected.is_err(), "{} without data passed", chart.name);
     }
 }

@@ -9,21 +9,22 @@ pub mod load;
 pub mod summary;
 pub mod sweep;
 pub mod timeline;
+use std::borrow::Cow;
 
 /// One output file: its name inside the output folder and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputFile {
-    /// File name, e.g. `results.csv`.
-    pub name: &'static str,
+    /// File name, e.g. `results.csv` (a sweep's charts are named by their metric).
+    pub name: Cow<'static, str>,
     /// The complete contents.
     pub bytes: Vec<u8>,
 }
 
 impl OutputFile {
     /// The file `name` holding `contents` (a CSV's bytes, an SVG's or a report's text).
-    pub fn new(name: &'static str, contents: impl Into<Vec<u8>>) -> Self {
+    pub fn new(name: impl Into<Cow<'static, str>>, contents: impl Into<Vec<u8>>) -> Self {
         Self {
-            name,
+            name: name.into(),
             bytes: contents.into(),
         }
     }

@@ -2,6 +2,8 @@
 //! columns (a column a point lacks is an empty cell), so that a sweep loads with one
 //! `pandas.read_csv`; and the sweep's report.
 
+use std::borrow::Cow;
+
 use crate::report::OutputFile;
 
 /// One CSV file of every point, built a point at a time.
@@ -22,7 +24,7 @@ pub struct SweepFiles {
     /// Every point's labels, in order.
     points: Vec<Vec<String>>,
     /// The files by name, in the order first seen.
-    files: Vec<(&'static str, Combined)>,
+    files: Vec<(Cow<'static, str>, Combined)>,
 }
 
 impl SweepFiles {
@@ -115,7 +117,7 @@ impl SweepFiles {
                     }
                 }
                 OutputFile {
-                    name,
+                    name: name.clone(),
                     bytes: writer
                         .into_inner()
                         .expect("flushing into memory cannot fail"),
@@ -198,10 +200,7 @@ pub fn report_md(
         "\nThe charts and the report of one point alone: run the file with `--set KEY=VALUE` \
          for each swept key.\n",
     );
-    OutputFile {
-        name: "report.md",
-        bytes: text.into_bytes(),
-    }
+    OutputFile::report_md(text)
 }
 
 /// The sweep's `--json`: the model, the swept keys and points, and the files written.
@@ -240,7 +239,7 @@ mod tests {
 
     fn csv(name: &'static str, text: &str) -> OutputFile {
         OutputFile {
-            name,
+            name: name.into(),
             bytes: text.as_bytes().to_vec(),
         }
     }
@@ -265,7 +264,7 @@ mod tests {
             ],
         );
         let files = sweep.files();
-        let names: Vec<&str> = files.iter().map(|file| file.name).collect();
+        let names: Vec<&str> = files.iter().map(|file| file.name.as_ref()).collect();
         assert_eq!(names, ["a.csv", "b.csv"]);
         assert_eq!(
             String::from_utf8(files[0].bytes.clone()).unwrap(),

@@ -44,8 +44,11 @@ fn colour(strategy: LoadStrategy) -> RGBColor {
 }
 
 /// The charts' file names, in the order of [`all`].
-pub fn names(results: &LoadResults) -> Vec<&'static str> {
-    all(results).iter().map(|file| file.name).collect()
+pub fn names(results: &LoadResults) -> Vec<String> {
+    all(results)
+        .into_iter()
+        .map(|file| file.name.into_owned())
+        .collect()
 }
 
 /// Every chart, in a fixed order (the sweep's only with a sweep).
