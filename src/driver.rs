@@ -136,12 +136,24 @@ fn sweep_model<M: Model>(
         let (output, progress) = worker;
         let mut combined = SweepFiles::new(keys.clone());
         let mut after = Vec::new();
+        let mut summaries = Vec::new();
+        let mut headline: &[&str] = &[];
         for (labels, config) in points {
             let results = config.simulate(&progress)?;
             after.push((labels.clone(), M::result_warnings(&results)));
+            headline = results.headline();
+            if let Some(summary) = results.summary() {
+                summaries.push((labels.clone(), summary));
+            }
             combined.add(labels, results.files());
         }
         let mut files = combined.files();
+        files.extend(crate::report::sweep_chart::charts(
+            M::NAME,
+            &keys,
+            &summaries,
+            headline,
+        ));
         files.push(crate::report::sweep::report_md(
             M::NAME,
             &keys,

@@ -8,6 +8,7 @@ pub mod json;
 pub mod load;
 pub mod summary;
 pub mod sweep;
+pub mod sweep_chart;
 pub mod timeline;
 use std::borrow::Cow;
 
@@ -46,4 +47,13 @@ pub trait Report {
     /// The JSON summary printed with `--json` instead of the table, naming the files
     /// `written`.
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8>;
+    /// The run's estimates across its runs, per cell and metric: what a sweep charts. `None`
+    /// for a model that has no [`summary::Summary`].
+    fn summary(&self) -> Option<summary::Summary> {
+        None
+    }
+    /// The metrics a sweep charts, by column name, in order: the model's headline answers.
+    fn headline(&self) -> &'static [&'static str] {
+        &[]
+    }
 }

@@ -193,8 +193,19 @@ pub fn report_md(
          difference between two points is the swept key's, not chance's alone.\n\n\
          Every CSV file holds every point's rows, the swept keys as its first columns:\n\n",
     );
-    for file in files {
+    let (charts, tables): (Vec<&OutputFile>, Vec<&OutputFile>) =
+        files.iter().partition(|file| file.name.ends_with(".svg"));
+    for file in tables {
         text.push_str(&format!("- [`{0}`]({0})\n", file.name));
+    }
+    if !charts.is_empty() {
+        text.push_str(
+            "\nEach headline metric against the first swept key, a line per design (the band \
+             is the 95% interval where the points ran more than once):\n\n",
+        );
+        for file in charts {
+            text.push_str(&format!("![{0}]({0})\n\n", file.name));
+        }
     }
     text.push_str(
         "\nThe charts and the report of one point alone: run the file with `--set KEY=VALUE` \
