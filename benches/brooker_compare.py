@@ -200,11 +200,11 @@ def collapse(reference_path, series_path):
 
 
 def retry_runs_by_cell(ours_path):
-    """Our runs per (failure rate, policy) from load_sweep.csv: one row per error rate of the
-    file's `[output] error_rate_sweep`, run and scenario (the scenarios are the policies)."""
+    """Our runs per (failure rate, policy) from load.csv: one row per error rate of the
+    file's [sweep] of `server.error_rate`, run and scenario (the scenarios are the policies)."""
     runs = {}
     for row in csv.DictReader(open(ours_path)):
-        policy, rate = row["scenario"], row["error_rate"]
+        policy, rate = row["scenario"], row["server.error_rate"]
         payments = int(row["payments"])
         runs.setdefault((float(rate), policy), []).append({
             "successes": int(row["succeeded"]), "total_calls": int(row["attempts"]),

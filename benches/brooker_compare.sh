@@ -104,7 +104,7 @@ echo "== the harness against closed forms (no_retries, three_retries)"
 "$python" benches/brooker_compare.py closed-forms "$work/retry.csv" | tail -n 1 || status=1
 echo
 echo "== retry_sim: original | simulate (mean ± standard error over the runs) | Welch t"
-"$python" benches/brooker_compare.py retry "$work/retry.csv" "$work/ours-retry/load_sweep.csv" || status=1
+"$python" benches/brooker_compare.py retry "$work/retry.csv" "$work/ours-retry/load.csv" || status=1
 echo
 echo "== simple_collapse_sim, per second over windows [from, to) s: original | simulate | Welch t"
 "$python" benches/brooker_compare.py collapse "$work/collapse.csv" "$work/ours-collapse/load_timeseries.csv" || status=1

@@ -49,9 +49,9 @@ sed '/^StatData.header()$/,$d' "$clone/simple_collapse_sim/sim.py" > "$work/mode
 first=${rates%%,*}
 rest=${rates#"$first"}
 rest=${rest#,}
-sed -e "s/^runs = .*/runs = $retry_runs/" -e "s/^error_rate = .*/error_rate = $first/" \
-  -e "/^error_rate_sweep = \[/,/\]/c\\
-error_rate_sweep = [$rest]" configs/brooker-retry.toml > "$work/retry.toml"
+sed -e "s/^runs = .*/runs = $retry_runs/" \
+  -e "/^\"server.error_rate\" = \[/,/\]/c\\
+\"server.error_rate\" = [$rates]" configs/brooker-retry.toml > "$work/retry.toml"
 sed "s/^runs = .*/runs = $collapse_runs/" configs/brooker-collapse.toml > "$work/collapse.toml"
 cargo build --release --locked --quiet
 

@@ -468,7 +468,7 @@ fn load_run(trigger: bool) -> tempfile::TempDir {
          [server]\nworkers = 2\nprocessing = {{ distribution = \"exponential\", mean_ms = 25.0 }}\n\
          {capacity}\
          [client]\ntimeout_ms = 300.0\nmax_retries = 3\n\
-         [output]\nbucket_s = 0.5\nerror_rate_sweep = [0.0, 0.2, 0.5]\n\
+         [output]\nbucket_s = 0.5\n\
          [[scenario]]\nname = \"two_workers\"\n\
          [[scenario]]\nname = \"many_workers\"\nserver = {{ workers = 64 }}\n\
          [[scenario]]\nname = \"three_workers\"\nserver = {{ workers = 3 }}\n"
@@ -487,15 +487,11 @@ fn load_run(trigger: bool) -> tempfile::TempDir {
 
 /// The load charts of a folder, by name.
 fn load_charts(folder: &Path) -> Vec<(String, Vec<u8>)> {
-    [
-        "load_goodput.svg",
-        "load_double_charges.svg",
-        "load_failure_sweep.svg",
-    ]
-    .into_iter()
-    .filter(|name| folder.join(name).exists())
-    .map(|name| (name.to_string(), std::fs::read(folder.join(name)).unwrap()))
-    .collect()
+    ["load_goodput.svg", "load_double_charges.svg"]
+        .into_iter()
+        .filter(|name| folder.join(name).exists())
+        .map(|name| (name.to_string(), std::fs::read(folder.join(name)).unwrap()))
+        .collect()
 }
 
 /// The boxes of the legends of a chart (left, top, right, bottom).
@@ -519,7 +515,7 @@ fn legend_boxes(svg: &[u8]) -> Vec<[f64; 4]> {
 fn load_charts_draw_their_data_below_their_legend() {
     let run = load_run(true);
     let charts = load_charts(&run.path().join("out"));
-    assert_eq!(charts.len(), 3);
+    assert_eq!(charts.len(), 2);
     for (name, svg) in &charts {
         assert_draws_data(name, svg);
         let legends = legend_boxes(svg);
@@ -575,36 +571,6 @@ fn shipped_load_charts_draw_their_data() {
     }
 }
 
-/// The data lines of a chart (polylines outside the legend) drawn in `colour` (`#RRGGBB`).
-fn lines_of(name: &str, svg: &[u8], colour: &str) -> usize {
-    let text = std::str::from_utf8(svg).unwrap();
-    data_marks(name, svg)
-        .iter()
-        .filter(|mark| mark.colour == colour && text[mark.range.clone()].starts_with("<polyline"))
-        .count()
-}
-
-/// The failure-sweep chart draws every strategy: for each scenario's colour, one line of
-/// success rate and one of amplification per strategy (it drew the first strategy only), in
-/// panels that each name their strategy.
-#[test]
-fn the_failure_sweep_draws_every_strategy() {
-    let run = load_run(true);
-    let svg = std::fs::read(run.path().join("out/load_failure_sweep.svg")).unwrap();
-    // The scenarios' colours, in order: blue, red, green (tab10).
-    for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
-        assert_eq!(lines_of("sweep", &svg, colour), 2 * 2, "{colour}");
-    }
-    let text = std::str::from_utf8(&svg).unwrap();
-    for strategy in ["none", "unique_key"] {
-        for metric in ["success rate", "calls per payment"] {
-            let caption = format!("{metric} · strategy {strategy}");
-            assert!(text.contains(&caption), "no panel {caption}");
-        }
-    }
-    assert!(canvas(&svg).1 >= f64::from(SIZE.1));
-}
-
 /// The subtitle says what is shaded only when a trigger window is drawn, and the queue's axis
 /// is left out, and said so, when no request ever waited.
 #[test]
@@ -617,9 +583,6 @@ fn load_charts_say_only_what_they_draw() {
     let with = load_run(true);
     let without = load_run(false);
     for (name, svg) in load_charts(&with.path().join("out")) {
-        if name == "load_failure_sweep.svg" {
-            continue;
-        }
         let text = String::from_utf8(svg.clone()).unwrap();
         assert!(text.contains("shaded: the trigger"), "{name}");
         assert!(shade_rects(&svg) > 0, "{name}: nothing shaded");

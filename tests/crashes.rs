@@ -37,7 +37,7 @@ fn the_backend_columns_and_charts_appear_only_when_used() {
     let header = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
     let header = header.lines().next().unwrap();
     assert!(
-        header.contains("key_ttl_ms,key_store,crash_rate,"),
+        header.contains("key_ttl_ms,retry_window_ms,key_store,crash_rate,"),
         "{header}"
     );
     assert!(header.ends_with("receipt_send_failures,latency_p50_ms,latency_p95_ms,latency_p99_ms,deliveries_per_payment,simulated_span_ms"), "{header}");

@@ -73,7 +73,6 @@ fn model(scenarios: Vec<LoadScenario>, runs: u32, strategies: &[LoadStrategy]) -
         strategies: strategies.to_vec(),
         scenarios,
         bucket_ms: 1_000.0,
-        error_rate_sweep: Vec::new(),
     }
 }
 
@@ -446,8 +445,8 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
             &["crash_rate", "does not model crashes"],
         ),
         (
-            "[output]\nerror_rate_sweep = [0.1, 1.5]",
-            &["`output.error_rate_sweep[1]`", "1.5"],
+            "[sweep]\n\"server.error_rate\" = [0.1, 1.5]",
+            &["`sweep.server.error_rate`", "1.5"],
         ),
         (
             "[server]\nworkers = 2\nwrokers = 3",
@@ -741,17 +740,17 @@ fn brookers_retry_simulation_is_reproduced_within_tolerance() {
         .collect();
     rates.sort_by(f64::total_cmp);
     rates.dedup();
-    let sweep = format!("error_rate_sweep = {rates:?}");
+    let sweep = format!("\"server.error_rate\" = {rates:?}");
     let (_folder, out) = run_shipped(
         "brooker-retry.toml",
         |text| {
-            let start = text.find("error_rate_sweep = [").unwrap();
+            let start = text.find("\"server.error_rate\" = [").unwrap();
             let end = start + text[start..].find(']').unwrap() + 1;
             format!("{}{sweep}{}", &text[..start], &text[end..])
         },
         &[],
     );
-    let runs = csv_rows(&out.join("load_sweep.csv"));
+    let runs = csv_rows(&out.join("load.csv"));
     let policies = [
         "no_retries",
         "three_retries",
@@ -766,7 +765,8 @@ fn brookers_retry_simulation_is_reproduced_within_tolerance() {
             let cell: Vec<&CsvRow> = runs
                 .iter()
                 .filter(|row| {
-                    row["scenario"] == policy && row["error_rate"].parse::<f64>().unwrap() == rate
+                    row["scenario"] == policy
+                        && row["server.error_rate"].parse::<f64>().unwrap() == rate
                 })
                 .collect();
             assert_eq!(cell.len(), 10, "{policy} at {rate}");

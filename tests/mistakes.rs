@@ -339,7 +339,9 @@ fn a_timeout_below_the_round_trip_is_warned_about() {
         stderr,
         "warning: scenario quick: client.timeout_ms = 2 ms is not above the median round trip \
          of 90 ms, so most attempts time out and are sent again; raise it (a duration may carry \
-         its unit, e.g. timeout_ms = \"2s\")\n"
+         its unit, e.g. timeout_ms = \"2s\")\n\
+         warning: no payment succeeded in any scenario, strategy or run: what fails is not \
+         the key; look at the timeouts and losses first\n"
     );
 }
 
@@ -347,30 +349,38 @@ fn a_timeout_below_the_round_trip_is_warned_about() {
 /// a sweep whose every point has successes says nothing.
 #[test]
 fn a_sweep_point_without_success_is_warned_about() {
-    // Every request is lost: no TTL can help.
-    let lost = "model = \"timeline\"\npayments = 20\nttl_sweep_ms = [1000, \"5s\"]\n\
-                [network]\nrequest_loss = 1.0\n";
+    // Every request is lost: no TTL can help, at every point.
+    let lost = "model = \"timeline\"\npayments = 20\n[network]\nrequest_loss = 1.0\n\
+                [sweep]\n\"server.key_ttl_ms\" = [1000, \"5s\"]\n";
     let (code, stderr, made) = run("lost.toml", lost, &[]);
     assert_eq!((code, made), (Some(0), true), "{stderr}");
     assert_eq!(
         stderr,
-        "warning: at 2 of the 2 ttl_sweep_ms points (1000 ms, 5000 ms), no payment succeeded \
-         in any scenario or strategy: what fails there is not the key's TTL; look at the \
-         timeouts and losses first\n"
+        "warning: at server.key_ttl_ms = 1000: scenario lost: server.key_ttl_ms = 1000 ms is \
+         shorter than the clients' retry window of 4700 ms, so a retry that comes after its key \
+         expired is charged again; make the TTL at least the window\n\
+         warning: no payment succeeded in any scenario, strategy or run: what fails is not \
+         the key; look at the timeouts and losses first\n"
     );
-    // At a failure rate of 1 every attempt fails, whatever the retries.
+    // At a failure rate of 1 every attempt fails, whatever the retries: that point is named.
     let failing = "model = \"timeline\"\nruns = 2\n[arrivals]\nclients = 5\nrate_per_s = 50.0\n\
-                   duration_s = 1.0\n[server]\nerror_policy = \"retry\"\n\
-                   [output]\nerror_rate_sweep = [0.0, 0.5, 1.0]\n";
-    let (code, stderr, _) = run("failing.toml", failing, &[]);
+                   duration_s = 1.0\n[server]\nerror_policy = \"retry\"\n";
+    let (code, stderr, _) = run(
+        "failing.toml",
+        failing,
+        &["--sweep", "server.error_rate=0,0.5,1"],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         stderr,
-        "warning: at the error_rate_sweep point 1, no payment succeeded in any scenario or \
-         strategy: the sweep's curves are flat there; end the sweep at a lower error rate\n"
+        "warning: at server.error_rate = 1: no payment succeeded in any scenario, strategy or \
+         run: every attempt fails; look at the error rate, the losses and the timeouts\n"
     );
-    let fine = failing.replace("1.0]", "0.9]");
-    let (code, stderr, _) = run("fine.toml", &fine, &[]);
+    let (code, stderr, _) = run(
+        "fine.toml",
+        failing,
+        &["--sweep", "server.error_rate=0,0.5,0.9"],
+    );
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
     let (code, stderr, _) = run("quiet.toml", lost, &["--quiet"]);
     assert_eq!((code, stderr.as_str()), (Some(0), ""));

@@ -41,7 +41,7 @@ fn same_key_burst_tables() {
 #[test]
 fn csv_headers() {
     let (_, article) = run_in_folder(&["--quiet", "--requests", "100"]);
-    let config = scenario_file("key-ttl.toml");
+    let config = scenario_file("mobile-network.toml");
     let (_, timeline) = run_in_folder(&[
         "--quiet",
         "--config",
@@ -55,7 +55,6 @@ fn csv_headers() {
         out(&article, "attempts.csv"),
         out(&article, "summary.csv"),
         out(&timeline, "timeline.csv"),
-        out(&timeline, "ttl_sweep.csv"),
     ]
     .iter()
     .map(|path| format!("{}: {}", file_name(path), csv_header(path)))

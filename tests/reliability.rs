@@ -913,13 +913,13 @@ fn a_timeline_run_replaces_the_previous_runs_file_set_and_keeps_other_files() {
             .assert()
             .success();
     };
-    run("model = \"timeline\"\nttl_sweep_ms = [100.0, 1000.0]\n");
-    assert!(out.join("ttl_sweep.csv").is_file() && out.join("ttl_sweep.svg").is_file());
+    run("model = \"timeline\"\n[sweep]\n\"server.key_ttl_ms\" = [100.0, 1000.0]\n");
+    assert!(out.join("timeline.csv").is_file() && !out.join("timeline_charges.svg").exists());
     std::fs::write(out.join("notes.txt"), b"mine").unwrap();
     run("model = \"timeline\"\n");
     let names = names_in(&out);
     assert!(
-        !names.iter().any(|name| name.starts_with("ttl_sweep")),
+        names.contains(&"timeline_charges.svg".to_string()),
         "{names:?}"
     );
     assert!(names.contains(&"timeline.csv".to_string()), "{names:?}");

@@ -41,12 +41,13 @@ fn the_same_key_burst_reproduces_the_companion_table() {
     }
     let csv = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
     assert!(csv.starts_with(
-        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,payments,attempts,"
+        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,retry_window_ms,payments,"
     ));
+    // The retry window is 6 timeouts of 1000 ms and 5 backoffs of 20 ms: 6100 ms.
     // unique_key, concurrent: copies 1-3 arrive while the key is in flight (at 4, 7, 10 ms)
     // and get 409; each asks again 20 ms later and gets the stored response.
     assert!(
-        csv.contains("0,concurrent,unique_key,42,10,5,,1,13,13,1,0,0,9,3,1,0,0,"),
+        csv.contains("0,concurrent,unique_key,42,10,5,,6100,1,13,13,1,0,0,9,3,1,0,0,"),
         "{csv}"
     );
 }
@@ -156,7 +157,7 @@ fn runs_are_byte_identical_for_any_thread_count() {
             "same-key-different-body.toml",
             &["timeline.csv", "timeline_outcomes.svg"][..],
         ),
-        ("key-ttl.toml", &["ttl_sweep.csv", "ttl_sweep.svg"][..]),
+        ("key-ttl.toml", &["timeline.csv", "report.md"][..]),
         (
             "provider-without-key.toml",
             &["timeline.csv", "timeline_side_effects.svg", "report.md"][..],
@@ -290,9 +291,9 @@ fn bad_scenario_files_name_file_key_and_value() {
         &["duplicate_answer", "ok", "expected one of"],
     );
     rejected(
-        "ttl_sweep_ms = [1000.0, -1.0]",
+        "[sweep]\n\"server.key_ttl_ms\" = [1000.0, -1.0]",
         &[],
-        &["key `ttl_sweep_ms[1]`", "-1"],
+        &["key `sweep.server.key_ttl_ms`", "-1.0"],
     );
     rejected(
         "payments = 0",
@@ -481,7 +482,6 @@ fn run_text(text: &str, args: &[&str]) -> (String, TempDir) {
 /// window is 2 × 1000 ms.
 const EXPIRING: &str = r#"model = "timeline"
 payments = 1
-ttl_sweep_ms = [500.0, 2000.0]
 [arrivals]
 process = "burst"
 [network]
@@ -539,30 +539,30 @@ fn a_retry_after_the_ttl_charges_again_and_the_sweep_shows_it() {
             expected("unique_key", "2", "1"),
         ]
     );
-    // At 2000 ms both keys outlive the retry: one charge with a key.
+    // Swept to 2000 ms, both keys outlive the retry: one charge with a key.
+    let (_, swept) = run_text(EXPIRING, &["--sweep", "server.key_ttl_ms=500,2s"]);
     let sweep = columns(
-        out.path(),
-        "ttl_sweep.csv",
-        &["key_ttl_ms", "charges", "retry_window_ms"],
+        swept.path(),
+        "timeline.csv",
+        &["server.key_ttl_ms", "charges", "expired_key_charges"],
     );
-    let row = |strategy: &str, ttl: &str, charges: &str| {
+    let row = |strategy: &str, ttl: &str, charges: &str, expired: &str| {
         (
             strategy.to_string(),
-            vec![ttl.to_string(), charges.to_string(), "2000.0".to_string()],
+            vec![ttl.to_string(), charges.to_string(), expired.to_string()],
         )
     };
     assert_eq!(
         sweep,
         [
-            row("none", "500.0", "2"),
-            row("check_then_insert", "500.0", "2"),
-            row("unique_key", "500.0", "2"),
-            row("none", "2000.0", "2"),
-            row("check_then_insert", "2000.0", "1"),
-            row("unique_key", "2000.0", "1"),
+            row("none", "500", "2", "0"),
+            row("check_then_insert", "500", "2", "1"),
+            row("unique_key", "500", "2", "1"),
+            row("none", "2000", "2", "0"),
+            row("check_then_insert", "2000", "1", "0"),
+            row("unique_key", "2000", "1", "0"),
         ]
     );
-    assert!(out.path().join("ttl_sweep.svg").exists());
 }
 
 /// A webhook sender with a 1 s timeout and 5 retries 100 ms apart, a receiver that takes

@@ -410,8 +410,27 @@ struct Walk<'p> {
     per_scenario_only: bool,
 }
 
+/// Keys that earlier versions read, with what replaced them: a file that still writes one is
+/// told how to say the same thing now.
+const RETIRED: [(&str, &str); 2] = [
+    (
+        "ttl_sweep_ms",
+        "sweep the key TTL like any key, in a [sweep] table (`[sweep]` then \
+         `\"server.key_ttl_ms\" = [\"1s\", \"20s\", \"1h\"]`) or with \
+         `--sweep server.key_ttl_ms=1s,20s,1h`",
+    ),
+    (
+        "output.error_rate_sweep",
+        "sweep the error rate like any key, in a [sweep] table (`[sweep]` then \
+         `\"server.error_rate\" = [0, 0.1, 0.5]`) or with `--sweep server.error_rate=0,0.1,0.5`",
+    ),
+];
+
 /// Why `full` is not a key of `schema`: a likely typo, another model's key, or neither.
 fn unknown_key(full: &str, schema: &Schema, others: &[Schema]) -> String {
+    if let Some((_, advice)) = RETIRED.iter().find(|(key, _)| *key == full) {
+        return format!("`{full}` is no longer a key: {advice}");
+    }
     let (table, leaf) = full.rsplit_once('.').unwrap_or(("", full));
     let moved = |key: &&Key| {
         key.table() != table && key.name.rsplit_once('.').map_or(key.name, |(_, l)| l) == leaf

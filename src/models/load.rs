@@ -44,21 +44,19 @@ impl Model for LoadConfig {
         warnings
     }
 
-    /// The error-rate sweep points at which no payment of any run succeeded.
+    /// A run in which no payment of any run, scenario or strategy succeeded.
     fn result_warnings(results: &LoadResults) -> Vec<String> {
-        let sweep = &results.model.error_rate_sweep;
-        let failed: Vec<String> = sweep
+        let succeeded: u64 = results
+            .rows
             .iter()
-            .filter(|&&rate| {
-                let rows = results.sweep.iter().filter(|row| row.error_rate == rate);
-                rows.map(|row| row.row.tally.counts.succeeded).sum::<u64>() == 0
-            })
-            .map(|rate| rate.to_string())
-            .collect();
-        let advice = "the sweep's curves are flat there; end the sweep at a lower error rate";
-        super::sweep_points_without_success("error_rate_sweep", &failed, sweep.len(), advice)
-            .into_iter()
-            .collect()
+            .map(|row| row.tally.counts.succeeded)
+            .sum();
+        super::no_success_warning(
+            succeeded,
+            "every attempt fails; look at the error rate, the losses and the timeouts",
+        )
+        .into_iter()
+        .collect()
     }
 
     fn simulate(&self, progress: &dyn Progress) -> Result<LoadResults, Interrupted> {

@@ -111,28 +111,10 @@ pub fn ttl_warning(scenario: &str, key_ttl_ms: Option<f64>, window_ms: f64) -> O
     })
 }
 
-/// One line naming the sweep points (of `key`, of `total`) at which nothing succeeded, the
-/// first few of them listed; `None` when there are none.
-pub(crate) fn sweep_points_without_success(
-    key: &str,
-    failed: &[String],
-    total: usize,
-    advice: &str,
-) -> Option<String> {
-    const LISTED: usize = 5;
-    if failed.is_empty() {
-        return None;
-    }
-    let mut listed = failed[..failed.len().min(LISTED)].join(", ");
-    if failed.len() > LISTED {
-        listed.push_str(", ...");
-    }
-    let which = if failed.len() == 1 {
-        format!("at the {key} point {listed}")
-    } else {
-        format!("at {} of the {total} {key} points ({listed})", failed.len())
-    };
-    Some(format!(
-        "warning: {which}, no payment succeeded in any scenario or strategy: {advice}"
-    ))
+/// The warning that no payment succeeded, when `succeeded` (over every run, scenario and
+/// strategy) is 0; in a sweep the driver names the points it holds at.
+pub(crate) fn no_success_warning(succeeded: u64, advice: &str) -> Option<String> {
+    (succeeded == 0).then(|| {
+        format!("warning: no payment succeeded in any scenario, strategy or run: {advice}")
+    })
 }

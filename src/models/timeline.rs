@@ -46,21 +46,19 @@ impl Model for TimelineConfig {
         warnings
     }
 
-    /// The TTL sweep points at which no payment of any scenario or strategy succeeded.
+    /// A run in which no payment of any scenario or strategy succeeded.
     fn result_warnings(results: &TimelineResults) -> Vec<String> {
-        let sweep = &results.model.ttl_sweep_ms;
-        let failed: Vec<String> = sweep
+        let succeeded: u64 = results
+            .rows
             .iter()
-            .filter(|&&ttl| {
-                let rows = results.ttl_sweep.iter().filter(|row| row.key_ttl_ms == ttl);
-                rows.map(|row| row.tally.counts.succeeded).sum::<u64>() == 0
-            })
-            .map(|ttl| format!("{ttl} ms"))
-            .collect();
-        let advice = "what fails there is not the key's TTL; look at the timeouts and losses first";
-        super::sweep_points_without_success("ttl_sweep_ms", &failed, sweep.len(), advice)
-            .into_iter()
-            .collect()
+            .map(|row| row.tally.counts.succeeded)
+            .sum();
+        super::no_success_warning(
+            succeeded,
+            "what fails is not the key; look at the timeouts and losses first",
+        )
+        .into_iter()
+        .collect()
     }
 
     fn simulate(&self, progress: &dyn Progress) -> Result<TimelineResults, Interrupted> {

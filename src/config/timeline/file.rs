@@ -101,7 +101,6 @@ pub fn read(
             ),
             scenarios,
             bucket_ms: bucket_s * 1000.0,
-            error_rate_sweep: numbers(&top, "output.error_rate_sweep")?,
         };
         return Ok(TimelineFile::Shared {
             model,
@@ -126,7 +125,6 @@ pub fn read(
             payments,
             strategies,
             scenarios,
-            ttl_sweep_ms: numbers(&top, "ttl_sweep_ms")?,
         },
         threads,
         output,
@@ -198,37 +196,15 @@ fn refuse_plain_only(top: &Lookup<'_, '_, '_>, overrides: &Overrides) -> Result<
                 .into(),
         });
     }
-    for (key, reason) in [
-        (
-            "payments",
-            "a shared server gets its payments over arrivals.duration_s; leave payments out",
-        ),
-        (
-            "ttl_sweep_ms",
-            "a shared server has no TTL sweep yet; leave ttl_sweep_ms out",
-        ),
-    ] {
+    for (key, reason) in [(
+        "payments",
+        "a shared server gets its payments over arrivals.duration_s; leave payments out",
+    )] {
         if top.written(key) {
             return Err(top.refuse(key, reason));
         }
     }
     Ok(())
-}
-
-/// A list of numbers (`ttl_sweep_ms`, `output.error_rate_sweep`); empty when absent.
-fn numbers(top: &Lookup<'_, '_, '_>, name: &str) -> Result<Vec<f64>, ConfigError> {
-    if !top.written(name) {
-        return Ok(Vec::new());
-    }
-    let key = SCHEMA.key(name).expect("declared");
-    let values = top.with(name, |found| list(key, found))?;
-    Ok(values
-        .into_iter()
-        .map(|value| match value {
-            Scalar::Number(number) => number,
-            other => unreachable!("a number, not {other:?}"),
-        })
-        .collect())
 }
 
 /// The most time-series buckets over the arrival window.

@@ -82,18 +82,6 @@ pub const KEYS: &[Key] = &[
     ),
     OUT_KEY,
     THREADS_KEY,
-    Key::file(
-        "ttl_sweep_ms",
-        Kind::List {
-            item: &Kind::Duration {
-                unit: TimeUnit::Milliseconds,
-                bounds: Bounds::above(0.0, MAX_TTL_MS),
-            },
-            max_items: 100_000,
-        },
-        None,
-        "Key TTLs at which every scenario and strategy of run 0 is simulated again (ttl_sweep.csv, ttl_sweep.svg). Absent: no sweep.",
-    ),
     Key::scenario(
         "arrivals.process",
         Kind::Choice(&["poisson", "burst", "sequential"]),
@@ -453,15 +441,6 @@ pub const KEYS: &[Key] = &[
         },
         Some("1"),
         "A shared server: the width of a time-series bucket (at most 1000000 buckets per run).",
-    ),
-    Key::file(
-        "output.error_rate_sweep",
-        Kind::List {
-            item: &PROBABILITY,
-            max_items: 1_000,
-        },
-        None,
-        "A shared server: server error rates at which every run, scenario and strategy is simulated again (load_sweep.csv). Absent: no sweep.",
     ),
 ];
 

@@ -25,36 +25,22 @@ fn refused(text: &str, key: &str, value: &str, reason: &str) {
     assert!(!error.contains('\n'), "{text}: {error}");
 }
 
-/// An error rate of the sweep is given once, and `-0` is the error rate 0 (as `--p -0` is
-/// the probability 0), so it is written `0`, and `[-0.0, 0.0]` lists 0 twice.
+/// The error-rate sweep key of earlier versions is refused with the sweep that replaces it.
 #[test]
-fn sweep_error_rates_are_distinct_and_negative_zero_is_zero() {
-    let file = |sweep: &str| {
-        format!(
-            "model = \"timeline\"\n[server]\nworkers = 2\n[output]\nerror_rate_sweep = {sweep}\n"
-        )
-    };
-    let config = load(&file("[-0.0, 0.5]")).unwrap();
-    let bits: Vec<u64> = config
-        .model
-        .error_rate_sweep
-        .iter()
-        .map(|rate| rate.to_bits())
-        .collect();
-    assert_eq!(bits, [0.0f64.to_bits(), 0.5f64.to_bits()]);
-    for (sweep, item, value, reason) in [
-        ("[0.1, 0.2, 0.1]", 2, "0.1", "given twice (items 1 and 3)"),
-        ("[-0.0, 0.0]", 1, "0.0", "given twice (items 1 and 2)"),
-        ("[0.3, 1.5]", 1, "1.5", "from 0 to 1"),
-    ] {
-        let error = load(&file(sweep)).unwrap_err();
-        let start = format!(
-            "invalid value {value} for key `output.error_rate_sweep[{item}]` in config file \
-             sweep.toml (line 5, column "
-        );
-        assert!(error.starts_with(&start), "{sweep}: {error}");
-        assert!(error.contains(reason), "{sweep}: {error}");
-    }
+fn the_retired_error_rate_sweep_key_points_to_the_sweep() {
+    let error = load(
+        "model = \"timeline\"\n[server]\nworkers = 2\n[output]\nerror_rate_sweep = [0, 0.5]\n",
+    )
+    .unwrap_err();
+    assert!(
+        error.contains("`output.error_rate_sweep` is no longer a key: sweep the error rate"),
+        "{error}"
+    );
+    assert!(
+        error.contains("--sweep server.error_rate=0,0.1,0.5"),
+        "{error}"
+    );
+    assert!(!error.contains('\n'), "{error}");
 }
 
 /// Each refusal names the key that was written, with its value as written (never hundreds of

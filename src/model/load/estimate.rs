@@ -200,47 +200,30 @@ pub fn estimate(model: &LoadModel, threads: usize, cores: usize) -> LoadEstimate
     let strategies = model.strategies.len() as f64;
     let runs = f64::from(model.runs);
     let bucket_ms = model.bucket_ms;
-    // Per scenario: its own loops' shape, then each sweep point's.
-    let shapes: Vec<(LoadShape, Vec<LoadShape>)> = model
+    // Per scenario: its loops' shape.
+    let shapes: Vec<LoadShape> = model
         .scenarios
         .iter()
-        .map(|scenario| {
-            let own = load_shape(scenario, bucket_ms, scenario.server.error_rate);
-            let swept = model
-                .error_rate_sweep
-                .iter()
-                .map(|&rate| load_shape(scenario, bucket_ms, rate))
-                .collect();
-            (own, swept)
-        })
+        .map(|scenario| load_shape(scenario, bucket_ms, scenario.server.error_rate))
         .collect();
     let events_of =
         |shape: &LoadShape| shape.payments * (1.0 + LOAD_EVENTS_PER_ATTEMPT * shape.attempts);
-    let events: f64 = shapes
-        .iter()
-        .map(|(own, swept)| events_of(own) + swept.iter().map(events_of).sum::<f64>())
-        .sum::<f64>()
-        * runs
-        * strategies;
-    let per_run_buckets: f64 = shapes.iter().map(|(own, _)| own.buckets).sum::<f64>() * strategies;
+    let events: f64 = shapes.iter().map(events_of).sum::<f64>() * runs * strategies;
+    let per_run_buckets: f64 = shapes.iter().map(|own| own.buckets).sum::<f64>() * strategies;
     let buckets = per_run_buckets * runs;
     let threads_busy = self::threads(model, threads, cores) as f64;
     let seconds = events / (LOAD_EVENTS_PER_SECOND_PER_THREAD * threads_busy)
         + buckets * LOAD_SECONDS_PER_BUCKET;
     let series_bytes = buckets * LOAD_BYTES_PER_BUCKET as f64
         + per_run_buckets * LOAD_CHART_BYTES_PER_BUCKET as f64;
-    // A sweep's loop holds its own buckets until it ends; the others' are in the series.
+    // A loop's buckets are in the series; it holds its clients and payments in flight.
     let loop_bytes = model
         .scenarios
         .iter()
         .zip(&shapes)
-        .flat_map(|(scenario, (own, swept))| {
+        .map(|(scenario, own)| {
             let clients = f64::from(scenario.arrivals.clients.unwrap_or(0));
-            let clients_bytes = clients * LOAD_BYTES_PER_CLIENT as f64;
-            let held = |shape: &LoadShape| shape.in_flight * LOAD_BYTES_PER_PAYMENT as f64;
-            std::iter::once(clients_bytes + held(own)).chain(swept.iter().map(move |shape| {
-                clients_bytes + held(shape) + shape.buckets * LOAD_BYTES_PER_BUCKET as f64
-            }))
+            clients * LOAD_BYTES_PER_CLIENT as f64 + own.in_flight * LOAD_BYTES_PER_PAYMENT as f64
         })
         .fold(0.0, f64::max);
     let loops = usize::try_from(model.simulations()).unwrap_or(usize::MAX);

@@ -282,9 +282,6 @@ pub struct LoadModel {
     pub scenarios: Vec<LoadScenario>,
     /// Width of a time-series bucket (ms, more than 0).
     pub bucket_ms: f64,
-    /// Server error rates at which every run, scenario and strategy is simulated again (no
-    /// time series kept); empty: no sweep.
-    pub error_rate_sweep: Vec<f64>,
 }
 
 impl LoadModel {
@@ -298,13 +295,9 @@ impl LoadModel {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 11])
     }
 
-    /// Event loops to run: runs × scenarios × strategies × (1 + sweep points) (the progress
-    /// bar's units).
+    /// Event loops to run: runs × scenarios × strategies (the progress bar's units).
     pub fn simulations(&self) -> u64 {
-        u64::from(self.runs)
-            * self.scenarios.len() as u64
-            * self.strategies.len() as u64
-            * (1 + self.error_rate_sweep.len() as u64)
+        u64::from(self.runs) * self.scenarios.len() as u64 * self.strategies.len() as u64
     }
 }
 
@@ -321,15 +314,6 @@ pub struct LoadRow {
     pub tally: LoadTally,
 }
 
-/// One event loop of the error-rate sweep: its totals, no time series.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SweepRow {
-    /// The server's error rate of this point.
-    pub error_rate: f64,
-    /// The loop, its time series dropped.
-    pub row: LoadRow,
-}
-
 /// Every event loop of an experiment: by run, then scenario, then strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadResults {
@@ -337,80 +321,43 @@ pub struct LoadResults {
     pub model: LoadModel,
     /// One row per (run, scenario, strategy).
     pub rows: Vec<LoadRow>,
-    /// The error-rate sweep: by error rate, then run, scenario, strategy; empty without one.
-    pub sweep: Vec<SweepRow>,
 }
 
-/// One event loop to run: the run, the scenario, the strategy and the sweep point (`None`:
-/// the scenario's own error rate).
-type Task = (Option<usize>, u32, usize, LoadStrategy);
+/// One event loop to run: the run, the scenario and the strategy.
+type Task = (u32, usize, LoadStrategy);
 
-/// Runs every (run, scenario, strategy) of `model`, then every sweep point, on `threads`
-/// threads.
+/// Runs every (run, scenario, strategy) of `model` on `threads` threads.
 pub fn simulate(
     model: &LoadModel,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<LoadResults, Interrupted> {
-    let points = std::iter::once(None).chain((0..model.error_rate_sweep.len()).map(Some));
-    let tasks: Vec<Task> = points
-        .flat_map(|point| {
-            (0..model.runs).flat_map(move |run| {
-                (0..model.scenarios.len()).flat_map(move |scenario| {
-                    model
-                        .strategies
-                        .iter()
-                        .map(move |&strategy| (point, run, scenario, strategy))
-                })
+    let tasks: Vec<Task> = (0..model.runs)
+        .flat_map(|run| {
+            (0..model.scenarios.len()).flat_map(move |scenario| {
+                model
+                    .strategies
+                    .iter()
+                    .map(move |&strategy| (run, scenario, strategy))
             })
         })
         .collect();
-    let done = map_chunks(&tasks, 1, threads, progress, |chunk| {
+    let rows = map_chunks(&tasks, 1, threads, progress, |chunk| {
         chunk
             .iter()
-            .map(|&task| Ok((task.0, run_task(model, task, progress)?)))
+            .map(|&(run, scenario, strategy)| {
+                Ok(LoadRow {
+                    run,
+                    scenario,
+                    strategy,
+                    tally: simulate_one(model, run, scenario, strategy, progress)?,
+                })
+            })
             .collect()
     })?;
-    let mut rows = Vec::new();
-    let mut sweep = Vec::new();
-    for (point, row) in done {
-        match point {
-            None => rows.push(row),
-            Some(index) => sweep.push(SweepRow {
-                error_rate: model.error_rate_sweep[index],
-                row,
-            }),
-        }
-    }
     Ok(LoadResults {
         model: model.clone(),
         rows,
-        sweep,
-    })
-}
-
-/// One task's loop; a sweep point overrides the error rate and drops the time series.
-fn run_task(
-    model: &LoadModel,
-    task: Task,
-    progress: &dyn Progress,
-) -> Result<LoadRow, Interrupted> {
-    let (point, run, scenario, strategy) = task;
-    let tally = match point {
-        None => simulate_one(model, run, scenario, strategy, progress)?,
-        Some(index) => {
-            let mut swept = model.clone();
-            swept.scenarios[scenario].server.error_rate = model.error_rate_sweep[index];
-            let mut tally = simulate_one(&swept, run, scenario, strategy, progress)?;
-            tally.buckets = Vec::new();
-            tally
-        }
-    };
-    Ok(LoadRow {
-        run,
-        scenario,
-        strategy,
-        tally,
     })
 }
 

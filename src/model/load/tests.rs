@@ -175,7 +175,6 @@ fn the_same_inputs_give_the_same_tally() {
         strategies: LoadStrategy::ALL.to_vec(),
         scenarios: vec![scenario],
         bucket_ms: 1_000.0,
-        error_rate_sweep: Vec::new(),
     };
     let one = simulate(&model, 1, &Silent).unwrap();
     let two = simulate(&model, 2, &Silent).unwrap();

@@ -43,7 +43,7 @@ pub fn estimate(model: &TimelineModel, threads: usize) -> Estimate {
                 * expected_attempts(failing, scenario.client.max_retries)
         })
         .sum();
-    let runs = f64::from(model.runs) + model.ttl_sweep_ms.len() as f64;
+    let runs = f64::from(model.runs);
     let work = model.payments as f64 * runs * attempts * (model.strategies.len() as f64 / 3.0);
     Estimate {
         seconds: work / (TIMELINE_ATTEMPTS_PER_SECOND_PER_THREAD * threads.max(1) as f64),

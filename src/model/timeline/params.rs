@@ -212,9 +212,6 @@ pub struct TimelineModel {
     pub strategies: Vec<Strategy>,
     /// Scenarios, in the order reported (at least 1).
     pub scenarios: Vec<Scenario>,
-    /// Key TTLs (ms) at which every scenario and strategy is simulated again (run 0) for the
-    /// TTL sweep; empty: no sweep.
-    pub ttl_sweep_ms: Vec<f64>,
 }
 
 impl TimelineModel {
@@ -244,11 +241,10 @@ impl TimelineModel {
             .any(|scenario| scenario.backend.is_used())
     }
 
-    /// The units of work [`simulate`] reports: payments × scenarios × (runs + TTL sweep
-    /// points).
+    /// The units of work [`simulate`] reports: payments × scenarios × runs.
     pub fn work_units(&self) -> u64 {
         self.payments
             .saturating_mul(self.scenarios.len() as u64)
-            .saturating_mul(u64::from(self.runs) + self.ttl_sweep_ms.len() as u64)
+            .saturating_mul(u64::from(self.runs))
     }
 }

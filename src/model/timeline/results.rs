@@ -104,20 +104,6 @@ pub struct TimelineRow {
     pub tally: StrategyTally,
 }
 
-/// One point of the TTL sweep: one strategy's results in run 0 of one scenario with the key
-/// TTL set to `key_ttl_ms`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TtlSweepRow {
-    /// The key TTL (ms).
-    pub key_ttl_ms: f64,
-    /// Index into [`TimelineModel::scenarios`].
-    pub scenario: usize,
-    /// The strategy.
-    pub strategy: Strategy,
-    /// What happened.
-    pub tally: StrategyTally,
-}
-
 /// The results of a timeline experiment: rows by run, then scenario, then strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineResults {
@@ -125,8 +111,6 @@ pub struct TimelineResults {
     pub model: TimelineModel,
     /// One row per (run, scenario, strategy).
     pub rows: Vec<TimelineRow>,
-    /// The TTL sweep: by TTL, then scenario, then strategy; empty without `ttl_sweep_ms`.
-    pub ttl_sweep: Vec<TtlSweepRow>,
 }
 
 impl TimelineResults {

@@ -10,7 +10,7 @@ use super::simulation::{PaymentOutcome, Simulator};
 use super::single_copy::SingleCopy;
 use super::{
     ArrivalProcess, Scenario, Span, Strategy, StrategyTally, TimelineModel, TimelineResults,
-    TimelineRow, TtlSweepRow,
+    TimelineRow,
 };
 use engine::distribution::LANES;
 use engine::latency;
@@ -71,33 +71,9 @@ pub fn simulate(
             );
         }
     }
-    let mut ttl_sweep = Vec::new();
-    let streams = Streams::of(model, 0);
-    for &key_ttl_ms in &model.ttl_sweep_ms {
-        for (index, scenario) in model.scenarios.iter().enumerate() {
-            let mut swept = scenario.clone();
-            swept.key.key_ttl_ms = Some(key_ttl_ms);
-            let tallies = pool.install(|| {
-                simulate_scenario(&swept, &model.strategies, streams, model.payments, progress)
-            })?;
-            ttl_sweep.extend(
-                model
-                    .strategies
-                    .iter()
-                    .zip(tallies)
-                    .map(|(&strategy, tally)| TtlSweepRow {
-                        key_ttl_ms,
-                        scenario: index,
-                        strategy,
-                        tally,
-                    }),
-            );
-        }
-    }
     Ok(TimelineResults {
         model: model.clone(),
         rows,
-        ttl_sweep,
     })
 }
 

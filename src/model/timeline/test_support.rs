@@ -62,7 +62,6 @@ pub fn model(scenario: &Scenario, seed: u64) -> TimelineModel {
         payments: PAYMENTS,
         strategies: Strategy::ALL.to_vec(),
         scenarios: vec![scenario.clone()],
-        ttl_sweep_ms: Vec::new(),
     }
 }
 

@@ -52,7 +52,6 @@ pub(super) fn model(scenario: Scenario, payments: u64, seed: u64) -> TimelineMod
         payments,
         strategies: Strategy::ALL.to_vec(),
         scenarios: vec![scenario],
-        ttl_sweep_ms: Vec::new(),
     }
 }
 

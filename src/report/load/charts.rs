@@ -13,8 +13,7 @@ use plotters::prelude::*;
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    FONT, GRID, LEGEND_ROW_HEIGHT, LegendEntry, LinearChart, SIZE, draw_marked_line, hue,
-    layered_stroke, legend_row, svg, svg_sized,
+    FONT, GRID, LegendEntry, LinearChart, hue, layered_stroke, legend_row, svg,
 };
 use crate::report::format::{tick, whole_tick};
 
@@ -28,8 +27,6 @@ const RETRIES: RGBColor = hue::ORANGE;
 const QUEUE: RGBColor = hue::BLUE;
 /// Room above the highest point (the legends sit above the panels).
 const HEADROOM: f64 = 1.1;
-/// The height of one row of sweep panels (pixels).
-const SWEEP_ROW_HEIGHT: u32 = 240;
 /// The trigger window's shade.
 const SHADE: RGBColor = RGBColor(0xf3, 0xd9, 0xd9);
 
@@ -51,192 +48,14 @@ pub fn names(results: &LoadResults) -> Vec<String> {
         .collect()
 }
 
-/// Every chart, in a fixed order (the sweep's only with a sweep).
+/// Every chart, in a fixed order.
 pub fn all(results: &LoadResults) -> Vec<OutputFile> {
-    let mut files = vec![
+    vec![
         OutputFile::new("load_goodput.svg", goodput(results)),
         OutputFile::new("load_double_charges.svg", double_charges(results)),
-    ];
-    if !results.sweep.is_empty() {
-        files.push(OutputFile::new(
-            "load_failure_sweep.svg",
-            failure_sweep(results),
-        ));
-    }
-    files
+    ]
 }
 
-/// One colour per scenario of the sweep chart (the matplotlib "tab10" hues, cycled).
-fn scenario_colour(index: usize) -> RGBColor {
-    const HUES: [RGBColor; 6] = {
-        use hue::*;
-        [BLUE, RED, GREEN, ORANGE, PURPLE, BROWN]
-    };
-    HUES[index % HUES.len()]
-}
-
-/// Mean over runs of `value` per sweep point, for a scenario under a strategy.
-fn sweep_line(
-    results: &LoadResults,
-    scenario: usize,
-    strategy: LoadStrategy,
-    value: &dyn Fn(&LoadRow) -> f64,
-) -> Vec<(f64, f64)> {
-    results
-        .model
-        .error_rate_sweep
-        .iter()
-        .map(|&rate| {
-            let values: Vec<f64> = results
-                .sweep
-                .iter()
-                .filter(|point| {
-                    point.error_rate == rate
-                        && point.row.scenario == scenario
-                        && point.row.strategy == strategy
-                })
-                .map(|point| value(&point.row))
-                .collect();
-            (
-                rate,
-                values.iter().sum::<f64>() / values.len().max(1) as f64,
-            )
-        })
-        .collect()
-}
-
-/// The legend entries of the scenarios, one colour each.
-fn scenario_legend(results: &LoadResults) -> Vec<LegendEntry> {
-    let count = results.model.scenarios.len();
-    results
-        .model
-        .scenarios
-        .iter()
-        .enumerate()
-        .map(|(index, scenario)| LegendEntry {
-            label: scenario.name.clone(),
-            colour: scenario_colour(index),
-            stroke: layered_stroke(index, count),
-        })
-        .collect()
-}
-
-/// Success rate and amplification against the server's error rate: a row of two panels per
-/// strategy, one line per scenario; the chart grows by a row per strategy.
-fn failure_sweep(results: &LoadResults) -> String {
-    let model = &results.model;
-    let subtitle = format!(
-        "{} · seed {} · means over {} runs · one row per strategy, one line per scenario",
-        model.title, model.seed, model.runs,
-    );
-    let rows = model.strategies.len().max(1) as u32;
-    let height = SIZE.1.max(68 + LEGEND_ROW_HEIGHT + rows * SWEEP_ROW_HEIGHT);
-    svg_sized(
-        "Success rate and amplification against the server's error rate",
-        &subtitle,
-        (SIZE.0, height),
-        |area| {
-            let body = legend_row(area, &scenario_legend(results), 12)?;
-            let panels = body.split_evenly((rows as usize, 2));
-            let success = |row: &LoadRow| {
-                row.tally.counts.succeeded as f64 / row.tally.counts.payments.max(1) as f64
-            };
-            let amplification = |row: &LoadRow| {
-                row.tally.counts.calls as f64 / row.tally.counts.payments.max(1) as f64
-            };
-            // A share: the axis ends just above 1.
-            let share = SweepAxis {
-                description: "success rate",
-                top: 1.05,
-            };
-            // One scale for every strategy's row, so that the rows compare at a glance.
-            let highest = model
-                .strategies
-                .iter()
-                .flat_map(|&strategy| {
-                    (0..model.scenarios.len())
-                        .flat_map(move |scenario| {
-                            sweep_line(results, scenario, strategy, &amplification)
-                        })
-                        .map(|point| point.1)
-                })
-                .fold(1.0, f64::max);
-            let calls = SweepAxis {
-                description: "calls per payment",
-                top: highest * HEADROOM,
-            };
-            for (index, &strategy) in model.strategies.iter().enumerate() {
-                sweep_panel(results, strategy, &panels[2 * index], &share, &success)?;
-                sweep_panel(
-                    results,
-                    strategy,
-                    &panels[2 * index + 1],
-                    &calls,
-                    &amplification,
-                )?;
-            }
-            Ok(())
-        },
-    )
-}
-
-/// The y axis of a sweep panel.
-struct SweepAxis {
-    /// What the axis shows.
-    description: &'static str,
-    /// Where it ends, the same for every strategy's panel.
-    top: f64,
-}
-
-/// One panel of the sweep chart: `axis` against the error rate for `strategy`, a line per
-/// scenario.
-fn sweep_panel(
-    results: &LoadResults,
-    strategy: LoadStrategy,
-    panel: &DrawingArea<SVGBackend<'_>, Shift>,
-    axis: &SweepAxis,
-    value: &dyn Fn(&LoadRow) -> f64,
-) -> Result<(), String> {
-    let model = &results.model;
-    let lines: Vec<Vec<(f64, f64)>> = (0..model.scenarios.len())
-        .map(|scenario| sweep_line(results, scenario, strategy, value))
-        .collect();
-    let top = axis.top;
-    let right = model
-        .error_rate_sweep
-        .iter()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(1e-3);
-    let mut chart = ChartBuilder::on(panel)
-        .margin(10)
-        .caption(
-            format!("{} · strategy {}", axis.description, strategy.name()),
-            (FONT, 14),
-        )
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0.0..right, 0.0..top)
-        .map_err(|e| e.to_string())?;
-    draw_panel_axes(
-        &mut chart,
-        PanelAxis::new(
-            "server error rate (share of processings answered 500)",
-            6,
-            tick,
-        ),
-        PanelAxis::new(axis.description, 6, tick),
-    )?;
-    let count = lines.len();
-    for (index, points) in lines.into_iter().enumerate() {
-        let name = model.scenarios[index].name.as_str();
-        let style = (scenario_colour(index), layered_stroke(index, count));
-        draw_marked_line(&mut chart, &points, style, name, 14)?;
-    }
-    Ok(())
-}
-
-/// Under each title: the file, the seed, the bucket, what is shaded (only when some panel has
 /// a trigger window), then `what`.
 fn parameters(results: &LoadResults, what: &str) -> String {
     let model = &results.model;

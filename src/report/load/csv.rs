@@ -200,67 +200,6 @@ pub fn timeseries_csv(results: &LoadResults) -> Vec<u8> {
     to_csv_with_header(rows, header_only)
 }
 
-/// The counters of `counts` named in the order given, as [`CountColumns`] (each name a field
-/// of [`LoadCounts`], checked by the compiler, and documented there).
-macro_rules! pick {
-    ($counts:expr; $($name:ident),+ $(,)?) => {
-        CountColumns(vec![$((stringify!($name), $counts.$name)),+])
-    };
-}
-
-/// The columns of `load_sweep.csv` that name the event loop: its first four.
-#[derive(Debug, Serialize)]
-pub struct SweepRunColumns {
-    /// The server's error rate of this point: the share of processings answered 500.
-    #[serde(serialize_with = "serialize_decimal")]
-    pub error_rate: f64,
-    /// The replication (same streams as in `load.csv`).
-    pub run: u32,
-    /// The scenario's name.
-    pub scenario: String,
-    /// The strategy.
-    pub strategy: &'static str,
-}
-
-/// The ratios that end a `load_sweep.csv` row.
-#[derive(Debug, Serialize)]
-pub struct SweepRatios {
-    /// `succeeded / payments` (share).
-    #[serde(serialize_with = "serialize_decimal")]
-    pub success_rate: f64,
-    /// Calls per payment (deliveries per payment).
-    #[serde(serialize_with = "serialize_decimal")]
-    pub amplification: f64,
-}
-
-/// One row of `load_sweep.csv`: one event loop at one error rate of `[output]
-/// error_rate_sweep` (written only with a sweep): the [`SweepRunColumns`], the counters
-/// `payments`, `succeeded`, `attempts`, `calls`, `retries`, `throttled` and `double_charges`
-/// of [`LoadCounts`] (documented there), then the [`SweepRatios`].
-pub type SweepCsvRow = (SweepRunColumns, CountColumns, SweepRatios);
-
-/// The bytes of `load_sweep.csv`: by error rate, then run, scenario, strategy.
-pub fn sweep_csv(results: &LoadResults) -> Vec<u8> {
-    to_csv(results.sweep.iter().map(|point| -> SweepCsvRow {
-        let row = &point.row;
-        let counts = row.tally.counts;
-        let payments = counts.payments.max(1) as f64;
-        let run = SweepRunColumns {
-            error_rate: point.error_rate,
-            run: row.run,
-            scenario: results.model.scenarios[row.scenario].name.clone(),
-            strategy: row.strategy.name(),
-        };
-        let picked = pick!(counts; payments, succeeded, attempts, calls, retries, throttled,
-            double_charges);
-        let ratios = SweepRatios {
-            success_rate: counts.succeeded as f64 / payments,
-            amplification: counts.calls as f64 / payments,
-        };
-        (run, picked, ratios)
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,4 @@
-//! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_sweep.csv` (with an
-//! error-rate sweep), the charts, `report.md`, the stdout table and the `--json` summary.
+//! The load model's outputs: `load.csv`, `load_timeseries.csv`, the charts, `report.md`, the stdout table and the `--json` summary.
 
 pub mod charts;
 pub mod csv;
@@ -16,9 +15,6 @@ impl Report for LoadResults {
             OutputFile::new("load.csv", csv::load_csv(self)),
             OutputFile::new("load_timeseries.csv", csv::timeseries_csv(self)),
         ];
-        if !self.sweep.is_empty() {
-            files.push(OutputFile::new("load_sweep.csv", csv::sweep_csv(self)));
-        }
         files.extend(charts::all(self));
         files.push(OutputFile::report_md(table::report(self)));
         files

@@ -1,4 +1,4 @@
-//! `timeline.csv` (one row per run, scenario and strategy) and `ttl_sweep.csv`, and the same
+//! `timeline.csv` (one row per run, scenario and strategy), and the same
 //! rows as JSON objects for `--json`. The counter columns come from
 //! [`Counters::columns`](crate::model::timeline::Counters::columns), so every counter is
 //! written, in the order it is declared, from that one place.
@@ -70,7 +70,10 @@ impl Serialize for Cell {
 /// A row: `(column, cell)` in column order.
 pub type Row = Vec<(&'static str, Cell)>;
 
-/// The columns that describe the scenario of a row: `copies`, `max_retries`, `key_ttl_ms`.
+/// The columns that describe the scenario of a row: `copies`, `max_retries`, `key_ttl_ms`,
+/// `retry_window_ms` (the client's whole retry window in closed form, ms: every attempt's
+/// timeout and the longest backoff before each retry; a key TTL shorter than it can expire
+/// while a retry is still to come).
 fn scenario_columns(scenario: &Scenario) -> Row {
     vec![
         ("copies", Cell::Count(scenario.arrivals.copies.into())),
@@ -79,6 +82,10 @@ fn scenario_columns(scenario: &Scenario) -> Row {
             Cell::Count(scenario.client.max_retries.into()),
         ),
         ("key_ttl_ms", Cell::shortest(scenario.key.key_ttl_ms)),
+        (
+            "retry_window_ms",
+            Cell::shortest(Some(scenario.client.retry_window_ms())),
+        ),
     ]
 }
 
@@ -186,37 +193,6 @@ pub fn rows(results: &TimelineResults) -> Vec<Row> {
         .collect()
 }
 
-/// The rows of `ttl_sweep.csv`: TTLs in the order given, then scenarios, then strategies.
-pub fn ttl_sweep_rows(results: &TimelineResults) -> Vec<Row> {
-    results
-        .ttl_sweep
-        .iter()
-        .map(|row| {
-            let scenario = &results.model.scenarios[row.scenario];
-            let counts = &row.tally.counts;
-            vec![
-                ("key_ttl_ms", Cell::Real(row.key_ttl_ms)),
-                ("scenario", Cell::Text(scenario.name.clone())),
-                ("strategy", Cell::Text(row.strategy.name().into())),
-                (
-                    "retry_window_ms",
-                    Cell::Real(scenario.client.retry_window_ms()),
-                ),
-                ("payments", Cell::Count(counts.payments)),
-                ("charges", Cell::Count(counts.charges)),
-                (
-                    "double_charged_payments",
-                    Cell::Count(counts.double_charged_payments),
-                ),
-                (
-                    "expired_key_charges",
-                    Cell::Count(counts.expired_key_charges),
-                ),
-            ]
-        })
-        .collect()
-}
-
 /// Rows to CSV bytes: the header from the first row's columns, then one line per row.
 fn to_csv(rows: &[Row]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -236,9 +212,4 @@ fn to_csv(rows: &[Row]) -> Vec<u8> {
 /// `timeline.csv`.
 pub fn timeline_csv(results: &TimelineResults) -> Vec<u8> {
     to_csv(&rows(results))
-}
-
-/// `ttl_sweep.csv`.
-pub fn ttl_sweep_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(&ttl_sweep_rows(results))
 }

@@ -173,16 +173,6 @@ fn charts(text: &mut String, results: &TimelineResults) {
              receipts sent twice and the charged payments without a receipt.",
         );
     }
-    if !results.ttl_sweep.is_empty() {
-        chart(
-            "ttl_sweep.svg",
-            "Double charges against the key TTL",
-            "The payments of run 0 simulated again with each key TTL of the sweep: the \
-             payments charged twice or more against the TTL (log scale), one line per scenario \
-             and strategy, with each scenario's whole retry window dashed (one sample of the \
-             payments: a TTL below the window can still prune a key a retry needs).",
-        );
-    }
 }
 
 #[cfg(test)]
@@ -195,7 +185,7 @@ mod tests {
     use engine::backoff::Backoff;
     use engine::distribution::Distribution;
 
-    fn results(ttl_sweep_ms: Vec<f64>) -> TimelineResults {
+    fn results() -> TimelineResults {
         let scenario = Scenario {
             name: "tiny".into(),
             arrivals: Arrivals {
@@ -228,14 +218,13 @@ mod tests {
             payments: 3,
             strategies: vec![Strategy::UniqueKey],
             scenarios: vec![scenario],
-            ttl_sweep_ms,
         };
         simulate(&model, 1, &engine::Silent).unwrap()
     }
 
     #[test]
-    fn the_report_links_every_chart_and_the_sweep_only_with_a_sweep() {
-        let text = String::from_utf8(report_md(&results(Vec::new()))).unwrap();
+    fn the_report_links_every_chart() {
+        let text = String::from_utf8(report_md(&results())).unwrap();
         assert!(
             text.starts_with("# Timeline scenario tiny.toml\n"),
             "{text}"
@@ -248,12 +237,9 @@ mod tests {
         ] {
             assert!(text.contains(&format!("]({file})")), "{file}");
         }
-        assert!(!text.contains("ttl_sweep.svg"));
         assert!(
             text.contains("| tiny | all at t = 0; 2 copies within 3 ms |"),
             "{text}"
         );
-        let swept = String::from_utf8(report_md(&results(vec![50.0]))).unwrap();
-        assert!(swept.contains("](ttl_sweep.svg)"));
     }
 }

@@ -1,4 +1,4 @@
-//! The timeline model's outputs: `timeline.csv`, its charts, the TTL sweep, `report.md`, the
+//! The timeline model's outputs: `timeline.csv`, its charts, `report.md`, the
 //! stdout table and the `--json` summary.
 
 pub mod backend_charts;
@@ -8,7 +8,6 @@ pub mod csv;
 pub mod json;
 pub mod markdown;
 pub mod table;
-pub mod ttl_sweep_chart;
 
 use crate::model::timeline::TimelineResults;
 use crate::report::{OutputFile, Report};
@@ -19,13 +18,6 @@ impl Report for TimelineResults {
         let mut files = vec![OutputFile::new("timeline.csv", csv::timeline_csv(self))];
         files.extend(charts::all(self));
         files.extend(backend_charts::all(self));
-        if !self.ttl_sweep.is_empty() {
-            files.push(OutputFile::new("ttl_sweep.csv", csv::ttl_sweep_csv(self)));
-            files.push(OutputFile::new(
-                "ttl_sweep.svg",
-                ttl_sweep_chart::ttl_sweep(self),
-            ));
-        }
         files.push(OutputFile::report_md(markdown::report_md(self)));
         files
     }

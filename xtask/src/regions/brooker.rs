@@ -74,7 +74,7 @@ pub fn retry(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         &*ctx.csv("benches/brooker_retry_reference.csv")?,
         &["failure_rate", "policy", "metric"],
     );
-    let sweep = ctx.csv("output/brooker-retry/load_sweep.csv")?;
+    let sweep = ctx.csv("output/brooker-retry/load.csv")?;
     let mut rates: Vec<String> = original.keys().map(|key| key[0].clone()).collect();
     rates.sort_by(|a, b| a.parse::<f64>().unwrap().total_cmp(&b.parse().unwrap()));
     rates.dedup();
@@ -85,10 +85,12 @@ pub fn retry(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         for policy in POLICIES {
             let runs: Vec<_> = sweep
                 .rows()
-                .filter(|row| row.get("scenario") == policy && row.num("error_rate") == rate_value)
+                .filter(|row| {
+                    row.get("scenario") == policy && row.num("server.error_rate") == rate_value
+                })
                 .collect();
             if runs.is_empty() {
-                return Err(format!("load_sweep.csv has no runs of {policy} at {rate}"));
+                return Err(format!("load.csv has no runs of {policy} at {rate}"));
             }
             let per_run = |f: &dyn Fn(f64, f64, f64) -> f64| -> Estimate {
                 estimate(

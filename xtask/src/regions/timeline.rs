@@ -121,23 +121,30 @@ pub struct Sweep {
     pub double_charged: Vec<[u64; 3]>,
 }
 
-/// Reads `output/key-ttl/ttl_sweep.csv`.
+/// The column of `output/key-ttl/timeline.csv` that holds each sweep point's key TTL.
+const SWEPT_TTL: &str = "server.key_ttl_ms";
+
+/// Reads the key-TTL sweep of `output/key-ttl/timeline.csv` (run 0 of every point).
 pub fn sweep(ctx: &Ctx) -> Result<Sweep, String> {
-    let csv = ctx.csv("output/key-ttl/ttl_sweep.csv")?;
+    let csv = ctx.csv("output/key-ttl/timeline.csv")?;
     let ttls: Vec<f64> = csv
-        .distinct("key_ttl_ms")
+        .distinct(SWEPT_TTL)
         .iter()
         .map(|ttl| ttl.parse().expect("a TTL"))
         .collect();
-    let first = csv.rows().next().ok_or("ttl_sweep.csv is empty")?;
+    let first = csv.rows().next().ok_or("key-ttl/timeline.csv is empty")?;
     let mut double_charged = Vec::new();
     for &ttl in &ttls {
         let mut counts = [0; 3];
         for (index, strategy) in STRATEGIES.iter().enumerate() {
             counts[index] = csv
                 .rows()
-                .find(|row| row.num("key_ttl_ms") == ttl && row.get("strategy") == *strategy)
-                .ok_or_else(|| format!("ttl_sweep.csv: no {strategy} at {ttl} ms"))?
+                .find(|row| {
+                    row.num(SWEPT_TTL) == ttl
+                        && row.get("run") == "0"
+                        && row.get("strategy") == *strategy
+                })
+                .ok_or_else(|| format!("key-ttl/timeline.csv: no {strategy} at {ttl} ms"))?
                 .int("double_charged_payments");
         }
         double_charged.push(counts);
@@ -150,7 +157,7 @@ pub fn sweep(ctx: &Ctx) -> Result<Sweep, String> {
     })
 }
 
-/// `ttl-sweep`: `output/key-ttl/ttl_sweep.csv`: customers charged twice at each key TTL, per
+/// `ttl-sweep`: the sweep of `output/key-ttl/timeline.csv`: customers charged twice at each key TTL, per
 /// strategy, against the clients' retry window.
 pub fn ttl_sweep(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     no_argument(argument)?;
