@@ -138,10 +138,16 @@ fn sweep_model<M: Model>(
         let mut after = Vec::new();
         let mut summaries = Vec::new();
         let mut headline: &[&str] = &[];
+        let mut marks = Vec::new();
         for (labels, config) in points {
             let results = config.simulate(&progress)?;
             after.push((labels.clone(), M::result_warnings(&results)));
             headline = results.headline();
+            for mark in results.sweep_marks(&keys[0]) {
+                if !marks.contains(&mark) {
+                    marks.push(mark);
+                }
+            }
             if let Some(summary) = results.summary() {
                 summaries.push((labels.clone(), summary));
             }
@@ -153,6 +159,7 @@ fn sweep_model<M: Model>(
             &keys,
             &summaries,
             headline,
+            &marks,
         ));
         files.push(crate::report::sweep::report_md(
             M::NAME,

@@ -56,4 +56,10 @@ pub trait Report {
     fn headline(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Values worth marking on a sweep chart whose first swept key is `key` (the clients'
+    /// retry window on a key-TTL axis), in the key's unit.
+    fn sweep_marks(&self, key: &str) -> Vec<sweep_chart::Mark> {
+        let _ = key;
+        Vec::new()
+    }
 }

@@ -117,14 +117,20 @@ struct Line {
     points: Vec<LinePoint>,
 }
 
+/// A value of the first swept key worth marking on its axis, e.g. the clients' retry window
+/// on a key-TTL axis: its label and its value in the key's unit.
+pub type Mark = (String, f64);
+
 /// One chart per metric of `headline` (by column name, in order) that the points' summaries
 /// hold: `sweep_<metric>.svg`. `points` are the sweep's points in grid order, each its
-/// labels (one per key of `keys`) and its summary. Nothing when the first key has one value.
+/// labels (one per key of `keys`) and its summary; `marks` are drawn as dashed lines on a
+/// numeric axis. Nothing when the first key has one value.
 pub fn charts(
     model: &str,
     keys: &[String],
     points: &[(Vec<String>, Summary)],
     headline: &[&str],
+    marks: &[Mark],
 ) -> Vec<OutputFile> {
     let firsts: Vec<&str> = unique(points.iter().map(|(labels, _)| labels[0].as_str()));
     if firsts.len() < 2 {
@@ -146,7 +152,7 @@ pub fn charts(
                 .collect();
             let first = rows.first()?.1;
             let lines = lines(&rows, &firsts, &across, first.metric.kind);
-            let svg = chart(model, keys, &across, &lines, first);
+            let svg = chart(model, keys, &across, &lines, first, marks);
             Some(OutputFile::new(format!("sweep_{metric}.svg"), svg))
         })
         .collect()
@@ -204,7 +210,14 @@ fn lines(rows: &[(&[String], &Row)], firsts: &[&str], across: &Across, kind: Kin
 }
 
 /// The SVG of one metric's lines.
-fn chart(model: &str, keys: &[String], across: &Across, lines: &[Line], first: &Row) -> String {
+fn chart(
+    model: &str,
+    keys: &[String],
+    across: &Across,
+    lines: &[Line],
+    first: &Row,
+    marks: &[Mark],
+) -> String {
     let column = first.metric.column;
     let (unit, kind_text) = match first.metric.kind {
         Kind::Proportion => (format!("% of {}", column.unit), "share"),
@@ -252,10 +265,10 @@ fn chart(model: &str, keys: &[String], across: &Across, lines: &[Line], first: &
             let ticks = match across {
                 Across::Categories(names) => names.len() * 2 + 1,
                 Across::Log(values) => {
-                    // Enough ticks that every whole decade in range gets one.
+                    // One tick per whole decade.
                     let span = values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
                         - values.iter().copied().fold(f64::INFINITY, f64::min);
-                    (span.ceil() as usize + 1) * 4
+                    span.ceil() as usize + 1
                 }
                 Across::Linear(_) => 10,
             };
@@ -271,6 +284,7 @@ fn chart(model: &str, keys: &[String], across: &Across, lines: &[Line], first: &
                 .label_style((FONT, 14))
                 .draw()
                 .map_err(|e| e.to_string())?;
+            draw_marks(&mut chart, across, marks, highest.max(lowest))?;
             for (index, line) in lines.iter().enumerate() {
                 let base = HUES[index % HUES.len()];
                 let colour = if (index / HUES.len()) % 2 == 1 {
@@ -286,6 +300,50 @@ fn chart(model: &str, keys: &[String], across: &Across, lines: &[Line], first: &
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
         },
     )
+}
+
+/// Each mark inside the axis' range as a dashed grey line with its label above it.
+fn draw_marks<'a, DB: DrawingBackend + 'a>(
+    chart: &mut LinearChart<'a, DB>,
+    across: &Across,
+    marks: &[Mark],
+    highest: f64,
+) -> Result<(), String> {
+    let range = across.range();
+    let grey = hue::DARK_GREY;
+    for (index, (label, value)) in marks.iter().enumerate() {
+        let place = match across {
+            Across::Linear(_) => *value,
+            Across::Log(_) if *value > 0.0 => value.log10(),
+            Across::Log(_) | Across::Categories(_) => continue,
+        };
+        if !range.contains(&place) {
+            continue;
+        }
+        let top = highest.max(f64::MIN_POSITIVE) * 1.08;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(place, 0.0), (place, top)],
+                6,
+                4,
+                grey.stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                label.clone(),
+                (place, top * (1.01 + 0.06 * index as f64)),
+                (FONT, 14)
+                    .into_font()
+                    .color(&grey)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Center,
+                        plotters::style::text_anchor::VPos::Bottom,
+                    )),
+            )))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// `colour` halfway to white: the second round of hues.
@@ -401,6 +459,7 @@ mod tests {
             &keys(),
             &points,
             &["double_charged_payments", "absent", "latency_p50_ms"],
+            &[("retry window 700 ms".to_string(), 700.0)],
         );
         let names: Vec<&str> = files.iter().map(|file| file.name.as_ref()).collect();
         assert_eq!(
@@ -414,15 +473,22 @@ mod tests {
         assert!(svg.contains("double_charged_payments against client.timeout_ms"));
         // Two lines, each with a band (three runs: intervals exist).
         assert_eq!(svg.matches("<polygon").count(), 2, "{svg}");
+        assert!(svg.contains("retry window 700 ms"));
         // One run: no bands.
         let single = vec![
             (vec!["500".to_string()], summary(1, [50, 1])),
             (vec!["1000".to_string()], summary(1, [20, 0])),
         ];
         let svg = String::from_utf8(
-            charts("timeline", &keys(), &single, &["double_charged_payments"])[0]
-                .bytes
-                .clone(),
+            charts(
+                "timeline",
+                &keys(),
+                &single,
+                &["double_charged_payments"],
+                &[],
+            )[0]
+            .bytes
+            .clone(),
         )
         .unwrap();
         assert_eq!(svg.matches("<polygon").count(), 0);
@@ -479,6 +545,15 @@ mod tests {
     #[test]
     fn one_value_of_the_first_key_draws_nothing() {
         let points = vec![(vec!["500".to_string()], summary(2, [50, 1]))];
-        assert!(charts("timeline", &keys(), &points, &["double_charged_payments"]).is_empty());
+        assert!(
+            charts(
+                "timeline",
+                &keys(),
+                &points,
+                &["double_charged_payments"],
+                &[]
+            )
+            .is_empty()
+        );
     }
 }

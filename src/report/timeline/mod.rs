@@ -29,4 +29,26 @@ impl Report for TimelineResults {
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
     }
+
+    /// On a key-TTL axis, each scenario's whole retry window: a TTL beyond it never prunes a
+    /// key a retry still needs.
+    fn sweep_marks(&self, key: &str) -> Vec<crate::report::sweep_chart::Mark> {
+        if key != "server.key_ttl_ms" {
+            return Vec::new();
+        }
+        let scenarios = &self.model.scenarios;
+        scenarios
+            .iter()
+            .map(|scenario| {
+                let window = scenario.client.retry_window_ms();
+                let name = if scenarios.len() > 1 {
+                    format!("{}: ", scenario.name)
+                } else {
+                    String::new()
+                };
+                let text = crate::report::format::grouped(window.round() as u64);
+                (format!("{name}retry window {text} ms"), window)
+            })
+            .collect()
+    }
 }
