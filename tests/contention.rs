@@ -73,60 +73,6 @@ fn two_clients_collide_once_through_the_binary() {
     );
 }
 
-/// `--json`: the rows of both CSV files with the same keys and values (numbers as numbers,
-/// the three-decimal times as in the CSV), the parameters and the files written, and no table.
-#[test]
-fn json_has_the_rows_of_both_csv_files() {
-    let text = "model = \"contention\"\nclients = [2, 3]\nruns = 3\n\
-                policies = [\"exponential\", \"full_jitter\"]\n";
-    let (_folder, out, output) = run_file("race.toml", text, &["--json"]);
-    assert!(output.status.success(), "{output:?}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let parameters = &json["parameters"];
-    assert_eq!(parameters["config_file"], "race.toml");
-    assert_eq!(parameters["clients"], serde_json::json!([2, 3]));
-    assert_eq!(parameters["max_retries"], serde_json::Value::Null);
-    for (key, file) in [
-        ("runs", "contention.csv"),
-        ("summary", "contention_summary.csv"),
-    ] {
-        let rows = csv_rows(&out.join(file));
-        let objects = json[key].as_array().unwrap();
-        assert_eq!(objects.len(), rows.len(), "{key}");
-        assert!(!rows.is_empty());
-        for (row, object) in rows.iter().zip(objects) {
-            let object = object.as_object().unwrap();
-            assert_eq!(object.len(), row.len(), "{key}: {object:?}");
-            for (column, cell) in row {
-                let value = &object[column.as_str()];
-                match value {
-                    serde_json::Value::String(text) => assert_eq!(text, cell, "{column}"),
-                    serde_json::Value::Null => assert_eq!(cell, "", "{column}"),
-                    // serde_json's default parser may be one unit in the last place off.
-                    number => {
-                        let (json, csv) = (number.as_f64().unwrap(), cell.parse::<f64>().unwrap());
-                        assert!(
-                            (json - csv).abs() <= 1e-14 * csv.abs(),
-                            "{key} {column}: {json} vs {csv}"
-                        );
-                    }
-                }
-            }
-        }
-    }
-    let files = json["files"].as_array().unwrap();
-    assert_eq!(files.len(), 5);
-    assert!(files.iter().all(|path| {
-        out.join(
-            std::path::Path::new(path.as_str().unwrap())
-                .file_name()
-                .unwrap(),
-        )
-        .exists()
-    }));
-    assert!(!String::from_utf8_lossy(&output.stdout).contains("clients  "));
-}
-
 /// One thread or three: the same bytes in every file.
 #[test]
 fn outputs_are_byte_identical_for_any_thread_count() {

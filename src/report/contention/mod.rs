@@ -30,7 +30,6 @@ impl Report for ContentionResults {
     }
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
-        let summary = summarise(self);
-        json::summary(self, &summary, written)
+        json::summary(self, written)
     }
 }
