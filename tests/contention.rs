@@ -61,15 +61,28 @@ fn two_clients_collide_once_through_the_binary() {
             "{row:?}"
         );
     }
-    let summary = csv_rows(&out.join("contention_summary.csv"));
+    let summary = csv_rows(&out.join("summary.csv"));
     let time = summary
         .iter()
         .find(|row| row["policy"] == "exponential" && row["metric"] == "completion_ms")
         .unwrap();
     // Both runs are identical: mean 90, standard error 0.
+    assert_eq!((time["mean"].as_str(), time["se"].as_str()), ("90", "0"));
+    // Exponential against none, run by run: 90 − 80 ms both times, so 10 ± 0.
+    let differences = csv_rows(&out.join("differences.csv"));
+    let later = differences
+        .iter()
+        .find(|row| row["metric"] == "completion_ms")
+        .unwrap();
     assert_eq!(
-        (time["mean"].as_str(), time["standard_error"].as_str()),
-        ("90", "0")
+        (
+            later["policy"].as_str(),
+            later["compared"].as_str(),
+            later["baseline"].as_str(),
+            later["mean"].as_str(),
+            later["sd"].as_str()
+        ),
+        ("none", "policy", "exponential", "-10", "0")
     );
 }
 
@@ -83,7 +96,8 @@ fn outputs_are_byte_identical_for_any_thread_count() {
     assert!(output.status.success(), "{output:?}");
     for name in [
         "contention.csv",
-        "contention_summary.csv",
+        "summary.csv",
+        "differences.csv",
         "calls.svg",
         "completion_time.svg",
         "report.md",
@@ -199,7 +213,7 @@ fn aws_scenario() -> (TempDir, PathBuf) {
 
 /// The summary of a run of the AWS scenario: mean of `metric` per (clients, policy).
 fn scenario_means(out: &Path, metric: &str) -> HashMap<(u32, String), f64> {
-    csv_rows(&out.join("contention_summary.csv"))
+    csv_rows(&out.join("summary.csv"))
         .into_iter()
         .filter(|row| row["metric"] == metric)
         .map(|row| {
@@ -293,7 +307,7 @@ fn has_the_published_shape(out: &Path) {
 /// five policies and `constant`; at 190 clients plain exponential backoff takes over ten times
 /// as long as any jittered policy.
 fn has_the_originals_parameters(root: &Path) {
-    let summary = csv_rows(&root.join("contention_summary.csv"));
+    let summary = csv_rows(&root.join("summary.csv"));
     let mut clients: Vec<u32> = summary
         .iter()
         .map(|row| row["clients"].parse().unwrap())
@@ -329,18 +343,16 @@ fn has_the_originals_parameters(root: &Path) {
     }
 }
 
-/// Means and standard errors of `metric` per (clients, policy) from a summary CSV.
-fn means_with_errors(path: &Path, metric: &str) -> HashMap<(u32, String), (f64, f64)> {
+/// Means and standard errors (column `se`) of `metric` per (clients, policy) from a summary
+/// CSV.
+fn means_with_errors(path: &Path, metric: &str, se: &str) -> HashMap<(u32, String), (f64, f64)> {
     csv_rows(path)
         .into_iter()
         .filter(|row| row["metric"] == metric)
         .map(|row| {
             (
                 (row["clients"].parse().unwrap(), row["policy"].clone()),
-                (
-                    row["mean"].parse().unwrap(),
-                    row["standard_error"].parse().unwrap(),
-                ),
+                (row["mean"].parse().unwrap(), row[se].parse().unwrap()),
             )
         })
         .collect()
@@ -436,7 +448,7 @@ fn the_aws_simulator_is_reproduced_within_the_tolerance() {
     assert!(output.status.success(), "{output:?}");
     let tolerance = tolerance(190.0);
     for metric in ["writes", "completion_ms"] {
-        let ours = means_with_errors(&out.join("contention_summary.csv"), metric);
+        let ours = means_with_errors(&out.join("summary.csv"), metric, "se");
         assert_eq!(ours.len(), 10);
         for row in comparison.iter().filter(|c| c.metric == metric) {
             if let Some(&mine) = ours.get(&(row.clients, row.policy.clone())) {
@@ -475,7 +487,7 @@ fn an_exponent_off_by_one_fails_the_comparison() {
     let tolerance = tolerance(190.0);
     let mut beyond = 0;
     for metric in ["writes", "completion_ms"] {
-        let mutant = means_with_errors(&out.join("contention_summary.csv"), metric);
+        let mutant = means_with_errors(&out.join("summary.csv"), metric, "se");
         for row in comparison.iter().filter(|c| c.metric == metric) {
             if let Some(&mine) = mutant.get(&(row.clients, row.policy.clone())) {
                 beyond += usize::from(z_score(row.original, mine).abs() > tolerance);
@@ -498,8 +510,8 @@ fn the_recheck_at_130_clients_agrees() {
     assert!(output.status.success(), "{output:?}");
     let key = (130, "exponential".to_string());
     for metric in ["writes", "completion_ms"] {
-        let original = means_with_errors(&recheck, metric)[&key];
-        let ours = means_with_errors(&out.join("contention_summary.csv"), metric)[&key];
+        let original = means_with_errors(&recheck, metric, "standard_error")[&key];
+        let ours = means_with_errors(&out.join("summary.csv"), metric, "se")[&key];
         let z = z_score(original, ours);
         assert!(z.abs() <= tolerance(190.0), "{metric}: {z}");
     }

@@ -1,11 +1,12 @@
 //! A contention run's `--json`, in the one shape of every model ([`crate::report::json`]):
-//! its parameters, the rows of `contention.csv` (`results`), its summary (none yet in the
-//! shared shape: `contention_summary.csv` is its own) and the files written.
+//! its parameters, the rows of `contention.csv` (`results`) and of `summary.csv` (`summary`),
+//! and the files written.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::summary::CELL_COLUMNS;
 use crate::model::contention::ContentionResults;
 use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
@@ -33,11 +34,12 @@ struct ContentionParameters<'a> {
 }
 
 /// The contention model's `--json`, declared once: [`ContentionParameters`], the columns of
-/// `contention.csv` ([`super::csv::RunRow`], documented there).
+/// `contention.csv` ([`super::csv::RunRow`], documented there) and of `summary.csv`.
 pub fn shape() -> Shape {
     let integer = |name| Field::new(name, Json::Integer);
     let number = |name| Field::new(name, Json::Number);
     let text = |name| Field::new(name, Json::Text);
+    let [clients, policy] = CELL_COLUMNS.map(|column| column.name);
     Shape {
         model: "contention",
         results_file: "contention.csv",
@@ -69,8 +71,10 @@ pub fn shape() -> Shape {
             number("mean_client_completion_ms"),
             integer("final_version"),
         ],
-        // The shared summary shape; its cell columns (clients, policy) come with it.
-        summary: estimate_fields(),
+        summary: [integer(clients), text(policy)]
+            .into_iter()
+            .chain(estimate_fields())
+            .collect(),
     }
 }
 
@@ -88,11 +92,12 @@ pub fn summary(results: &ContentionResults, files: &[PathBuf]) -> Vec<u8> {
         delay: model.setup.delay.describe(),
         max_retries: model.setup.max_retries,
     };
+    let summary = super::summary::summarise(results);
     envelope(
         &shape(),
         &parameters,
         &super::csv::contention_csv(results),
-        None,
+        Some(&crate::report::summary::summary_csv(&summary)),
         files,
     )
 }
