@@ -101,14 +101,15 @@ fi
 ours_config "$runs"
 "$simulate" --quiet --config "$work/aws-backoff.toml" --out "$work/ours"
 status=0
-"$python" - "$work/original.csv" "$work/ours/contention_summary.csv" "$work/compare.csv" <<'PYTHON' || status=$?
+"$python" - "$work/original.csv" "$work/ours/summary.csv" "$work/compare.csv" <<'PYTHON' || status=$?
 # Both tables side by side with z = (ours - original) / sqrt(se_ours^2 + se_original^2).
 import csv, math, sys
 from statistics import NormalDist
-def load(path):
-    return {(int(r["clients"]), r["policy"], r["metric"]): (int(r["runs"]), float(r["mean"]), float(r["standard_error"]))
+def load(path, se):
+    return {(int(r["clients"]), r["policy"], r["metric"]): (int(r["runs"]), float(r["mean"]), float(r[se]))
             for r in csv.DictReader(open(path)) if r["metric"] in ("writes", "completion_ms")}
-original, ours = load(sys.argv[1]), load(sys.argv[2])
+# The original's table names the standard error `standard_error`, our summary.csv `se`.
+original, ours = load(sys.argv[1], "standard_error"), load(sys.argv[2], "se")
 policies = ["none", "exponential", "full_jitter", "equal_jitter", "decorrelated_jitter"]
 metrics = ("writes", "completion_ms")
 comparisons = 19 * len(policies) * len(metrics)

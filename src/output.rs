@@ -13,7 +13,7 @@
 //!
 //! A run's file set replaces the previous run's: a manifest, `.simulate-<kind>-files`, lists
 //! the files the last run of that kind wrote, and a file listed there that the new run does not
-//! write (e.g. `ttl_sweep.csv` once a scenario drops its sweep) is removed with the renames.
+//! write (e.g. a one-run chart once a file becomes a sweep) is removed with the renames.
 //! No other file in the output folder is ever touched. (A power cut or `kill -9` in the middle
 //! of the renames can still leave a mix; its staging folder is removed by the next run. So is
 //! one that could not be removed, e.g. in an append-only folder; the caller hears of it.)

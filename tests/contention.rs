@@ -61,70 +61,29 @@ fn two_clients_collide_once_through_the_binary() {
             "{row:?}"
         );
     }
-    let summary = csv_rows(&out.join("contention_summary.csv"));
+    let summary = csv_rows(&out.join("summary.csv"));
     let time = summary
         .iter()
         .find(|row| row["policy"] == "exponential" && row["metric"] == "completion_ms")
         .unwrap();
     // Both runs are identical: mean 90, standard error 0.
+    assert_eq!((time["mean"].as_str(), time["se"].as_str()), ("90", "0"));
+    // Exponential against none, run by run: 90 − 80 ms both times, so 10 ± 0.
+    let differences = csv_rows(&out.join("differences.csv"));
+    let later = differences
+        .iter()
+        .find(|row| row["metric"] == "completion_ms")
+        .unwrap();
     assert_eq!(
-        (time["mean"].as_str(), time["standard_error"].as_str()),
-        ("90", "0")
+        (
+            later["policy"].as_str(),
+            later["compared"].as_str(),
+            later["baseline"].as_str(),
+            later["mean"].as_str(),
+            later["sd"].as_str()
+        ),
+        ("none", "policy", "exponential", "-10", "0")
     );
-}
-
-/// `--json`: the rows of both CSV files with the same keys and values (numbers as numbers,
-/// the three-decimal times as in the CSV), the parameters and the files written, and no table.
-#[test]
-fn json_has_the_rows_of_both_csv_files() {
-    let text = "model = \"contention\"\nclients = [2, 3]\nruns = 3\n\
-                policies = [\"exponential\", \"full_jitter\"]\n";
-    let (_folder, out, output) = run_file("race.toml", text, &["--json"]);
-    assert!(output.status.success(), "{output:?}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let parameters = &json["parameters"];
-    assert_eq!(parameters["config_file"], "race.toml");
-    assert_eq!(parameters["clients"], serde_json::json!([2, 3]));
-    assert_eq!(parameters["max_retries"], serde_json::Value::Null);
-    for (key, file) in [
-        ("runs", "contention.csv"),
-        ("summary", "contention_summary.csv"),
-    ] {
-        let rows = csv_rows(&out.join(file));
-        let objects = json[key].as_array().unwrap();
-        assert_eq!(objects.len(), rows.len(), "{key}");
-        assert!(!rows.is_empty());
-        for (row, object) in rows.iter().zip(objects) {
-            let object = object.as_object().unwrap();
-            assert_eq!(object.len(), row.len(), "{key}: {object:?}");
-            for (column, cell) in row {
-                let value = &object[column.as_str()];
-                match value {
-                    serde_json::Value::String(text) => assert_eq!(text, cell, "{column}"),
-                    serde_json::Value::Null => assert_eq!(cell, "", "{column}"),
-                    // serde_json's default parser may be one unit in the last place off.
-                    number => {
-                        let (json, csv) = (number.as_f64().unwrap(), cell.parse::<f64>().unwrap());
-                        assert!(
-                            (json - csv).abs() <= 1e-14 * csv.abs(),
-                            "{key} {column}: {json} vs {csv}"
-                        );
-                    }
-                }
-            }
-        }
-    }
-    let files = json["files"].as_array().unwrap();
-    assert_eq!(files.len(), 5);
-    assert!(files.iter().all(|path| {
-        out.join(
-            std::path::Path::new(path.as_str().unwrap())
-                .file_name()
-                .unwrap(),
-        )
-        .exists()
-    }));
-    assert!(!String::from_utf8_lossy(&output.stdout).contains("clients  "));
 }
 
 /// One thread or three: the same bytes in every file.
@@ -137,7 +96,8 @@ fn outputs_are_byte_identical_for_any_thread_count() {
     assert!(output.status.success(), "{output:?}");
     for name in [
         "contention.csv",
-        "contention_summary.csv",
+        "summary.csv",
+        "differences.csv",
         "calls.svg",
         "completion_time.svg",
         "report.md",
@@ -253,7 +213,7 @@ fn aws_scenario() -> (TempDir, PathBuf) {
 
 /// The summary of a run of the AWS scenario: mean of `metric` per (clients, policy).
 fn scenario_means(out: &Path, metric: &str) -> HashMap<(u32, String), f64> {
-    csv_rows(&out.join("contention_summary.csv"))
+    csv_rows(&out.join("summary.csv"))
         .into_iter()
         .filter(|row| row["metric"] == metric)
         .map(|row| {
@@ -347,7 +307,7 @@ fn has_the_published_shape(out: &Path) {
 /// five policies and `constant`; at 190 clients plain exponential backoff takes over ten times
 /// as long as any jittered policy.
 fn has_the_originals_parameters(root: &Path) {
-    let summary = csv_rows(&root.join("contention_summary.csv"));
+    let summary = csv_rows(&root.join("summary.csv"));
     let mut clients: Vec<u32> = summary
         .iter()
         .map(|row| row["clients"].parse().unwrap())
@@ -383,18 +343,16 @@ fn has_the_originals_parameters(root: &Path) {
     }
 }
 
-/// Means and standard errors of `metric` per (clients, policy) from a summary CSV.
-fn means_with_errors(path: &Path, metric: &str) -> HashMap<(u32, String), (f64, f64)> {
+/// Means and standard errors (column `se`) of `metric` per (clients, policy) from a summary
+/// CSV.
+fn means_with_errors(path: &Path, metric: &str, se: &str) -> HashMap<(u32, String), (f64, f64)> {
     csv_rows(path)
         .into_iter()
         .filter(|row| row["metric"] == metric)
         .map(|row| {
             (
                 (row["clients"].parse().unwrap(), row["policy"].clone()),
-                (
-                    row["mean"].parse().unwrap(),
-                    row["standard_error"].parse().unwrap(),
-                ),
+                (row["mean"].parse().unwrap(), row[se].parse().unwrap()),
             )
         })
         .collect()
@@ -490,7 +448,7 @@ fn the_aws_simulator_is_reproduced_within_the_tolerance() {
     assert!(output.status.success(), "{output:?}");
     let tolerance = tolerance(190.0);
     for metric in ["writes", "completion_ms"] {
-        let ours = means_with_errors(&out.join("contention_summary.csv"), metric);
+        let ours = means_with_errors(&out.join("summary.csv"), metric, "se");
         assert_eq!(ours.len(), 10);
         for row in comparison.iter().filter(|c| c.metric == metric) {
             if let Some(&mine) = ours.get(&(row.clients, row.policy.clone())) {
@@ -529,7 +487,7 @@ fn an_exponent_off_by_one_fails_the_comparison() {
     let tolerance = tolerance(190.0);
     let mut beyond = 0;
     for metric in ["writes", "completion_ms"] {
-        let mutant = means_with_errors(&out.join("contention_summary.csv"), metric);
+        let mutant = means_with_errors(&out.join("summary.csv"), metric, "se");
         for row in comparison.iter().filter(|c| c.metric == metric) {
             if let Some(&mine) = mutant.get(&(row.clients, row.policy.clone())) {
                 beyond += usize::from(z_score(row.original, mine).abs() > tolerance);
@@ -552,8 +510,8 @@ fn the_recheck_at_130_clients_agrees() {
     assert!(output.status.success(), "{output:?}");
     let key = (130, "exponential".to_string());
     for metric in ["writes", "completion_ms"] {
-        let original = means_with_errors(&recheck, metric)[&key];
-        let ours = means_with_errors(&out.join("contention_summary.csv"), metric)[&key];
+        let original = means_with_errors(&recheck, metric, "standard_error")[&key];
+        let ours = means_with_errors(&out.join("summary.csv"), metric, "se")[&key];
         let z = z_score(original, ours);
         assert!(z.abs() <= tolerance(190.0), "{metric}: {z}");
     }

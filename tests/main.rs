@@ -12,6 +12,7 @@ mod contention;
 mod crashes;
 mod engines;
 mod fuzz_regressions;
+mod json;
 mod load;
 mod mistakes;
 mod properties;

@@ -375,7 +375,7 @@ fn json_prints_the_companion_charges_for_scripts() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
-    assert_eq!(json["parameters"]["scenario_file"], "same-key-burst.toml");
+    assert_eq!(json["parameters"]["config_file"], "same-key-burst.toml");
     // The companion piece: 10 / 1 / 1 sequentially, 10 / more than 1 / 1 concurrently.
     let charges = |scenario: &str| -> Vec<u64> {
         json["results"]

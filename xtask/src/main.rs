@@ -3,7 +3,8 @@
 //! `cargo xtask docs` rewrites every generated region of README.md, CONTRIBUTING.md and the
 //! Markdown files under docs/ from the committed outputs (`output/`), the committed reference
 //! data (`benches/*.csv`, `tests/reference/`) and the recorded measurements
-//! (`docs/measurements/`). `cargo xtask docs --check` changes nothing and exits 1 naming every
+//! (`docs/measurements/`), and the JSON Schema of every model's `--json`
+//! (`schemas/<model>.schema.json`) from the library's declarations. `cargo xtask docs --check` changes nothing and exits 1 naming every
 //! stale region. A region is a function of the files its start line names; the prose around
 //! it is free to change.
 
@@ -109,6 +110,30 @@ fn docs(root: &Path, check: bool) -> Result<Vec<(String, String)>, String> {
             for label in changed {
                 println!("updated {file}: {label}");
             }
+        }
+    }
+    stale.extend(schemas(root, check)?);
+    Ok(stale)
+}
+
+/// Regenerates (or, with `check`, compares) the JSON Schema of every model's `--json`,
+/// `schemas/<model>.schema.json`, from the library's declarations; returns the stale ones as
+/// (file, `schema`).
+fn schemas(root: &Path, check: bool) -> Result<Vec<(String, String)>, String> {
+    let mut stale = Vec::new();
+    for (file, bytes) in simulate::report::json::schema_files() {
+        let path = root.join(&file);
+        if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
+            continue;
+        }
+        if check {
+            stale.push((file, "schema".to_string()));
+        } else {
+            if let Some(folder) = path.parent() {
+                std::fs::create_dir_all(folder).map_err(|error| format!("{file}: {error}"))?;
+            }
+            std::fs::write(&path, bytes).map_err(|error| format!("{file}: {error}"))?;
+            println!("updated {file}");
         }
     }
     Ok(stale)

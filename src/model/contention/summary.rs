@@ -1,8 +1,8 @@
-//! Means over runs with their standard errors and 95% intervals, per client count, policy
-//! and metric.
+//! The per-run quantities the contention model's summary estimates across runs, declared
+//! once (name, kind, unit, doc); `report::contention::summary` folds them into the shared
+//! summary shape (`summary.csv`, `differences.csv`).
 
-use super::{ContentionResults, Policy, RunTally};
-use engine::stats;
+use super::RunTally;
 
 engine::metrics! {
     /// A per-run quantity the summary averages.
@@ -36,116 +36,23 @@ impl Metric {
     }
 }
 
-/// One metric of one (client count, policy) over the runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MetricSummary {
-    /// Clients racing for the row.
-    pub clients: u32,
-    /// The backoff policy.
-    pub policy: Policy,
-    /// What is averaged.
-    pub metric: Metric,
-    /// Runs averaged.
-    pub runs: u32,
-    /// The mean over runs.
-    pub mean: f64,
-    /// The sample standard deviation across runs (divisor `runs − 1`); `None` for one run.
-    pub sd: Option<f64>,
-    /// The 95% interval for the expectation: Student's t across runs (`None` for one run).
-    pub interval: Option<stats::Interval>,
-}
-
-impl MetricSummary {
-    /// The standard error of the mean, `sd / √runs`; `None` for one run.
-    pub fn standard_error(&self) -> Option<f64> {
-        self.sd.map(|sd| sd / f64::from(self.runs).sqrt())
-    }
-}
-
-/// The summary of every (client count, policy, metric), in the results' order, metrics as in
-/// [`Metric::ALL`].
-pub fn summarise(results: &ContentionResults) -> Vec<MetricSummary> {
-    let runs = results.model.runs as usize;
-    results
-        .rows
-        .chunks(runs.max(1))
-        .flat_map(|group| {
-            let (clients, policy) = (group[0].clients, group[0].policy);
-            Metric::ALL.iter().map(move |&metric| {
-                let values: Vec<f64> = group.iter().map(|row| metric.of(&row.tally)).collect();
-                MetricSummary {
-                    clients,
-                    policy,
-                    metric,
-                    runs: values.len() as u32,
-                    mean: stats::mean(&values),
-                    sd: stats::sample_standard_deviation(&values),
-                    interval: (values.len() > 1).then(|| stats::t_interval(&values)),
-                }
-            })
-        })
-        .collect()
-}
-
-/// The summary of one (client count, policy, metric).
-pub fn find(
-    summary: &[MetricSummary],
-    clients: u32,
-    policy: Policy,
-    metric: Metric,
-) -> Option<&MetricSummary> {
-    summary
-        .iter()
-        .find(|row| row.clients == clients && row.policy == policy && row.metric == metric)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::contention::{ContentionModel, ContentionRow, ContentionSetup, Delay};
-    use engine::distribution::Distribution;
 
     #[test]
-    fn means_and_standard_errors_by_hand() {
-        let tally = |writes: u64, completion_ms: f64| RunTally {
-            writes,
-            completion_ms,
-            ..RunTally::default()
+    fn each_metric_reads_its_own_count() {
+        let tally = RunTally {
+            reads: 1,
+            writes: 2,
+            failed_writes: 3,
+            succeeded: 4,
+            gave_up: 5,
+            completion_ms: 6.0,
+            mean_client_completion_ms: 7.0,
+            final_version: 8,
         };
-        let model = ContentionModel {
-            title: "t".into(),
-            seed: 1,
-            runs: 3,
-            clients: vec![2],
-            policies: vec![Policy::None],
-            base_ms: 5.0,
-            cap_ms: 10.0,
-            setup: ContentionSetup {
-                delay: Delay::Timeline(Distribution::Fixed { ms: 1.0 }),
-                max_retries: None,
-            },
-        };
-        let rows = [tally(2, 10.0), tally(4, 20.0), tally(6, 60.0)]
-            .into_iter()
-            .enumerate()
-            .map(|(run, tally)| ContentionRow {
-                clients: 2,
-                policy: Policy::None,
-                run: run as u32,
-                tally,
-            })
-            .collect();
-        let summary = summarise(&ContentionResults { model, rows });
-        assert_eq!(summary.len(), Metric::ALL.len());
-        let writes = find(&summary, 2, Policy::None, Metric::Writes).unwrap();
-        // Mean 4, sd 2, standard error 2 / sqrt(3).
-        assert_eq!(writes.mean, 4.0);
-        assert_eq!(writes.sd, Some(2.0));
-        assert!((writes.standard_error().unwrap() - 2.0 / 3f64.sqrt()).abs() < 1e-15);
-        // t(0.975, 2) = 4.302653: 4 ± 4.302653 × 1.154701.
-        let interval = writes.interval.unwrap();
-        assert!((interval.high - (4.0 + 4.302_653 * 2.0 / 3f64.sqrt())).abs() < 1e-5);
-        let time = find(&summary, 2, Policy::None, Metric::CompletionMs).unwrap();
-        assert_eq!(time.mean, 30.0);
+        let values: Vec<f64> = Metric::ALL.iter().map(|metric| metric.of(&tally)).collect();
+        assert_eq!(values, [2.0, 3.0, 1.0, 6.0, 7.0, 5.0]);
     }
 }

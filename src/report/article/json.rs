@@ -1,55 +1,96 @@
-//! The article model's `--json` summary for scripts: the parameters, the rows of `results.csv` and the files
-//! written, as one JSON object on stdout.
+//! The article model's `--json`, in the one shape of every model ([`crate::report::json`]):
+//! its parameters, the rows of `results.csv` (`results`) and of its own `summary.csv`
+//! (`summary`: the closed form and z-score beside each estimate), and the files written.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::csv::{ResultRow, result_rows};
 use crate::model::article::ArticleResults;
-use crate::report::json::{paths, pretty};
+use crate::model::article::summary::summarise;
+use crate::report::json::{Field, Json, Shape, envelope};
 
 /// The parameters of the run, as `results.csv` would repeat them in every row.
 #[derive(Debug, Serialize)]
 struct Parameters<'a> {
+    /// The ACK-loss probabilities, in the order given.
     p: &'a [f64],
+    /// The seed of `numpy.random.default_rng`.
     seed: u64,
+    /// Payment requests per run and p.
     requests: u64,
+    /// Retries a client makes at most after its first send.
     max_retries: u32,
+    /// Replications.
     runs: u32,
 }
 
-#[derive(Debug, Serialize)]
-struct Summary<'a> {
-    parameters: Parameters<'a>,
-    results: Vec<serde_json::Value>,
-    files: Vec<String>,
+/// The article model's `--json`, declared once: [`Parameters`], the columns of `results.csv`
+/// ([`super::csv::ResultRow`]) and of `summary.csv` ([`super::summary::SummaryRow`]),
+/// documented there.
+pub fn shape() -> Shape {
+    let integer = |name| Field::new(name, Json::Integer);
+    let number = |name| Field::new(name, Json::Number);
+    let text = |name| Field::new(name, Json::Text);
+    Shape {
+        model: "article",
+        results_file: "results.csv",
+        parameters: vec![
+            Field::new("p", Json::Numbers),
+            integer("seed"),
+            integer("requests"),
+            integer("max_retries"),
+            integer("runs"),
+        ],
+        results: vec![
+            integer("run"),
+            number("p"),
+            text("server"),
+            integer("requests"),
+            integer("max_retries"),
+            integer("seed"),
+            integer("deliveries"),
+            integer("charges"),
+            integer("double_charged_requests"),
+            integer("extra_charges"),
+            integer("prevented_duplicates"),
+            integer("retries_exhausted"),
+        ],
+        summary: vec![
+            number("p"),
+            text("server"),
+            text("metric"),
+            integer("runs"),
+            integer("requests_per_run"),
+            number("mean"),
+            number("sd_across_runs").nullable(),
+            number("sd_per_request"),
+            number("ci_low"),
+            number("ci_high"),
+            text("interval"),
+            number("closed_form"),
+            number("z_score").nullable(),
+        ],
+    }
 }
 
-/// The summary as pretty-printed JSON, ending in a newline. `files` are the paths written.
+/// The `--json` of an article run, `files` the paths written.
 pub fn summary(results: &ArticleResults, files: &[PathBuf]) -> Vec<u8> {
     let model = &results.model;
-    let rows = result_rows(results);
-    let summary = Summary {
-        parameters: Parameters {
-            p: &model.ack_loss,
-            seed: model.seed,
-            requests: model.requests,
-            max_retries: model.max_retries,
-            runs: model.runs,
-        },
-        results: rows.iter().map(row_object).collect(),
-        files: paths(files),
+    let parameters = Parameters {
+        p: &model.ack_loss,
+        seed: model.seed,
+        requests: model.requests,
+        max_retries: model.max_retries,
+        runs: model.runs,
     };
-    pretty(&summary)
-}
-
-/// One row of `results.csv` as a JSON object with the same keys in the same order, `p` as a
-/// number rather than the CSV's text.
-fn row_object(row: &ResultRow) -> serde_json::Value {
-    let mut object = serde_json::to_value(row).expect("a row is a plain object");
-    object["p"] = serde_json::Value::from(row.p);
-    object
+    envelope(
+        &shape(),
+        &parameters,
+        &super::csv::results_csv(results),
+        Some(&super::summary::summary_csv(&summarise(results))),
+        files,
+    )
 }
 
 #[cfg(test)]
@@ -71,6 +112,7 @@ mod tests {
         let results = simulate(&model, Engine::Fast { threads: 1 }, &Silent).unwrap();
         let bytes = summary(&results, &[PathBuf::from("out/results.csv")]);
         let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(json["model"], "article");
         assert_eq!(json["parameters"]["p"], serde_json::json!([1.0]));
         assert_eq!(json["parameters"]["requests"], 10);
         assert_eq!(json["files"], serde_json::json!(["out/results.csv"]));
@@ -83,6 +125,14 @@ mod tests {
         assert_eq!(rows[1]["server"], "idempotency_key");
         assert_eq!(rows[1]["charges"], 10);
         assert_eq!(rows[1]["prevented_duplicates"], 20);
+        // Three deliveries per request, 2 extra charges without a key.
+        let summary = json["summary"].as_array().unwrap();
+        let deliveries = summary
+            .iter()
+            .find(|row| row["metric"] == "deliveries_per_request")
+            .unwrap();
+        assert_eq!(deliveries["mean"], 3.0);
+        assert_eq!(deliveries["sd_across_runs"], serde_json::Value::Null);
         assert_eq!(bytes.last(), Some(&b'\n'));
     }
 }

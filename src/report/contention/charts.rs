@@ -4,13 +4,15 @@
 
 use plotters::prelude::*;
 
-use crate::model::contention::summary::{Metric, MetricSummary};
+use super::summary::find;
+use crate::model::contention::summary::Metric;
 use crate::model::contention::{ContentionResults, Policy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
     FONT, GRID, draw_legend, draw_marked_line, frame, hue, layered_stroke, svg,
 };
 use crate::report::format::{grouped, tick, whole_tick};
+use crate::report::summary::{Row, Summary};
 
 /// One colour per policy (the matplotlib "tab10" hues, one per policy in [`Policy::ALL`]).
 fn colour(policy: Policy) -> RGBColor {
@@ -25,7 +27,7 @@ fn colour(policy: Policy) -> RGBColor {
 }
 
 /// The two charts, in a fixed order.
-pub fn all(results: &ContentionResults, summary: &[MetricSummary]) -> Vec<OutputFile> {
+pub fn all(results: &ContentionResults, summary: &Summary) -> Vec<OutputFile> {
     vec![
         OutputFile::new(
             "calls.svg",
@@ -71,19 +73,22 @@ pub fn parameters(results: &ContentionResults) -> String {
 /// One chart: `metric` against clients, a line per policy with interval bars.
 fn sweep(
     results: &ContentionResults,
-    summary: &[MetricSummary],
+    summary: &Summary,
     metric: Metric,
     title: &str,
     y_description: &str,
 ) -> String {
     let model = &results.model;
-    let series: Vec<(Policy, Vec<&MetricSummary>)> = model
+    let series: Vec<(Policy, Vec<(u32, &Row)>)> = model
         .policies
         .iter()
         .map(|&policy| {
-            let rows = summary
+            let rows = model
+                .clients
                 .iter()
-                .filter(|row| row.policy == policy && row.metric == metric)
+                .filter_map(|&clients| {
+                    find(summary, clients, policy, metric).map(|row| (clients, row))
+                })
                 .collect();
             (policy, rows)
         })
@@ -95,7 +100,12 @@ fn sweep(
     let top = series
         .iter()
         .flat_map(|(_, rows)| rows.iter())
-        .map(|row| row.interval.map_or(row.mean, |interval| interval.high))
+        .map(|(_, row)| {
+            let estimate = &row.estimate;
+            estimate
+                .interval
+                .map_or(estimate.mean, |interval| interval.high)
+        })
         .fold(1.0, f64::max)
         * 1.08;
     svg(title, &parameters(results), |area| {
@@ -118,9 +128,9 @@ fn sweep(
             let colour = colour(*policy);
             let stroke = layered_stroke(index, series.len());
             chart
-                .draw_series(rows.iter().filter_map(|row| {
-                    let interval = row.interval?;
-                    let at = f64::from(row.clients);
+                .draw_series(rows.iter().filter_map(|(clients, row)| {
+                    let interval = row.estimate.interval?;
+                    let at = f64::from(*clients);
                     Some(PathElement::new(
                         vec![
                             (at - cap, interval.low),
@@ -136,7 +146,7 @@ fn sweep(
                 .map_err(|e| e.to_string())?;
             let points: Vec<(f64, f64)> = rows
                 .iter()
-                .map(|row| (f64::from(row.clients), row.mean))
+                .map(|(clients, row)| (f64::from(*clients), row.estimate.mean))
                 .collect();
             draw_marked_line(&mut chart, &points, (colour, stroke), policy.name(), 18)?;
         }

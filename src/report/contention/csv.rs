@@ -1,15 +1,13 @@
-//! `contention.csv` (one row per client count, policy and run) and `contention_summary.csv`
-//! (means over runs with standard errors and 95% intervals).
+//! `contention.csv`: one row per client count, policy and run (the summary over runs is in
+//! the shared shape, [`super::summary`]).
 
 use serde::Serialize;
 
-use crate::model::contention::summary::MetricSummary;
 use crate::model::contention::{ContentionModel, ContentionResults, ContentionRow};
 use crate::report::format::{decimal, to_csv};
 
-/// One row of `contention.csv`: one simulation of `clients` clients racing for the row. The
-/// CSV file writes the backoff's parameters (`Decimal`) and the times (`Millis`) as text, the
-/// `--json` summary as numbers.
+/// One row of `contention.csv`: one simulation of `clients` clients racing for the row, the
+/// backoff's parameters written as `Decimal` and the times as `Millis`.
 #[derive(Debug, Serialize)]
 pub struct RunRow<Decimal, Millis> {
     /// Clients racing to update the row, each until its write is accepted (clients).
@@ -50,36 +48,6 @@ pub struct RunRow<Decimal, Millis> {
     pub final_version: u64,
 }
 
-/// One row of `contention_summary.csv`: one metric of one (client count, policy) over the
-/// runs. The CSV file writes the statistics (`Decimal`) as text, the `--json` summary as
-/// numbers.
-#[derive(Debug, Serialize)]
-pub struct SummaryRow<Decimal> {
-    /// Clients racing for the row (clients).
-    pub clients: u32,
-    /// The backoff policy, as in `contention.csv`.
-    pub policy: &'static str,
-    /// `writes`, `failed_writes`, `reads` (calls per run), `completion_ms`,
-    /// `mean_client_completion_ms` (ms) or `gave_up` (clients per run): the columns of
-    /// `contention.csv` of the same names.
-    pub metric: &'static str,
-    /// Runs averaged (runs).
-    pub runs: u32,
-    /// The mean over runs (the metric's unit).
-    pub mean: Decimal,
-    /// The standard error of the mean, `sd_across_runs / √runs` (the metric's unit; empty
-    /// for one run).
-    pub standard_error: Option<Decimal>,
-    /// The sample standard deviation across runs, divisor `runs − 1` (the metric's unit;
-    /// empty for one run).
-    pub sd_across_runs: Option<Decimal>,
-    /// The low end of the 95% Student-t interval for the expectation, `runs − 1` degrees of
-    /// freedom (the metric's unit; empty for one run).
-    pub ci_low: Option<Decimal>,
-    /// The high end of the same interval (the metric's unit; empty for one run).
-    pub ci_high: Option<Decimal>,
-}
-
 impl<Decimal, Millis> RunRow<Decimal, Millis> {
     /// The row of one run of `model`, the backoff's parameters written by `decimal` and the
     /// times (ms) by `millis`.
@@ -110,25 +78,8 @@ impl<Decimal, Millis> RunRow<Decimal, Millis> {
     }
 }
 
-impl<Decimal> SummaryRow<Decimal> {
-    /// The row of one metric's summary, its statistics written by `decimal`.
-    pub fn new(row: &MetricSummary, decimal: impl Fn(f64) -> Decimal) -> Self {
-        Self {
-            clients: row.clients,
-            policy: row.policy.name(),
-            metric: row.metric.name(),
-            runs: row.runs,
-            mean: decimal(row.mean),
-            standard_error: row.standard_error().map(&decimal),
-            sd_across_runs: row.sd.map(&decimal),
-            ci_low: row.interval.map(|interval| decimal(interval.low)),
-            ci_high: row.interval.map(|interval| decimal(interval.high)),
-        }
-    }
-}
-
 /// Three decimals (ms).
-pub(super) fn millis(value: f64) -> String {
+fn millis(value: f64) -> String {
     format!("{value:.3}")
 }
 
@@ -141,9 +92,4 @@ pub fn contention_csv(results: &ContentionResults) -> Vec<u8> {
             .iter()
             .map(|row| RunRow::new(&results.model, row, decimal, millis)),
     )
-}
-
-/// The bytes of `contention_summary.csv`, in the summary's order.
-pub fn summary_csv(summary: &[MetricSummary]) -> Vec<u8> {
-    to_csv(summary.iter().map(|row| SummaryRow::new(row, decimal)))
 }

@@ -1,15 +1,14 @@
-//! A contention run's `--json` summary for scripts: its parameters, the rows of
-//! `contention_summary.csv` and of `contention.csv` (same keys, same order, numbers as JSON
-//! numbers) and the files written, as one JSON object on stdout.
+//! A contention run's `--json`, in the one shape of every model ([`crate::report::json`]):
+//! its parameters, the rows of `contention.csv` (`results`) and of `summary.csv` (`summary`),
+//! and the files written.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::csv::{RunRow, SummaryRow, millis};
+use super::summary::CELL_COLUMNS;
 use crate::model::contention::ContentionResults;
-use crate::model::contention::summary::MetricSummary;
-use crate::report::json::{paths, pretty};
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
 /// The parameters of a contention run, as the config file and flags set them.
 #[derive(Debug, Serialize)]
@@ -34,35 +33,53 @@ struct ContentionParameters<'a> {
     max_retries: Option<u32>,
 }
 
-/// The `--json` summary of a contention run.
-#[derive(Debug, Serialize)]
-struct ContentionSummary<'a> {
-    /// The run's parameters.
-    parameters: ContentionParameters<'a>,
-    /// The rows of `contention_summary.csv`; the values absent for one run are `null`.
-    summary: Vec<SummaryRow<f64>>,
-    /// The rows of `contention.csv`, times rounded to 3 decimals as there; `max_retries` is
-    /// `null` when clients retry until their write is accepted.
-    runs: Vec<RunRow<f64, f64>>,
-    /// The paths written.
-    files: Vec<String>,
+/// The contention model's `--json`, declared once: [`ContentionParameters`], the columns of
+/// `contention.csv` ([`super::csv::RunRow`], documented there) and of `summary.csv`.
+pub fn shape() -> Shape {
+    let integer = |name| Field::new(name, Json::Integer);
+    let number = |name| Field::new(name, Json::Number);
+    let text = |name| Field::new(name, Json::Text);
+    let [clients, policy] = CELL_COLUMNS.map(|column| column.name);
+    Shape {
+        model: "contention",
+        results_file: "contention.csv",
+        parameters: vec![
+            text("config_file"),
+            integer("seed"),
+            integer("runs"),
+            Field::new("clients", Json::Integers),
+            Field::new("policies", Json::Texts),
+            number("base_ms"),
+            number("cap_ms"),
+            text("delay"),
+            integer("max_retries").nullable(),
+        ],
+        results: vec![
+            integer("clients"),
+            text("policy"),
+            integer("run"),
+            integer("seed"),
+            number("base_ms"),
+            number("cap_ms"),
+            integer("max_retries").nullable(),
+            integer("reads"),
+            integer("writes"),
+            integer("failed_writes"),
+            integer("succeeded"),
+            integer("gave_up"),
+            number("completion_ms"),
+            number("mean_client_completion_ms"),
+            integer("final_version"),
+        ],
+        summary: [integer(clients), text(policy)]
+            .into_iter()
+            .chain(estimate_fields())
+            .collect(),
+    }
 }
 
-/// `value` rounded to the 3 decimals `contention.csv` prints (ms).
-fn rounded_millis(value: f64) -> f64 {
-    millis(value)
-        .parse()
-        .expect("a formatted number parses back")
-}
-
-/// The summary of a contention run: its parameters, the rows of `contention_summary.csv`
-/// (`summary`) and of `contention.csv` (`runs`), and the paths written, as pretty-printed JSON
-/// ending in a newline.
-pub fn summary(
-    results: &ContentionResults,
-    summary: &[MetricSummary],
-    files: &[PathBuf],
-) -> Vec<u8> {
+/// The `--json` of a contention run, `files` the paths written.
+pub fn summary(results: &ContentionResults, files: &[PathBuf]) -> Vec<u8> {
     let model = &results.model;
     let parameters = ContentionParameters {
         config_file: &model.title,
@@ -75,20 +92,12 @@ pub fn summary(
         delay: model.setup.delay.describe(),
         max_retries: model.setup.max_retries,
     };
-    let same = |value: f64| value;
-    let summary = summary
-        .iter()
-        .map(|row| SummaryRow::new(row, same))
-        .collect();
-    let runs = results
-        .rows
-        .iter()
-        .map(|row| RunRow::new(model, row, same, rounded_millis))
-        .collect();
-    pretty(&ContentionSummary {
-        parameters,
-        summary,
-        runs,
-        files: paths(files),
-    })
+    let summary = super::summary::summarise(results);
+    envelope(
+        &shape(),
+        &parameters,
+        &super::csv::contention_csv(results),
+        Some(&crate::report::summary::summary_csv(&summary)),
+        files,
+    )
 }

@@ -1,14 +1,14 @@
-//! `report.md` of a contention run: the parameters, the table of means with standard errors,
+//! `report.md` of a contention run: the parameters, the table of means with their 95% intervals,
 //! and the two charts with one sentence each.
 
 use crate::model::contention::ContentionResults;
-use crate::model::contention::summary::MetricSummary;
+use crate::report::summary::Summary;
 
 use super::charts::parameters;
-use super::table::{HEADERS, rows};
+use super::table::{HEADERS, legend, rows};
 
 /// The report's Markdown.
-pub fn report(results: &ContentionResults, summary: &[MetricSummary]) -> String {
+pub fn report(results: &ContentionResults, summary: &Summary) -> String {
     let model = &results.model;
     let mut text = format!("# Contention on one row: {}\n\n", model.title);
     text.push_str(&format!(
@@ -31,7 +31,8 @@ pub fn report(results: &ContentionResults, summary: &[MetricSummary]) -> String 
          decorrelated_jitter.\n\n",
         model.seed
     ));
-    text.push_str("## Means over runs (± standard error)\n\n");
+    text.push_str("## Means over runs\n\n");
+    text.push_str(&format!("{}.\n\n", capitalised(&legend(model.runs))));
     text.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
     text.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
     for row in rows(results, summary) {
@@ -40,8 +41,12 @@ pub fn report(results: &ContentionResults, summary: &[MetricSummary]) -> String 
     text.push_str(
         "\nWrite calls are what the AWS post calls \"calls\" (reads are not counted there); \
          completion is the time at which the last client received its accepted write's \
-         reply, the post's \"time\". `contention.csv` has every run, \
-         `contention_summary.csv` every mean with its standard error and 95% interval.\n\n",
+         reply, the post's \"time\". `contention.csv` has every run, `summary.csv` every \
+         mean with its standard deviation, standard error and 95% interval, and \
+         `differences.csv` each policy minus each policy listed before it at the same client \
+         count, run k against run k (the policies' runs draw from independent streams, so \
+         these are differences of independent runs, not paired ones: the interval is valid \
+         but no narrower than comparing the two means).\n\n",
     );
     text.push_str("## Charts\n\n");
     text.push_str(
@@ -53,4 +58,12 @@ pub fn report(results: &ContentionResults, summary: &[MetricSummary]) -> String 
          intervals.\n",
     );
     text
+}
+
+/// `text` with its first letter upper-case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }

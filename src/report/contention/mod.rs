@@ -1,23 +1,26 @@
-//! The contention model's outputs: `contention.csv`, `contention_summary.csv`, the two
-//! charts, `report.md`, the stdout table and the `--json` summary.
+//! The contention model's outputs: `contention.csv`, `summary.csv` and `differences.csv`
+//! (the shared summary shape), the two charts, `report.md`, the stdout table and the `--json`
+//! object.
 
 pub mod charts;
 pub mod csv;
 pub mod json;
 pub mod markdown;
+pub mod summary;
 pub mod table;
 
 use crate::model::contention::ContentionResults;
-use crate::model::contention::summary::summarise;
+use crate::report::summary::{differences_csv, summary_csv};
 use crate::report::{OutputFile, Report};
 
 impl Report for ContentionResults {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let summary = summarise(self);
+        let summary = summary::summarise(self);
         let mut files = vec![
             OutputFile::new("contention.csv", csv::contention_csv(self)),
-            OutputFile::new("contention_summary.csv", csv::summary_csv(&summary)),
+            OutputFile::new("summary.csv", summary_csv(&summary)),
+            OutputFile::new("differences.csv", differences_csv(&summary)),
         ];
         files.extend(charts::all(self, &summary));
         files.push(OutputFile::report_md(markdown::report(self, &summary)));
@@ -25,12 +28,10 @@ impl Report for ContentionResults {
     }
 
     fn table(&self) -> String {
-        let summary = summarise(self);
-        table::render(self, &summary)
+        table::render(self, &summary::summarise(self))
     }
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
-        let summary = summarise(self);
-        json::summary(self, &summary, written)
+        json::summary(self, written)
     }
 }

@@ -1,28 +1,24 @@
 //! The stdout table of a contention run: per client count and policy, the mean write calls,
-//! rejected writes and completion time over the runs, with standard errors.
+//! rejected writes and completion time over the runs, each ± the half-width of its 95%
+//! interval when there are two runs or more.
 
+use super::summary::find;
 use crate::model::contention::ContentionResults;
-use crate::model::contention::summary::{Metric, MetricSummary, find};
+use crate::model::contention::summary::Metric;
 use crate::report::format::layout;
-
-/// `mean ± standard error` with `decimals` decimals (the mean alone for one run).
-pub fn with_error(row: &MetricSummary, decimals: usize) -> String {
-    match row.standard_error() {
-        Some(error) => format!("{:.decimals$} ± {:.decimals$}", row.mean, error),
-        None => format!("{:.decimals$}", row.mean),
-    }
-}
+use crate::report::summary::{Summary, plus_minus};
 
 /// The table's rows: clients, policy, write calls, rejected writes, completion time (reads
 /// equal write calls whenever no client gives up; they are in the CSV files).
-pub fn rows(results: &ContentionResults, summary: &[MetricSummary]) -> Vec<Vec<String>> {
+pub fn rows(results: &ContentionResults, summary: &Summary) -> Vec<Vec<String>> {
     let model = &results.model;
     let mut rows = Vec::new();
     for &clients in &model.clients {
         for &policy in &model.policies {
             let cell = |metric: Metric, decimals: usize| {
-                find(summary, clients, policy, metric)
-                    .map_or_else(String::new, |row| with_error(row, decimals))
+                find(summary, clients, policy, metric).map_or_else(String::new, |row| {
+                    plus_minus(row.metric, &row.estimate, decimals)
+                })
             };
             rows.push(vec![
                 clients.to_string(),
@@ -45,13 +41,23 @@ pub const HEADERS: [&str; 5] = [
     "completion ms",
 ];
 
+/// What the numbers are, after the table: means over the runs, with the interval's
+/// half-width when there is one.
+pub fn legend(runs: u32) -> String {
+    if runs > 1 {
+        format!("means over {runs} runs per row ± the half-width of their 95% t intervals")
+    } else {
+        "one run per row (no interval)".to_string()
+    }
+}
+
 /// The table as text.
-pub fn render(results: &ContentionResults, summary: &[MetricSummary]) -> String {
-    let runs = results.model.runs;
+pub fn render(results: &ContentionResults, summary: &Summary) -> String {
     let mut text = layout(&HEADERS, &rows(results, summary));
     text.push_str(&format!(
-        "\nmeans over {runs} runs per row ± their standard errors; write calls are the AWS \
-         post's \"calls\", completion is when the last client's write was accepted\n"
+        "\n{}; write calls are the AWS post's \"calls\", completion is when the last client's \
+         write was accepted\n",
+        legend(results.model.runs)
     ));
     text
 }

@@ -1,32 +1,109 @@
-//! A load run's `--json` summary for scripts: its parameters, the stdout table's rows and the
-//! files written, as one JSON object on stdout.
+//! A load run's `--json`, in the one shape of every model ([`crate::report::json`]): its
+//! parameters, the rows of `load.csv` (`results`), its summary (none yet: see
+//! [`summary_csv`]) and the files written.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::model::load::LoadResults;
-use crate::report::json::{paths, pretty};
+use crate::model::load::tally::LoadCounts;
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
+/// The parameters of a load run.
 #[derive(Debug, Serialize)]
-struct LoadSummary<'a> {
-    scenario_file: &'a str,
+struct LoadParameters<'a> {
+    /// The config file's name.
+    config_file: &'a str,
+    /// The seed of the run streams.
     seed: u64,
+    /// Replications.
     runs: u32,
-    columns: Vec<&'static str>,
-    rows: Vec<Vec<String>>,
-    files: Vec<String>,
+    /// The scenarios, in the order reported.
+    scenarios: Vec<&'a str>,
+    /// The strategies, in the order reported.
+    strategies: Vec<&'static str>,
+    /// The time series' bucket (ms).
+    bucket_ms: f64,
 }
 
-/// The summary: parameters, the table's rows (as in the stdout table) and the paths written.
+/// The load model's `--json`, declared once: [`LoadParameters`] and the columns of
+/// `load.csv` ([`super::csv::LoadCsvRow`]: the run's columns, the counters of
+/// [`LoadCounts::COLUMNS`], every one a whole number, the derived columns, then the trailing
+/// counters; documented there).
+pub fn shape() -> Shape {
+    let integer = |name| Field::new(name, Json::Integer);
+    let number = |name| Field::new(name, Json::Number);
+    let text = |name| Field::new(name, Json::Text);
+    let leading = LoadCounts::COLUMNS.len() - LoadCounts::TRAILING_COLUMNS;
+    let counters = |columns: &[engine::counters::Column]| -> Vec<Field> {
+        columns.iter().map(|column| integer(column.name)).collect()
+    };
+    let mut results = vec![
+        integer("run"),
+        text("scenario"),
+        text("strategy"),
+        integer("seed"),
+    ];
+    results.extend(counters(&LoadCounts::COLUMNS[..leading]));
+    results.extend([
+        number("offered_load_per_s"),
+        number("throughput_per_s"),
+        number("goodput_per_s"),
+        number("amplification"),
+        number("mean_queue_wait_ms"),
+        number("mean_queue_length"),
+        integer("queue_length_p50"),
+        integer("queue_length_p99"),
+        integer("queue_length_max"),
+        integer("in_flight_p50"),
+        integer("in_flight_p99"),
+        integer("in_flight_max"),
+        Field::new("recovered", Json::Boolean).nullable(),
+        number("recovered_at_s").nullable(),
+        number("end_s"),
+    ]);
+    results.extend(counters(&LoadCounts::COLUMNS[leading..]));
+    Shape {
+        model: "load",
+        results_file: "load.csv",
+        parameters: vec![
+            text("config_file"),
+            integer("seed"),
+            integer("runs"),
+            Field::new("scenarios", Json::Texts),
+            Field::new("strategies", Json::Texts),
+            number("bucket_ms"),
+        ],
+        results,
+        // The shared summary shape; its cell columns (scenario, strategy) come with it.
+        summary: estimate_fields(),
+    }
+}
+
+/// The bytes of the load model's `summary.csv` for `--json`: none yet. The one place to wire
+/// the load summary in: return `Some(crate::report::summary::summary_csv(&summary))` and add
+/// its cell columns to [`shape`]'s `summary`.
+fn summary_csv(_results: &LoadResults) -> Option<Vec<u8>> {
+    None
+}
+
+/// The `--json` of a load run, `files` the paths written.
 pub fn summary(results: &LoadResults, files: &[PathBuf]) -> Vec<u8> {
     let model = &results.model;
-    pretty(&LoadSummary {
-        scenario_file: &model.title,
+    let parameters = LoadParameters {
+        config_file: &model.title,
         seed: model.seed,
         runs: model.runs,
-        columns: super::table::HEADERS.to_vec(),
-        rows: super::table::rows(results),
-        files: paths(files),
-    })
+        scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
+        strategies: model.strategies.iter().map(|s| s.name()).collect(),
+        bucket_ms: model.bucket_ms,
+    };
+    envelope(
+        &shape(),
+        &parameters,
+        &super::csv::load_csv(results),
+        summary_csv(results).as_deref(),
+        files,
+    )
 }

@@ -1,5 +1,5 @@
-//! `timeline.csv` (one row per run, scenario and strategy), and the same
-//! rows as JSON objects for `--json`. The counter columns come from
+//! `timeline.csv` (one row per run, scenario and strategy; `--json` reads it back,
+//! [`super::json`]). The counter columns come from
 //! [`Counters::columns`](crate::model::timeline::Counters::columns), so every counter is
 //! written, in the order it is declared, from that one place.
 
@@ -17,8 +17,7 @@ pub enum Cell {
     Text(String),
     /// A ratio, in its shortest round-trip decimal form.
     Real(f64),
-    /// A number written with a fixed format in CSV (`text`) and as a JSON number (`value`;
-    /// `None`: empty in CSV, `null` in JSON).
+    /// A number written with a fixed format (`text`; empty when `value` is `None`).
     Number {
         /// The value, if any.
         value: Option<f64>,
@@ -41,16 +40,6 @@ impl Cell {
         Cell::Number {
             value,
             text: value.map_or_else(String::new, |v| v.to_string()),
-        }
-    }
-
-    /// The cell as a JSON value: counts and numbers as numbers, absent numbers as `null`.
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Cell::Count(count) => (*count).into(),
-            Cell::Text(text) => text.as_str().into(),
-            Cell::Real(value) => (*value).into(),
-            Cell::Number { value, .. } => value.map_or(serde_json::Value::Null, Into::into),
         }
     }
 }

@@ -1,51 +1,109 @@
-//! A timeline run's `--json` summary for scripts: its parameters, the rows of `timeline.csv`
-//! and the files written, as one JSON object on stdout.
+//! A timeline run's `--json`, in the one shape of every model ([`crate::report::json`]): its
+//! parameters, the rows of `timeline.csv` (`results`), its summary (none yet: see
+//! [`summary_csv`]) and the files written.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::model::timeline::TimelineResults;
-use crate::report::json::{paths, pretty};
+use crate::model::timeline::{Counters, TimelineResults};
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
 /// The parameters of a timeline run.
 #[derive(Debug, Serialize)]
 struct TimelineParameters<'a> {
-    scenario_file: &'a str,
+    /// The config file's name.
+    config_file: &'a str,
+    /// The seed of the run streams.
     seed: u64,
+    /// Payments per scenario and run.
     payments: u64,
+    /// Replications.
     runs: u32,
+    /// The scenarios, in the order reported.
     scenarios: Vec<&'a str>,
 }
 
-#[derive(Debug, Serialize)]
-struct TimelineSummary<'a> {
-    parameters: TimelineParameters<'a>,
-    results: Vec<serde_json::Map<String, serde_json::Value>>,
-    files: Vec<String>,
+/// The timeline model's `--json`, declared once: [`TimelineParameters`] and the columns of
+/// `timeline.csv` (written in [`super::csv`]; the counters' from [`Counters::COLUMNS`], every
+/// one a whole number). The backend's columns are written only by a file with a backend, so
+/// they are not in every file.
+pub fn shape() -> Shape {
+    let integer = |name| Field::new(name, Json::Integer);
+    let number = |name| Field::new(name, Json::Number);
+    let text = |name| Field::new(name, Json::Text);
+    let backend_counters = Counters::COLUMNS.len() - Counters::BACKEND_COLUMNS;
+    let mut results = vec![
+        integer("run"),
+        text("scenario"),
+        text("strategy"),
+        integer("seed"),
+        integer("copies"),
+        integer("max_retries"),
+        number("key_ttl_ms").nullable(),
+        number("retry_window_ms"),
+        text("key_store").sometimes(),
+        number("crash_rate").sometimes(),
+        number("key_write_failure").sometimes(),
+        Field::new("provider_pass_key", Json::Boolean)
+            .nullable()
+            .sometimes(),
+        integer("provider_max_retries").nullable().sometimes(),
+        text("receipts").nullable().sometimes(),
+    ];
+    results.extend(Counters::COLUMNS.iter().enumerate().map(|(index, column)| {
+        let field = integer(column.name);
+        if index >= backend_counters {
+            field.sometimes()
+        } else {
+            field
+        }
+    }));
+    results.extend([
+        number("latency_p50_ms").nullable(),
+        number("latency_p95_ms").nullable(),
+        number("latency_p99_ms").nullable(),
+        number("deliveries_per_payment"),
+        number("simulated_span_ms"),
+    ]);
+    Shape {
+        model: "timeline",
+        results_file: "timeline.csv",
+        parameters: vec![
+            text("config_file"),
+            integer("seed"),
+            integer("payments"),
+            integer("runs"),
+            Field::new("scenarios", Json::Texts),
+        ],
+        results,
+        // The shared summary shape; its cell columns (scenario, strategy) come with it.
+        summary: estimate_fields(),
+    }
 }
 
-/// The summary of a timeline run: its parameters, the rows of `timeline.csv` (same keys, same
-/// order; numbers as JSON numbers, an absent latency or TTL as `null`) and the paths written, as pretty-printed JSON ending in a newline.
+/// The bytes of the timeline's `summary.csv` for `--json`: none yet. The one place to wire
+/// the timeline's summary in: return `Some(crate::report::summary::summary_csv(&summary))`
+/// and add its cell columns to [`shape`]'s `summary`.
+fn summary_csv(_results: &TimelineResults) -> Option<Vec<u8>> {
+    None
+}
+
+/// The `--json` of a timeline run, `files` the paths written.
 pub fn summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
     let model = &results.model;
-    let summary = TimelineSummary {
-        parameters: TimelineParameters {
-            scenario_file: &model.title,
-            seed: model.seed,
-            payments: model.payments,
-            runs: model.runs,
-            scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
-        },
-        results: super::csv::rows(results)
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|(name, cell)| ((*name).to_string(), cell.to_json()))
-                    .collect()
-            })
-            .collect(),
-        files: paths(files),
+    let parameters = TimelineParameters {
+        config_file: &model.title,
+        seed: model.seed,
+        payments: model.payments,
+        runs: model.runs,
+        scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
     };
-    pretty(&summary)
+    envelope(
+        &shape(),
+        &parameters,
+        &super::csv::timeline_csv(results),
+        summary_csv(results).as_deref(),
+        files,
+    )
 }

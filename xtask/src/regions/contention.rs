@@ -8,7 +8,7 @@ use crate::numbers::{decimal, grouped, normal_quantile};
 /// The client counts the means table shows.
 const CLIENTS: [&str; 4] = ["10", "50", "100", "190"];
 
-/// The summary row of (clients, policy, metric) in `contention_summary.csv`.
+/// The summary row of (clients, policy, metric) in the contention model's `summary.csv`.
 pub fn summary_row<'a>(
     csv: &'a Csv,
     clients: &str,
@@ -24,20 +24,21 @@ pub fn summary_row<'a>(
         .ok_or_else(|| format!("{}: no row {clients} {policy} {metric}", csv.path))
 }
 
-/// `mean ± standard error` with `decimals` decimals.
+/// `mean ± half-width` of the 95% interval with `decimals` decimals.
 fn with_error(row: Row, decimals: usize) -> String {
     format!(
         "{} ± {}",
         decimal(row.num("mean"), decimals),
-        decimal(row.num("standard_error"), decimals)
+        decimal(row.num("ci_high") - row.num("mean"), decimals)
     )
 }
 
-/// `contention-means`: `output/aws-backoff/contention_summary.csv`: write calls and completion
-/// time per policy at 10, 50, 100 and 190 clients, means over the runs with standard errors.
+/// `contention-means`: `output/aws-backoff/summary.csv`: write calls and completion time per
+/// policy at 10, 50, 100 and 190 clients, means over the runs ± the half-widths of their 95%
+/// intervals.
 pub fn means(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     no_argument(argument)?;
-    let csv = ctx.csv("output/aws-backoff/contention_summary.csv")?;
+    let csv = ctx.csv("output/aws-backoff/summary.csv")?;
     let policies = csv.distinct("policy");
     let mut rows = Vec::new();
     for clients in CLIENTS {

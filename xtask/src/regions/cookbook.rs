@@ -310,11 +310,11 @@ pub fn ttl(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
 /// The client count of the backoff question.
 const CLIENTS: &str = "50";
 
-/// `cookbook-backoff`: `output/aws-backoff/contention_summary.csv` at 50 clients: write calls
+/// `cookbook-backoff`: `output/aws-backoff/summary.csv` at 50 clients: write calls
 /// and completion time per policy with 95% intervals over the runs.
 pub fn backoff(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     no_argument(argument)?;
-    let csv = ctx.csv("output/aws-backoff/contention_summary.csv")?;
+    let csv = ctx.csv("output/aws-backoff/summary.csv")?;
     let mut rows = Vec::new();
     let mut by_policy = Vec::new();
     for policy in csv.distinct("policy") {
@@ -466,7 +466,7 @@ pub fn tour(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         recovered(&keyed),
     ));
 
-    let race = ctx.csv("output/aws-backoff/contention_summary.csv")?;
+    let race = ctx.csv("output/aws-backoff/summary.csv")?;
     let calls = |policy: &str| -> Result<String, String> {
         Ok(decimal(
             contention::summary_row(&race, CLIENTS, policy, "writes")?.num("mean"),

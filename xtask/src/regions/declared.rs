@@ -35,7 +35,7 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     use simulate::model::{article, contention, load, timeline};
     let what = required(
         argument,
-        "timeline, load, load-buckets, article-metrics or contention-metrics",
+        "timeline, load, load-buckets, article-metrics, contention-metrics or summary",
     )?;
     let (columns, source): (&[Column], &str) = match what {
         "timeline" => (
@@ -51,6 +51,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         "contention-metrics" => (
             contention::summary::Metric::COLUMNS,
             "src/model/contention/summary.rs",
+        ),
+        "summary" => (
+            &simulate::report::summary::ESTIMATE_COLUMNS,
+            "src/report/summary.rs",
         ),
         other => return Err(format!("no columns {other}")),
     };
