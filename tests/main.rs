@@ -15,6 +15,7 @@ mod fuzz_regressions;
 mod load;
 mod mistakes;
 mod properties;
+mod queueing;
 mod readable;
 mod reliability;
 mod statistics;
