@@ -305,3 +305,59 @@ fn an_md1_queue_matches_pollaczek_khinchine() {
         }
     }
 }
+
+/// The steady-state columns are written from their one declaration: they end `load.csv`'s
+/// header in the declared order, and `--json` has one `steady_state` object per row with the
+/// same names and the same values as numbers (the CSV's 3 decimals aside).
+#[test]
+fn the_csv_and_the_json_write_the_declared_steady_state_columns() {
+    let folder = tempfile::TempDir::new().unwrap();
+    let config = folder.path().join("small.toml");
+    let queue = Queue {
+        workers: 2,
+        rate_per_s: 15.0,
+        processing: "{ distribution = \"exponential\", mean_ms = 100 }",
+        duration_s: 20.0,
+        warm_up_s: 2.0,
+        runs: 2,
+        seed: 3,
+    };
+    std::fs::write(&config, queue.text()).unwrap();
+    let out = folder.path().join("out");
+    let assert = crate::common::simulate()
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let declared: Vec<&str> = Steady::COLUMNS.iter().map(|column| column.name).collect();
+    let header = crate::common::csv_header(&out.join("load.csv"));
+    assert!(
+        header.ends_with(&format!(",events,{}", declared.join(","))),
+        "{header}"
+    );
+    let rows = crate::common::csv_rows(&out.join("load.csv"));
+    let objects = json["steady_state"].as_array().unwrap();
+    assert_eq!(objects.len(), rows.len());
+    for (object, row) in objects.iter().zip(&rows) {
+        let keys: Vec<&str> = object
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys[..3], ["run", "scenario", "strategy"]);
+        assert_eq!(keys[3..], declared[..]);
+        for name in &declared {
+            let cell: f64 = row[*name].parse().unwrap();
+            let value = object[*name].as_f64().unwrap();
+            assert!(
+                (cell - value).abs() <= 0.0005 + 1e-12,
+                "{name}: {cell} vs {value}"
+            );
+        }
+    }
+}
