@@ -73,6 +73,7 @@ fn model(scenarios: Vec<LoadScenario>, runs: u32, strategies: &[LoadStrategy]) -
         strategies: strategies.to_vec(),
         scenarios,
         bucket_ms: 1_000.0,
+        warm_up_ms: 0.0,
     }
 }
 

@@ -16,6 +16,7 @@ mod json;
 mod load;
 mod mistakes;
 mod properties;
+mod queueing;
 mod readable;
 mod reliability;
 mod statistics;

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use simulate::config::{Job, Overrides};
+use simulate::config::{Job, Overrides, sweep};
 use simulate::parse;
 
 fuzz_target!(|data: &[u8]| {
@@ -22,6 +22,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(job) = Job::from_text(text, Path::new("fuzz.toml"), &Overrides::default()) else {
         return;
     };
+    check(job);
+});
+
+/// The invariants every accepted job holds; a sweep's points are each a job of one model.
+fn check(job: Job) {
     match job {
         Job::Article(config) => {
             let model = &config.model;
@@ -36,7 +41,13 @@ fuzz_target!(|data: &[u8]| {
                 .checked_mul(u64::from(model.max_retries) + 1)
                 .and_then(|total| total.checked_mul(u64::from(model.runs)));
             assert!(deliveries.is_some(), "{model:?} overflows");
-            assert!(config.output.out_dir.to_str().is_some_and(|out| !out.is_empty()));
+            assert!(
+                config
+                    .output
+                    .out_dir
+                    .to_str()
+                    .is_some_and(|out| !out.is_empty())
+            );
         }
         Job::Timeline(config) => {
             let model = &config.model;
@@ -47,8 +58,11 @@ fuzz_target!(|data: &[u8]| {
                 assert!(scenario.arrivals.copies <= parse::MAX_COPIES);
                 assert!(scenario.client.max_retries <= parse::MAX_RETRIES);
             }
-            assert!(model.ttl_sweep_ms.iter().all(|ttl| ttl.is_finite() && *ttl > 0.0));
-            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
+            let out = config
+                .output
+                .out_dir
+                .to_str()
+                .expect("a UTF-8 output folder");
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
@@ -59,7 +73,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(!model.policies.is_empty());
             assert!(model.base_ms.is_finite() && model.base_ms >= 0.0);
             assert!(model.cap_ms.is_finite() && model.cap_ms >= model.base_ms);
-            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
+            let out = config
+                .output
+                .out_dir
+                .to_str()
+                .expect("a UTF-8 output folder");
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
@@ -74,10 +92,25 @@ fuzz_target!(|data: &[u8]| {
                 assert!(scenario.server.workers.is_none_or(|workers| workers > 0));
                 assert!(scenario.server.queue_limit.is_none_or(|limit| limit > 0));
             }
-            assert!(model.error_rate_sweep.iter().all(|rate| (0.0..=1.0).contains(rate)));
-            let out = config.output.out_dir.to_str().expect("a UTF-8 output folder");
+            let out = config
+                .output
+                .out_dir
+                .to_str()
+                .expect("a UTF-8 output folder");
             assert!(!out.is_empty());
             assert!(out != "output/." && out != "output/..", "{out}");
         }
+        Job::Sweep(sweep) => {
+            assert!(!sweep.keys.is_empty());
+            assert!((1..=sweep::MAX_POINTS).contains(&sweep.points.len()));
+            for (labels, point) in sweep.points {
+                assert_eq!(labels.len(), sweep.keys.len());
+                assert!(
+                    !matches!(point, Job::Sweep(_)),
+                    "a sweep's point is not a sweep"
+                );
+                check(point);
+            }
+        }
     }
-});
+}

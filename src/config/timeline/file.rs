@@ -86,6 +86,8 @@ pub fn read(
         let scenarios = scenarios(document, &entries, &stem, shared::scenario)?;
         let bucket_s = top.number("output.bucket_s")?;
         check_buckets(&top, &scenarios, bucket_s)?;
+        let warm_up_s = top.number("output.warm_up_s")?;
+        check_warm_up(&top, &scenarios, warm_up_s)?;
         let model = LoadModel {
             title,
             seed,
@@ -101,6 +103,7 @@ pub fn read(
             ),
             scenarios,
             bucket_ms: bucket_s * 1000.0,
+            warm_up_ms: warm_up_s * 1000.0,
         };
         return Ok(TimelineFile::Shared {
             model,
@@ -239,6 +242,32 @@ fn check_buckets(
                 .invalid(reason),
         )
     }
+}
+
+/// `output.warm_up_s` ends before every scenario's arrivals do (the default, 0, always does).
+fn check_warm_up(
+    top: &Lookup<'_, '_, '_>,
+    scenarios: &[LoadScenario],
+    warm_up_s: f64,
+) -> Result<(), ConfigError> {
+    let Some(shortest) = scenarios
+        .iter()
+        .min_by(|a, b| a.arrivals.duration_ms.total_cmp(&b.arrivals.duration_ms))
+    else {
+        return Ok(());
+    };
+    let duration_s = shortest.arrivals.duration_ms / 1000.0;
+    if warm_up_s < duration_s {
+        return Ok(());
+    }
+    Err(top.refuse(
+        "output.warm_up_s",
+        &format!(
+            "the warm-up must end before the arrivals do: scenario {} has arrivals.duration_s = \
+             {duration_s} s; give a shorter warm_up_s",
+            shortest.name
+        ),
+    ))
 }
 
 /// The base scenario (named after the file) alone, or each `[[scenario]]` over it; the top

@@ -442,6 +442,15 @@ pub const KEYS: &[Key] = &[
         Some("1"),
         "A shared server: the width of a time-series bucket (at most 1000000 buckets per run).",
     ),
+    Key::file(
+        "output.warm_up_s",
+        Kind::Duration {
+            unit: TimeUnit::Seconds,
+            bounds: Bounds::closed(0.0, MAX_DURATION_S),
+        },
+        Some("0"),
+        "A shared server: the start of the arrival window left out of load.csv's steady-state columns (utilisation to mean_in_system), less than every scenario's duration_s.",
+    ),
 ];
 
 /// The timeline model's schema.

@@ -297,3 +297,42 @@ fn a_value_beyond_64_bits_is_named_where_it_stands() {
         assert!(error.contains("99999999999999999999"), "{error}");
     }
 }
+
+/// `[output] warm_up_s` takes a duration (a number of s or with a unit), defaults to 0, and
+/// must end before the shortest scenario's arrivals; a bad one is refused naming it.
+#[test]
+fn the_warm_up_is_a_duration_before_the_end_of_the_arrivals() {
+    let file = |warm_up: &str| {
+        format!(
+            "model = \"timeline\"\n[arrivals]\nduration_s = 30\n[server]\nworkers = 2\n\
+             [output]\n{warm_up}\n[[scenario]]\nname = \"short\"\n\
+             [scenario.arrivals]\nduration_s = 20\n"
+        )
+    };
+    assert_eq!(load(&file("")).unwrap().model.warm_up_ms, 0.0);
+    assert_eq!(
+        load(&file("warm_up_s = \"1500ms\""))
+            .unwrap()
+            .model
+            .warm_up_ms,
+        1_500.0
+    );
+    assert_eq!(
+        load(&file("warm_up_s = 19.5")).unwrap().model.warm_up_ms,
+        19_500.0
+    );
+    for (value, reason) in [
+        ("20", "scenario short has arrivals.duration_s = 20 s"),
+        ("-1", "from 0"),
+        ("\"a while\"", "duration"),
+    ] {
+        let error = load(&file(&format!("warm_up_s = {value}"))).unwrap_err();
+        let start = format!(
+            "invalid value {value} for key `output.warm_up_s` in config file sweep.toml (line 7, \
+             column "
+        );
+        assert!(error.starts_with(&start), "{value}: {error}");
+        assert!(error.contains(reason), "{value}: {error}");
+        assert!(!error.contains('\n'), "{value}: {error}");
+    }
+}

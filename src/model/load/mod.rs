@@ -21,10 +21,12 @@ pub mod client;
 pub mod draws;
 pub mod estimate;
 pub mod simulation;
+pub mod steady;
 pub mod tally;
 
 pub use arrivals::{Phase, PhaseRate};
 pub use client::{AdaptiveBucket, Breaker, TokenBucket};
+pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
 use crate::model::semantics::ErrorPolicy;
@@ -282,6 +284,10 @@ pub struct LoadModel {
     pub scenarios: Vec<LoadScenario>,
     /// Width of a time-series bucket (ms, more than 0).
     pub bucket_ms: f64,
+    /// The warm-up excluded from the steady-state metrics ([`Steady`]): they cover `[warm_up_ms,
+    /// duration)` of each scenario's arrival window (ms, at least 0, less than every
+    /// scenario's `duration_ms`).
+    pub warm_up_ms: f64,
 }
 
 impl LoadModel {
@@ -378,6 +384,7 @@ pub fn simulate_one(
         arrivals,
         events,
     )
+    .with_warm_up_ms(model.warm_up_ms)
     .run(progress)
 }
 

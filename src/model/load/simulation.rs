@@ -23,6 +23,7 @@ use rand_pcg::Pcg64;
 use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::draws::Draws;
+use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally, recovery};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::ErrorPolicy;
@@ -79,6 +80,8 @@ enum Event {
         attempt: u32,
         /// The delivery was taken after the payment's key had been pruned.
         after_expiry: bool,
+        /// When the delivery reached the server (ms).
+        reached_ms: f64,
     },
     /// An answer reaches the client.
     Reply {
@@ -228,6 +231,8 @@ pub struct Simulation<'a> {
     last_ms: f64,
     queue_area: f64,
     busy_area: f64,
+    /// The queueing metrics over the steady-state window.
+    steady: SteadyRecorder,
     /// Fixed arrival times replacing the Poisson process (hand-worked cases), if any.
     script: Option<VecDeque<f64>>,
 }
@@ -295,8 +300,16 @@ impl<'a> Simulation<'a> {
             last_ms: 0.0,
             queue_area: 0.0,
             busy_area: 0.0,
+            steady: SteadyRecorder::new(0.0, scenario.arrivals.duration_ms),
             script: None,
         }
+    }
+
+    /// The steady-state metrics leave out the first `warm_up_ms` of the arrival window
+    /// (default 0: the whole window).
+    pub fn with_warm_up_ms(mut self, warm_up_ms: f64) -> Self {
+        self.steady = SteadyRecorder::new(warm_up_ms, self.scenario.arrivals.duration_ms);
+        self
     }
 
     /// Payments arrive at exactly these times (ms, not decreasing) instead of the Poisson
@@ -356,6 +369,7 @@ impl<'a> Simulation<'a> {
         let mut tally = self.tally;
         tally.end_ms = self.last_ms;
         tally.payment_slots = self.payments.len();
+        tally.steady = self.steady.finish(&self.scenario.server);
         let triggers = self.scenario.trigger_windows();
         tally.has_trigger = !triggers.is_empty();
         if let Some(trigger_end) = triggers.iter().map(|window| window.to_ms).reduce(f64::max) {
@@ -373,6 +387,9 @@ impl<'a> Simulation<'a> {
     /// until the series holds [`MAX_BUCKETS`] (a long drain then costs one step, not one per
     /// bucket).
     fn advance(&mut self, now: f64) {
+        let in_system = self.fifo.len() + self.busy as usize;
+        self.steady
+            .integrate(self.last_ms, now, self.busy, in_system);
         while now >= self.bucket_end_ms && self.tally.buckets.len() < MAX_BUCKETS {
             self.integrate(self.bucket_end_ms - self.last_ms);
             self.last_ms = self.bucket_end_ms;
@@ -448,7 +465,8 @@ impl<'a> Simulation<'a> {
                 payment,
                 attempt,
                 after_expiry,
-            } => self.done(now, payment, attempt, after_expiry),
+                reached_ms,
+            } => self.done(now, payment, attempt, after_expiry, reached_ms),
             Event::Reply {
                 payment,
                 attempt,
@@ -515,6 +533,7 @@ impl<'a> Simulation<'a> {
     fn arrival(&mut self, now: f64) {
         self.tally.counts.payments += 1;
         self.bucket.arrivals += 1;
+        self.steady.arrival(now);
         let client = match self.scenario.arrivals.clients {
             Some(clients) => {
                 let draw = self.arrivals_stream.uniform() * f64::from(clients);
@@ -615,6 +634,8 @@ impl<'a> Simulation<'a> {
         if answer == Answer::Ok {
             slot.done = true;
             slot.succeeded = true;
+            let started_ms = slot.started_ms;
+            self.steady.ended(now, started_ms);
             self.tally.counts.succeeded += 1;
             self.bucket.successes += 1;
             let policy = &self.scenario.client;
@@ -645,18 +666,18 @@ impl<'a> Simulation<'a> {
             .payment_deadline_ms
             .map_or(f64::INFINITY, |deadline| slot.started_ms + deadline);
         if slot.retries >= policy.max_retries || now >= deadline {
-            return self.give_up(payment);
+            return self.give_up(now, payment);
         }
         let (retries, previous) = (slot.retries, slot.previous_sleep_ms);
         let delay = policy
             .backoff
             .delay_ms(retries, previous, self.stream.uniform());
         if now + delay >= deadline {
-            return self.give_up(payment);
+            return self.give_up(now, payment);
         }
         if !self.client(payment).allow_retry(policy, failure, now) {
             self.tally.counts.throttled += 1;
-            return self.give_up(payment);
+            return self.give_up(now, payment);
         }
         let slot = &mut self.payments[payment as usize];
         slot.previous_sleep_ms = delay;
@@ -671,9 +692,11 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// The client gives up on the payment: no attempt follows.
-    fn give_up(&mut self, payment: u32) {
-        self.payments[payment as usize].done = true;
+    /// The client gives up on the payment at `now`: no attempt follows.
+    fn give_up(&mut self, now: f64, payment: u32) {
+        let slot = &mut self.payments[payment as usize];
+        slot.done = true;
+        self.steady.ended(now, slot.started_ms);
         self.tally.counts.failed += 1;
     }
 }

@@ -203,6 +203,8 @@ pub struct LoadTally {
     pub queue_wait_ms: f64,
     /// The time series, bucket 0 from 0 ms.
     pub buckets: Vec<Bucket>,
+    /// The queueing metrics over the steady-state window.
+    pub steady: super::Steady,
     /// When the last event happened (ms).
     pub end_ms: f64,
     /// When the run recovered from its trigger (ms): the start of the first bucket after the

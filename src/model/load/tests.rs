@@ -175,6 +175,7 @@ fn the_same_inputs_give_the_same_tally() {
         strategies: LoadStrategy::ALL.to_vec(),
         scenarios: vec![scenario],
         bucket_ms: 1_000.0,
+        warm_up_ms: 0.0,
     };
     let one = simulate(&model, 1, &Silent).unwrap();
     let two = simulate(&model, 2, &Silent).unwrap();
@@ -433,4 +434,74 @@ fn the_drain_stops_the_time_series_at_its_bucket_limit() {
     // The histograms cover the whole run: one request in the server for 10^8 ms.
     assert_eq!(tally.in_flight.max(), 1);
     assert!((tally.in_flight.mean() - 1e8 / (1e8 + 20.0)).abs() < 1e-9);
+}
+
+/// `a` within 0.1% (the histograms' 3 significant digits) above `b`.
+fn near(a: Option<f64>, b: f64) {
+    let a = a.unwrap();
+    assert!(a >= b && a <= b * 1.001 + 0.001, "{a} vs {b}");
+}
+
+/// The two payments of one worker, in the steady-state view over the 10 s arrival window: A
+/// waits 0 ms and is in the server 10-110, B waits 20-110 and is in the server 20-210; their
+/// latencies are 120 and 210 ms; the worker is busy 200 ms of 10,000 (0.02); in the system one
+/// request 10-20 and 110-210, two 20-110: 10 + 180 + 100 = 290 request·ms (0.029). With a
+/// 15 ms warm-up only B's delivery (reached at 20) is observed and no payment (both arrived
+/// before 15), and the worker is busy 195 of 9,985 ms.
+#[test]
+fn the_steady_state_columns_of_two_payments_and_one_worker() {
+    let steady = run(&scenario(), LoadStrategy::None, &[0.0, 10.0]).steady;
+    assert_eq!((steady.steady_payments, steady.steady_deliveries), (2, 2));
+    assert_eq!(steady.delayed_share, Some(0.5));
+    assert_eq!(steady.utilisation, Some(0.02));
+    assert!((steady.mean_in_system.unwrap() - 0.029).abs() < 1e-15);
+    assert_eq!(steady.wait_mean_ms, Some(45.0));
+    assert_eq!(steady.wait_p50_ms, Some(0.0));
+    near(steady.wait_p90_ms, 90.0);
+    assert_eq!(steady.in_server_mean_ms, Some(145.0));
+    near(steady.in_server_p50_ms, 100.0);
+    near(steady.in_server_p99_ms, 190.0);
+    assert_eq!(steady.latency_mean_ms, Some(165.0));
+    near(steady.latency_p50_ms, 120.0);
+    near(steady.latency_p90_ms, 210.0);
+
+    let stream = || SeedSequence::new(1).pcg64();
+    let late = Simulation::new(&scenario(), LoadStrategy::None, 100.0, stream(), stream())
+        .with_arrival_times(&[0.0, 10.0])
+        .with_warm_up_ms(15.0)
+        .run(&Silent)
+        .unwrap();
+    let steady = late.steady;
+    assert_eq!((steady.steady_payments, steady.steady_deliveries), (0, 1));
+    assert_eq!(steady.delayed_share, Some(1.0));
+    assert_eq!(steady.wait_mean_ms, Some(90.0));
+    assert_eq!(steady.in_server_mean_ms, Some(190.0));
+    assert_eq!(steady.latency_mean_ms, None);
+    assert_eq!(steady.utilisation, Some(195.0 / 9_985.0));
+    // The counts do not depend on the warm-up.
+    assert_eq!(
+        late.counts,
+        run(&scenario(), LoadStrategy::None, &[0.0, 10.0]).counts
+    );
+}
+
+/// A lock waiter is in the server until the lock it waits for is released: one payment on two
+/// workers, 300 ms processing, a 150 ms timeout and one retry. Attempt 0 reaches at 10 and is
+/// processed 10-310; the retry reaches at 160, takes the free worker and waits for the lock
+/// until 310, then gets the stored success; but its client timed out at 300 and gave up
+/// (latency 300 ms). In the server 300 and 150 ms, no wait in the queue; the workers busy 300
+/// + 150 worker·ms of 2 × 10,000.
+#[test]
+fn a_lock_waiter_is_in_the_server_until_the_lock_is_released() {
+    let mut scenario = conflict_scenario();
+    scenario.client.max_retries = 1;
+    let tally = run(&scenario, LoadStrategy::LockWait, &[0.0]);
+    assert_eq!((tally.counts.lock_waits, tally.counts.failed), (1, 1));
+    let steady = tally.steady;
+    assert_eq!(steady.steady_deliveries, 2);
+    assert_eq!(steady.delayed_share, Some(0.0));
+    assert_eq!(steady.wait_mean_ms, Some(0.0));
+    assert_eq!(steady.in_server_mean_ms, Some(225.0));
+    assert_eq!(steady.utilisation, Some(450.0 / 20_000.0));
+    assert_eq!(steady.latency_mean_ms, Some(300.0));
 }

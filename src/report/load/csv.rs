@@ -1,10 +1,12 @@
 //! `load.csv` (one row per run, scenario and strategy), `load_timeseries.csv` (one row per
-//! run, scenario, strategy and time bucket) and `load_sweep.csv`. The counter columns come
-//! from [`LoadCounts::columns`], declared once in the model with their docs and units.
+//! run, scenario, strategy and time bucket). The counter columns come
+//! from [`LoadCounts::columns`] and the steady-state queueing columns from
+//! [`Steady::columns`], each declared once in the model with their docs and units.
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
+use crate::model::load::steady::{Steady, SteadyValue};
 use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
 use crate::model::load::{LoadResults, LoadRow};
 use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv, to_csv_with_header};
@@ -70,8 +72,54 @@ pub struct DerivedColumns {
 
 /// One row of `load.csv`: one event loop (run, scenario, strategy), drain included: the
 /// [`RunColumns`], every counter of [`LoadCounts`] (named after its field, documented there)
-/// but the trailing ones, the [`DerivedColumns`], then the trailing counters (`events`).
-pub type LoadCsvRow = (RunColumns, CountColumns, DerivedColumns, CountColumns);
+/// but the trailing ones, the [`DerivedColumns`], the trailing counters (`events`), then the
+/// steady-state queueing columns of [`Steady`] (named after its fields, documented there).
+pub type LoadCsvRow = (
+    RunColumns,
+    CountColumns,
+    DerivedColumns,
+    CountColumns,
+    SteadyColumns,
+);
+
+/// The steady-state columns as CSV cells: counts as whole numbers, shares in their shortest
+/// round-trip form, durations and levels with 3 decimals, an undefined value empty.
+#[derive(Debug)]
+pub struct SteadyColumns(pub Steady);
+
+impl SteadyValue {
+    /// The value as its CSV cell.
+    pub fn cell(self) -> String {
+        match self {
+            SteadyValue::Count(count) => count.to_string(),
+            SteadyValue::Share(share) => share.map_or_else(String::new, decimal),
+            SteadyValue::Real(real) => real.map_or_else(String::new, three),
+        }
+    }
+
+    /// The value as a JSON number (`null` when undefined).
+    pub fn to_json(self) -> serde_json::Value {
+        match self {
+            SteadyValue::Count(count) => count.into(),
+            SteadyValue::Share(value) | SteadyValue::Real(value) => {
+                value.map_or(serde_json::Value::Null, Into::into)
+            }
+        }
+    }
+}
+
+impl Serialize for SteadyColumns {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut row = serializer.serialize_struct("Steady", Steady::COLUMNS.len())?;
+        for (name, value) in self.0.columns() {
+            match value {
+                SteadyValue::Count(count) => row.serialize_field(name, &count)?,
+                other => row.serialize_field(name, &other.cell())?,
+            }
+        }
+        row.end()
+    }
+}
 
 /// The columns of `load_timeseries.csv` that name the bucket: its first four.
 #[derive(Debug, Serialize)]
@@ -160,7 +208,7 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
         end_s: three(tally.end_ms / 1000.0),
     };
     let (leading, trailing) = split_counters(&counts);
-    (run, leading, derived, trailing)
+    (run, leading, derived, trailing, SteadyColumns(tally.steady))
 }
 
 /// The bytes of `load.csv`: by run, then scenario, then strategy.

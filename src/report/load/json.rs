@@ -1,5 +1,6 @@
 //! A load run's `--json`, in the one shape of every model ([`crate::report::json`]): its
-//! parameters, the rows of `load.csv` (`results`), its summary (none yet: see
+//! parameters, the rows of `load.csv` (`results`, the steady-state queueing columns
+//! included), its summary (none yet: see
 //! [`summary_csv`]) and the files written.
 
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::model::load::LoadResults;
+use crate::model::load::steady::{Steady, SteadyValue};
 use crate::model::load::tally::LoadCounts;
 use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
@@ -64,6 +66,15 @@ pub fn shape() -> Shape {
         number("end_s"),
     ]);
     results.extend(counters(&LoadCounts::COLUMNS[leading..]));
+    // The steady-state columns, typed by their declared kind.
+    results.extend(
+        Steady::default()
+            .columns()
+            .map(|(name, value)| match value {
+                SteadyValue::Count(_) => integer(name),
+                SteadyValue::Share(_) | SteadyValue::Real(_) => number(name).nullable(),
+            }),
+    );
     Shape {
         model: "load",
         results_file: "load.csv",

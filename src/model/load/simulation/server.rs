@@ -11,7 +11,7 @@ impl Simulation<'_> {
         self.tally.counts.calls += 1;
         self.bucket.calls += 1;
         if self.fifo.is_empty() && self.busy < self.scenario.server.workers_at(now) {
-            self.start(now, request);
+            self.start(now, request, false);
         } else if self
             .scenario
             .server
@@ -33,18 +33,21 @@ impl Simulation<'_> {
             let Some(request) = self.fifo.pop_front() else {
                 break;
             };
-            self.start(now, request);
+            self.start(now, request, true);
             self.release(request.payment);
         }
     }
 
-    /// A worker takes a request: drop it if expired, else apply the strategy.
-    fn start(&mut self, now: f64, request: Request) {
+    /// A worker takes a request, from the queue (`queued`) or at once: drop it if expired,
+    /// else apply the strategy.
+    fn start(&mut self, now: f64, request: Request, queued: bool) {
         self.tally.dequeued += 1;
         self.tally.queue_wait_ms += now - request.reached_ms;
+        self.steady.taken(now, request.reached_ms, queued);
         let server = &self.scenario.server;
         if server.drop_expired && now - request.sent_ms > self.scenario.client.timeout_ms {
             self.tally.counts.dropped_expired += 1;
+            self.steady.left(now, request.reached_ms);
             return;
         }
         let key = self.key_met(now, request.payment);
@@ -54,13 +57,19 @@ impl Simulation<'_> {
                 self.busy += 1;
                 self.process(now, request);
             }
-            (_, Key::Completed { ok }) => self.answer_stored(now, request, ok),
+            (_, Key::Completed { ok }) => {
+                self.steady.left(now, request.reached_ms);
+                self.answer_stored(now, request, ok);
+            }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
                 self.payments[request.payment as usize].store_key(Key::InFlight, now);
                 self.busy += 1;
                 self.process(now, request);
             }
-            (LoadStrategy::UniqueKey, Key::InFlight) => self.conflict(now, request),
+            (LoadStrategy::UniqueKey, Key::InFlight) => {
+                self.steady.left(now, request.reached_ms);
+                self.conflict(now, request);
+            }
             (LoadStrategy::LockWait, Key::InFlight) => {
                 self.busy += 1;
                 self.tally.counts.lock_waits += 1;
@@ -97,6 +106,7 @@ impl Simulation<'_> {
             payment: request.payment,
             attempt: request.attempt,
             after_expiry: self.payments[request.payment as usize].key_pruned,
+            reached_ms: request.reached_ms,
         };
         self.schedule(now + duration, done);
     }
@@ -141,9 +151,18 @@ impl Simulation<'_> {
     }
 
     /// A worker finishes attempt `attempt` of `payment` (taken after its key had been pruned:
-    /// `after_expiry`): charge or fail, store the key, answer, wake lock waiters.
-    pub(super) fn done(&mut self, now: f64, payment: u32, attempt: u32, after_expiry: bool) {
+    /// `after_expiry`; it reached the server at `reached_ms`): charge or fail, store the key,
+    /// answer, wake lock waiters.
+    pub(super) fn done(
+        &mut self,
+        now: f64,
+        payment: u32,
+        attempt: u32,
+        after_expiry: bool,
+        reached_ms: f64,
+    ) {
         self.busy -= 1;
+        self.steady.left(now, reached_ms);
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
         let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
@@ -192,6 +211,7 @@ impl Simulation<'_> {
             Key::Completed { ok } => {
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
+                    self.steady.left(now, waiter.reached_ms);
                     self.answer_stored(now, waiter, ok);
                     self.payments[payment as usize].refs -= 1;
                 }
