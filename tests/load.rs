@@ -74,6 +74,7 @@ fn model(scenarios: Vec<LoadScenario>, runs: u32, strategies: &[LoadStrategy]) -
         scenarios,
         bucket_ms: 1_000.0,
         error_rate_sweep: Vec::new(),
+        recovery_window_ms: 5_000.0,
     }
 }
 

@@ -102,6 +102,7 @@ pub fn read(
             scenarios,
             bucket_ms: bucket_s * 1000.0,
             error_rate_sweep: numbers(&top, "output.error_rate_sweep")?,
+            recovery_window_ms: top.number("output.recovery_window_s")? * 1000.0,
         };
         return Ok(TimelineFile::Shared {
             model,

@@ -285,6 +285,9 @@ pub struct LoadModel {
     /// Server error rates at which every run, scenario and strategy is simulated again (no
     /// time series kept); empty: no sweep.
     pub error_rate_sweep: Vec<f64>,
+    /// The window over which recovery is judged (ms, more than 0; see [`tally::recovery`]),
+    /// rounded up to whole buckets.
+    pub recovery_window_ms: f64,
 }
 
 impl LoadModel {
@@ -296,6 +299,12 @@ impl LoadModel {
     /// Run `run`'s stream for everything else: `SeedSequence(seed, spawn_key=(run, 11))`.
     pub fn events_seed(&self, run: u32) -> SeedSequence {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 11])
+    }
+
+    /// The recovery window in whole buckets: `recovery_window_ms` over `bucket_ms`, rounded up
+    /// (a ratio within 10^-9 of a whole number counts as that number), at least 1.
+    pub fn recovery_window_buckets(&self) -> usize {
+        ((self.recovery_window_ms / self.bucket_ms - 1e-9).ceil() as usize).max(1)
     }
 
     /// Event loops to run: runs × scenarios × strategies × (1 + sweep points) (the progress
@@ -414,7 +423,8 @@ fn run_task(
     })
 }
 
-/// One event loop: scenario `scenario` of run `run` under `strategy`.
+/// One event loop: scenario `scenario` of run `run` under `strategy`, its recovery computed
+/// from its time series ([`tally::recovery`]).
 pub fn simulate_one(
     model: &LoadModel,
     run: u32,
@@ -424,14 +434,18 @@ pub fn simulate_one(
 ) -> Result<LoadTally, Interrupted> {
     let arrivals = model.arrivals_seed(run).pcg64();
     let events = model.events_seed(run).pcg64();
-    simulation::Simulation::new(
-        &model.scenarios[scenario],
-        strategy,
+    let scenario = &model.scenarios[scenario];
+    let mut tally =
+        simulation::Simulation::new(scenario, strategy, model.bucket_ms, arrivals, events)
+            .run(progress)?;
+    tally.recovered_at_ms = tally::recovery(
+        &tally.buckets,
         model.bucket_ms,
-        arrivals,
-        events,
-    )
-    .run(progress)
+        model.recovery_window_buckets(),
+        &scenario.trigger_windows(),
+        scenario.arrivals.duration_ms,
+    );
+    Ok(tally)
 }
 
 #[cfg(test)]
