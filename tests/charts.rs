@@ -636,3 +636,41 @@ fn load_charts_say_only_what_they_draw() {
     let empty = std::fs::read_to_string(collapse.path().join("out/load_goodput.svg")).unwrap();
     assert!(empty.contains("the queue stayed empty") && !empty.contains("queue length"));
 }
+
+/// The bands of a chart: the polygons filled in `colour` (`#RRGGBB`), light.
+fn bands_of(svg: &[u8], colour: &str) -> usize {
+    let text = std::str::from_utf8(svg).unwrap();
+    text.matches(&format!("<polygon opacity=\"0.2\" fill=\"{colour}\""))
+        .count()
+}
+
+/// With more than one run the load charts draw means over the runs with their 95% intervals
+/// (a band of goodput per scenario panel, a band per strategy and panel of double charges,
+/// error bars on the sweep) and say so; with one run they draw that run, with no band.
+#[test]
+fn load_charts_draw_intervals_with_more_than_one_run() {
+    const GOODPUT: &str = "#2CA02C";
+    let run = load_run(true);
+    let out = run.path().join("out");
+    let goodput = std::fs::read(out.join("load_goodput.svg")).unwrap();
+    let charged = std::fs::read(out.join("load_double_charges.svg")).unwrap();
+    let sweep = std::fs::read(out.join("load_failure_sweep.svg")).unwrap();
+    // Three scenarios, two strategies.
+    assert_eq!(bands_of(&goodput, GOODPUT), 3);
+    let strategies = ["#D62728", "#1F77B4"];
+    for colour in strategies {
+        assert_eq!(bands_of(&charged, colour), 3, "{colour}");
+    }
+    for svg in [&goodput, &charged] {
+        assert!(String::from_utf8_lossy(svg).contains("mean of 2 runs, band: 95% interval"));
+    }
+    let bars = String::from_utf8_lossy(&sweep)
+        .matches("opacity=\"0.6\"")
+        .count();
+    // Three scenarios × two strategies × two panels × three error rates.
+    assert_eq!(bars, 3 * 2 * 2 * 3);
+    let once = shipped_load_run("capacity-drop");
+    let goodput = std::fs::read(once.path().join("out/load_goodput.svg")).unwrap();
+    assert_eq!(bands_of(&goodput, GOODPUT), 0);
+    assert!(String::from_utf8_lossy(&goodput).contains("run 0"));
+}
