@@ -107,8 +107,7 @@ pub fn rows(results: &LoadResults) -> Vec<Vec<String>> {
 fn legend(results: &LoadResults) -> String {
     let model = &results.model;
     let spread = if model.runs > 1 {
-        " ± the half-width of the 95% interval (Student's t across runs; for the runs \
-         recovered, Wilson)"
+        " ± the half-width of the 95% interval (Student's t across runs)"
     } else {
         " (one run: no interval)"
     };
@@ -116,7 +115,7 @@ fn legend(results: &LoadResults) -> String {
         "means over {} runs{spread}; amplification = server calls per payment; recovered = \
          runs whose success ratio over every {} s window came back to 90% of the pre-trigger \
          one after the trigger and stayed there, at = when, over those runs; summary.csv has \
-         every metric",
+         every metric, and the Wilson interval of the share of runs recovered",
         model.runs,
         model.recovery_window_buckets() as f64 * model.bucket_ms / 1000.0
     )

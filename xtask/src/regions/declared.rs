@@ -35,7 +35,7 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     use simulate::model::{article, contention, load, timeline};
     let what = required(
         argument,
-        "timeline, load, load-buckets, article-metrics or contention-metrics",
+        "timeline, load, load-buckets, load-metrics, article-metrics or contention-metrics",
     )?;
     let (columns, source): (&[Column], &str) = match what {
         "timeline" => (
@@ -44,6 +44,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         ),
         "load" => (load::tally::LoadCounts::COLUMNS, "src/model/load/tally.rs"),
         "load-buckets" => (load::tally::Bucket::COLUMNS, "src/model/load/tally.rs"),
+        "load-metrics" => (
+            simulate::report::load::summary::LoadMetric::COLUMNS,
+            "src/report/load/summary.rs",
+        ),
         "article-metrics" => (
             article::summary::Metric::COLUMNS,
             "src/model/article/summary.rs",
