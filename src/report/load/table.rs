@@ -128,7 +128,68 @@ pub fn render(results: &LoadResults) -> String {
     text
 }
 
-/// `report.md`: the table and the charts.
+/// The metrics of the paired differences in `report.md`: header, metric, decimals, and
+/// whether it is a share shown in percentage points.
+const DIFFERENCE_COLUMNS: [(&str, LoadMetric, usize, bool); 3] = [
+    ("double charges", LoadMetric::DoubleCharges, 1, false),
+    ("succeeded, points", LoadMetric::SuccessRate, 1, true),
+    ("amplification", LoadMetric::Amplification, 2, false),
+];
+
+/// `report.md`'s paired differences: each strategy against the file's first one within each
+/// scenario, run by run (empty with one strategy).
+fn differences(results: &LoadResults, summary: &Summary) -> String {
+    let model = &results.model;
+    let Some(first) = model.strategies.first().map(|strategy| strategy.name()) else {
+        return String::new();
+    };
+    if model.strategies.len() < 2 {
+        return String::new();
+    }
+    let mut text = format!(
+        "## Paired differences\n\nEach strategy minus `{first}` in the same scenario, run by \
+         run (the strategies of a run share its random numbers), mean over the runs{}.\n\n\
+         | scenario | strategy |",
+        if model.runs > 1 {
+            " ± the half-width of its 95% interval (t across runs)"
+        } else {
+            ""
+        }
+    );
+    for (header, ..) in DIFFERENCE_COLUMNS {
+        text.push_str(&format!(" {header} |"));
+    }
+    text.push_str(&format!(
+        "\n|{}\n",
+        "---|".repeat(2 + DIFFERENCE_COLUMNS.len())
+    ));
+    for scenario in &model.scenarios {
+        for strategy in &model.strategies[1..] {
+            let mut row = format!("| {} | {} |", scenario.name, strategy.name());
+            for (_, column, decimals, percent) in DIFFERENCE_COLUMNS {
+                let found = summary.differences.iter().find(|difference| {
+                    difference.cell == [scenario.name.as_str(), strategy.name()]
+                        && difference.compared == "strategy"
+                        && difference.baseline == first
+                        && difference.metric.column.name == column.name()
+                });
+                let cell = found.map_or_else(String::new, |difference| {
+                    let shown = scaled(&difference.estimate, if percent { 100.0 } else { 1.0 });
+                    plus_minus(metric(column), &shown, decimals)
+                });
+                row.push_str(&format!(" {cell} |"));
+            }
+            text.push_str(&row);
+            text.push('\n');
+        }
+    }
+    text.push_str(
+        "\n`differences.csv` has every metric, and the differences between scenarios.\n\n",
+    );
+    text
+}
+
+/// `report.md`: the table, the paired differences and the charts.
 pub fn report(results: &LoadResults) -> String {
     let model = &results.model;
     let mut text = format!("# Load: {}\n\n", model.title);
@@ -137,9 +198,10 @@ pub fn report(results: &LoadResults) -> String {
          Timeouts come from queueing, retries add load, and an overload can outlive its \
          trigger. Parameters: see the scenario file; every row of `load.csv` is one run.\n\n",
     );
+    let summary = results.summary();
     text.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
     text.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
-    for row in rows(results) {
+    for row in rows_of(results, &summary) {
         text.push_str(&format!("| {} |\n", row.join(" | ")));
     }
     let mut legend = legend(results);
@@ -148,8 +210,10 @@ pub fn report(results: &LoadResults) -> String {
     }
     text.push_str(&format!(
         "\n{legend}. `load_timeseries.csv` has every bucket; `differences.csv` the paired \
-         differences between strategies and between scenarios.\n\n## Charts\n\n"
+         differences between strategies and between scenarios.\n\n"
     ));
+    text.push_str(&differences(results, &summary));
+    text.push_str("## Charts\n\n");
     for chart in super::charts::names(results) {
         text.push_str(&format!("![{chart}]({chart})\n\n"));
     }
