@@ -139,10 +139,12 @@ fn sweep_model<M: Model>(
         let mut summaries = Vec::new();
         let mut headline: &[&str] = &[];
         let mut marks = Vec::new();
+        let mut label = String::new();
         for (labels, config) in points {
             let results = config.simulate(&progress)?;
             after.push((labels.clone(), M::result_warnings(&results)));
             headline = results.headline();
+            label = results.run_label();
             for mark in results.sweep_marks(&keys[0]) {
                 if !marks.contains(&mark) {
                     marks.push(mark);
@@ -155,11 +157,7 @@ fn sweep_model<M: Model>(
         }
         let mut files = combined.files();
         files.extend(crate::report::sweep_chart::charts(
-            M::NAME,
-            &keys,
-            &summaries,
-            headline,
-            &marks,
+            &label, &keys, &summaries, headline, &marks,
         ));
         files.push(crate::report::sweep::report_md(
             M::NAME,

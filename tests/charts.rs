@@ -456,6 +456,11 @@ fn contention_charts_draw_their_data() {
 /// `trigger`, plenty of workers, three workers), two strategies and a sweep of three error
 /// rates. Returns the temporary folder; the outputs are in its `out`.
 fn load_run(trigger: bool) -> tempfile::TempDir {
+    load_run_with(trigger, &[])
+}
+
+/// [`load_run`] with more arguments (a `--sweep`).
+fn load_run_with(trigger: bool, args: &[&str]) -> tempfile::TempDir {
     let folder = tempfile::TempDir::new().unwrap();
     let capacity = if trigger {
         "capacity = [{ from_s = 2.0, to_s = 4.0, workers = 1 }]\n"
@@ -480,6 +485,7 @@ fn load_run(trigger: bool) -> tempfile::TempDir {
         .arg(&path)
         .arg("--out")
         .arg(folder.path().join("out"))
+        .args(args)
         .assert()
         .success();
     folder
@@ -598,4 +604,62 @@ fn load_charts_say_only_what_they_draw() {
     let collapse = shipped_load_run("brooker-collapse");
     let empty = std::fs::read_to_string(collapse.path().join("out/load_goodput.svg")).unwrap();
     assert!(empty.contains("the queue stayed empty") && !empty.contains("queue length"));
+}
+
+/// The bands of a chart: the polygons filled in `colour` (`#RRGGBB`), light.
+fn bands_of(svg: &[u8], colour: &str) -> usize {
+    let text = std::str::from_utf8(svg).unwrap();
+    text.matches(&format!("<polygon opacity=\"0.2\" fill=\"{colour}\""))
+        .count()
+}
+
+/// With more than one run the load charts draw means over the runs with their 95% intervals
+/// (a band of goodput per scenario panel, a band per strategy and panel of double charges)
+/// and say so; with one run they draw that run, with no band.
+#[test]
+fn load_charts_draw_intervals_with_more_than_one_run() {
+    const GOODPUT: &str = "#2CA02C";
+    let run = load_run(true);
+    let out = run.path().join("out");
+    let goodput = std::fs::read(out.join("load_goodput.svg")).unwrap();
+    let charged = std::fs::read(out.join("load_double_charges.svg")).unwrap();
+    // Three scenarios, two strategies.
+    assert_eq!(bands_of(&goodput, GOODPUT), 3);
+    let strategies = ["#D62728", "#1F77B4"];
+    for colour in strategies {
+        assert_eq!(bands_of(&charged, colour), 3, "{colour}");
+    }
+    for svg in [&goodput, &charged] {
+        assert!(String::from_utf8_lossy(svg).contains("mean of 2 runs, band: 95% interval"));
+    }
+    let once = shipped_load_run("capacity-drop");
+    let goodput = std::fs::read(once.path().join("out/load_goodput.svg")).unwrap();
+    assert_eq!(bands_of(&goodput, GOODPUT), 0);
+    assert!(String::from_utf8_lossy(&goodput).contains("run 0"));
+}
+
+/// A sweep of a load file charts each headline metric against the swept key: a line per
+/// scenario and strategy, each with its interval band over the runs, named by the metric.
+#[test]
+fn a_load_sweep_charts_each_headline_metric_with_bands() {
+    let run = load_run_with(true, &["--sweep", "server.error_rate=0,0.2,0.5"]);
+    let out = run.path().join("out");
+    for metric in [
+        "success_rate",
+        "amplification",
+        "double_charges",
+        "goodput_per_s",
+    ] {
+        let svg = std::fs::read(out.join(format!("sweep_{metric}.svg"))).unwrap();
+        let text = String::from_utf8_lossy(&svg);
+        assert!(
+            text.contains(&format!("{metric} against server.error_rate")),
+            "{metric}"
+        );
+        // Three scenarios × two strategies, two runs each: six bands.
+        assert_eq!(text.matches("<polygon").count(), 6, "{metric}");
+        assert_draws_data(&format!("sweep_{metric}.svg"), &svg);
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("![sweep_success_rate.svg](sweep_success_rate.svg)"));
 }

@@ -52,6 +52,11 @@ pub trait Report {
     fn summary(&self) -> Option<summary::Summary> {
         None
     }
+    /// What a chart's subtitle names the run by: its config file and seed
+    /// (`key-ttl.toml · seed 42`); empty where the model's charts say it otherwise.
+    fn run_label(&self) -> String {
+        String::new()
+    }
     /// The metrics a sweep charts, by column name, in order: the model's headline answers.
     fn headline(&self) -> &'static [&'static str] {
         &[]

@@ -35,6 +35,10 @@ pub enum Observation {
         /// Units in all.
         units: u64,
     },
+    /// No value this run (a recovery time of a run that never recovered): the metric's
+    /// estimate is over the runs that have one, and a paired difference over the runs where
+    /// both designs have one.
+    Absent,
 }
 
 impl Observation {
@@ -46,18 +50,20 @@ impl Observation {
                 with_property,
                 units,
             } => runs.push_share(with_property, units),
+            Observation::Absent => {}
         }
     }
 
-    /// Its value as a number (a share as a fraction).
-    fn value(self) -> f64 {
+    /// Its value as a number (a share as a fraction); `None` when absent.
+    fn value(self) -> Option<f64> {
         match self {
-            Observation::Value(value) => value,
-            Observation::Share { units: 0, .. } => 0.0,
+            Observation::Value(value) => Some(value),
+            Observation::Share { units: 0, .. } => Some(0.0),
             Observation::Share {
                 with_property,
                 units,
-            } => with_property as f64 / units as f64,
+            } => Some(with_property as f64 / units as f64),
+            Observation::Absent => None,
         }
     }
 }
@@ -180,7 +186,9 @@ impl SummaryBuilder {
         for (design, baseline, _, sums) in &mut self.pairs {
             let (design, baseline) = (&cells[*design].1, &cells[*baseline].1);
             for ((a, b), sums) in design.iter().zip(baseline).zip(sums.iter_mut()) {
-                sums.push(a.value() - b.value());
+                if let (Some(a), Some(b)) = (a.value(), b.value()) {
+                    sums.push(a - b);
+                }
             }
         }
     }
@@ -267,7 +275,10 @@ pub const ESTIMATE_COLUMNS: [Column; 10] = [
     Column {
         name: "mean",
         unit: "the metric's",
-        doc: &["The mean over runs; for a proportion, the share of the units pooled over runs."],
+        doc: &[
+            "The mean over runs; for a proportion, the share of the units pooled over runs",
+            "(empty over no run: a metric no run had a value of).",
+        ],
     },
     Column {
         name: "sd",
@@ -310,7 +321,11 @@ fn estimate_cells(metric: Metric, kind: &str, estimate: &Estimate) -> [String; 1
         metric.column.unit.to_string(),
         kind.to_string(),
         estimate.runs.to_string(),
-        decimal(estimate.mean),
+        if estimate.runs == 0 {
+            String::new()
+        } else {
+            decimal(estimate.mean)
+        },
         optional(estimate.sd),
         optional(estimate.se),
         optional(estimate.interval.map(|interval| interval.low)),
@@ -569,5 +584,45 @@ mod tests {
             plus_minus(metric, &runs.estimate(Kind::Mean), 1),
             "2.0 ± 12.7"
         );
+    }
+
+    #[test]
+    fn absent_observations_are_left_out_of_the_estimate_and_the_pairs() {
+        let metric = Metric {
+            column: &LATENCY,
+            kind: Kind::Mean,
+        };
+        let mut builder = SummaryBuilder::new(vec![STRATEGY], &["strategy"], vec![metric]);
+        let cell = |strategy: &str, observation| (vec![strategy.to_string()], vec![observation]);
+        builder.run(vec![
+            cell("none", Observation::Value(10.0)),
+            cell("key", Observation::Value(4.0)),
+        ]);
+        builder.run(vec![
+            cell("none", Observation::Absent),
+            cell("key", Observation::Value(6.0)),
+        ]);
+        builder.run(vec![
+            cell("none", Observation::Value(14.0)),
+            cell("key", Observation::Value(5.0)),
+        ]);
+        let summary = builder.finish();
+        // none: 10 and 14 (mean 12, two runs); key: 4, 6, 5 (mean 5, three runs).
+        assert_eq!(
+            (summary.rows[0].estimate.runs, summary.rows[0].estimate.mean),
+            (2, 12.0)
+        );
+        assert_eq!(
+            (summary.rows[1].estimate.runs, summary.rows[1].estimate.mean),
+            (3, 5.0)
+        );
+        // key − none over runs 0 and 2 only: −6 and −9.
+        let difference = &summary.differences[0].estimate;
+        assert_eq!((difference.runs, difference.mean), (2, -7.5));
+        // A cell with no value at all has an empty mean in the CSV.
+        let mut never = SummaryBuilder::new(vec![STRATEGY], &[], vec![metric]);
+        never.run(vec![cell("none", Observation::Absent)]);
+        let text = String::from_utf8(summary_csv(&never.finish())).unwrap();
+        assert_eq!(text.lines().nth(1), Some("none,latency_ms,ms,mean,0,,,,,,"));
     }
 }

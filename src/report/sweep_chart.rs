@@ -123,10 +123,11 @@ pub type Mark = (String, f64);
 
 /// One chart per metric of `headline` (by column name, in order) that the points' summaries
 /// hold: `sweep_<metric>.svg`. `points` are the sweep's points in grid order, each its
-/// labels (one per key of `keys`) and its summary; `marks` are drawn as dashed lines on a
+/// labels (one per key of `keys`) and its summary; `label` names the run (config file and
+/// seed) in the subtitle; `marks` are drawn as dashed lines on a
 /// numeric axis. Nothing when the first key has one value.
 pub fn charts(
-    model: &str,
+    label: &str,
     keys: &[String],
     points: &[(Vec<String>, Summary)],
     headline: &[&str],
@@ -152,7 +153,7 @@ pub fn charts(
                 .collect();
             let first = rows.first()?.1;
             let lines = lines(&rows, &firsts, &across, first.metric.kind);
-            let svg = chart(model, keys, &across, &lines, first, marks);
+            let svg = chart(label, keys, &across, &lines, first, marks);
             Some(OutputFile::new(format!("sweep_{metric}.svg"), svg))
         })
         .collect()
@@ -211,7 +212,7 @@ fn lines(rows: &[(&[String], &Row)], firsts: &[&str], across: &Across, kind: Kin
 
 /// The SVG of one metric's lines.
 fn chart(
-    model: &str,
+    label: &str,
     keys: &[String],
     across: &Across,
     lines: &[Line],
@@ -236,7 +237,7 @@ fn chart(
     let top = if highest > 0.0 { highest * 1.35 } else { 1.0 };
     let runs = first.estimate.runs;
     let subtitle = format!(
-        "{model} model, {} per point ({kind_text}){}{}",
+        "{label} · {} per point ({kind_text}){}{}",
         if runs == 1 {
             "1 run".to_string()
         } else {
@@ -455,7 +456,7 @@ mod tests {
             (vec!["1000".to_string()], summary(3, [20, 0])),
         ];
         let files = charts(
-            "timeline",
+            "t.toml · seed 42",
             &keys(),
             &points,
             &["double_charged_payments", "absent", "latency_p50_ms"],
@@ -481,7 +482,7 @@ mod tests {
         ];
         let svg = String::from_utf8(
             charts(
-                "timeline",
+                "t.toml · seed 42",
                 &keys(),
                 &single,
                 &["double_charged_payments"],
@@ -547,7 +548,7 @@ mod tests {
         let points = vec![(vec!["500".to_string()], summary(2, [50, 1]))];
         assert!(
             charts(
-                "timeline",
+                "t.toml · seed 42",
                 &keys(),
                 &points,
                 &["double_charged_payments"],

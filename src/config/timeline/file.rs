@@ -104,6 +104,7 @@ pub fn read(
             scenarios,
             bucket_ms: bucket_s * 1000.0,
             warm_up_ms: warm_up_s * 1000.0,
+            recovery_window_ms: top.number("output.recovery_window_s")? * 1000.0,
         };
         return Ok(TimelineFile::Shared {
             model,

@@ -451,6 +451,15 @@ pub const KEYS: &[Key] = &[
         Some("0"),
         "A shared server: the start of the arrival window left out of load.csv's steady-state columns (utilisation to mean_in_system), less than every scenario's duration_s.",
     ),
+    Key::file(
+        "output.recovery_window_s",
+        Kind::Duration {
+            unit: TimeUnit::Seconds,
+            bounds: Bounds::closed(0.001, MAX_DURATION_S),
+        },
+        Some("5"),
+        "A shared server: the sliding window over which recovery after a trigger is judged (rounded up to whole buckets): a run has recovered from the first window after the trigger from which every window until the arrivals end has successes at least 90% of its arrivals times the pre-trigger success ratio.",
+    ),
 ];
 
 /// The timeline model's schema.

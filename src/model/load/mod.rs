@@ -288,6 +288,9 @@ pub struct LoadModel {
     /// duration)` of each scenario's arrival window (ms, at least 0, less than every
     /// scenario's `duration_ms`).
     pub warm_up_ms: f64,
+    /// The window over which recovery is judged (ms, more than 0; see [`tally::recovery`]),
+    /// rounded up to whole buckets.
+    pub recovery_window_ms: f64,
 }
 
 impl LoadModel {
@@ -299,6 +302,12 @@ impl LoadModel {
     /// Run `run`'s stream for everything else: `SeedSequence(seed, spawn_key=(run, 11))`.
     pub fn events_seed(&self, run: u32) -> SeedSequence {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 11])
+    }
+
+    /// The recovery window in whole buckets: `recovery_window_ms` over `bucket_ms`, rounded up
+    /// (a ratio within 10^-9 of a whole number counts as that number), at least 1.
+    pub fn recovery_window_buckets(&self) -> usize {
+        ((self.recovery_window_ms / self.bucket_ms - 1e-9).ceil() as usize).max(1)
     }
 
     /// Event loops to run: runs × scenarios × strategies (the progress bar's units).
@@ -367,7 +376,8 @@ pub fn simulate(
     })
 }
 
-/// One event loop: scenario `scenario` of run `run` under `strategy`.
+/// One event loop: scenario `scenario` of run `run` under `strategy`, its recovery computed
+/// from its time series ([`tally::recovery`]).
 pub fn simulate_one(
     model: &LoadModel,
     run: u32,
@@ -377,15 +387,19 @@ pub fn simulate_one(
 ) -> Result<LoadTally, Interrupted> {
     let arrivals = model.arrivals_seed(run).pcg64();
     let events = model.events_seed(run).pcg64();
-    simulation::Simulation::new(
-        &model.scenarios[scenario],
-        strategy,
+    let scenario = &model.scenarios[scenario];
+    let mut tally =
+        simulation::Simulation::new(scenario, strategy, model.bucket_ms, arrivals, events)
+            .with_warm_up_ms(model.warm_up_ms)
+            .run(progress)?;
+    tally.recovered_at_ms = tally::recovery(
+        &tally.buckets,
         model.bucket_ms,
-        arrivals,
-        events,
-    )
-    .with_warm_up_ms(model.warm_up_ms)
-    .run(progress)
+        model.recovery_window_buckets(),
+        &scenario.trigger_windows(),
+        scenario.arrivals.duration_ms,
+    );
+    Ok(tally)
 }
 
 #[cfg(test)]

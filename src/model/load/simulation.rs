@@ -24,7 +24,7 @@ use super::arrivals::RateCurve;
 use super::client::{ClientState, Failure};
 use super::draws::Draws;
 use super::steady::SteadyRecorder;
-use super::tally::{Bucket, LoadTally, recovery};
+use super::tally::{Bucket, LoadTally};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::ErrorPolicy;
 use engine::distribution::Distribution;
@@ -359,7 +359,8 @@ impl<'a> Simulation<'a> {
         Ok(self.finish())
     }
 
-    /// Closes the last bucket (unless the series is full) and computes the recovery.
+    /// Closes the last bucket (unless the series is full); the recovery is the model's to
+    /// compute from the series ([`super::simulate_one`]).
     fn finish(mut self) -> LoadTally {
         let elapsed = self.last_ms - (self.bucket_end_ms - self.bucket_ms);
         let room = self.tally.buckets.len() < MAX_BUCKETS;
@@ -370,16 +371,7 @@ impl<'a> Simulation<'a> {
         tally.end_ms = self.last_ms;
         tally.payment_slots = self.payments.len();
         tally.steady = self.steady.finish(&self.scenario.server);
-        let triggers = self.scenario.trigger_windows();
-        tally.has_trigger = !triggers.is_empty();
-        if let Some(trigger_end) = triggers.iter().map(|window| window.to_ms).reduce(f64::max) {
-            tally.recovered_at_ms = recovery(
-                &tally.buckets,
-                self.bucket_ms,
-                trigger_end,
-                self.scenario.arrivals.duration_ms,
-            );
-        }
+        tally.has_trigger = !self.scenario.trigger_windows().is_empty();
         tally
     }
 

@@ -207,9 +207,10 @@ pub struct LoadTally {
     pub steady: super::Steady,
     /// When the last event happened (ms).
     pub end_ms: f64,
-    /// When the run recovered from its trigger (ms): the start of the first bucket after the
-    /// trigger from which every bucket until the arrivals end has successes at least 90% of
-    /// its arrivals. `None`: no trigger, or it never recovered.
+    /// When the run recovered from its trigger (ms of simulated time), as [`recovery`]
+    /// defines it: the start of the first window after the trigger from which every window of
+    /// `[output] recovery_window_s` until the arrivals end has a success ratio at least 90%
+    /// of the pre-trigger one. `Some(0.0)` without a trigger; `None`: it never recovered.
     pub recovered_at_ms: Option<f64>,
     /// Whether the scenario has a trigger (capacity change, outage or spike).
     pub has_trigger: bool,
@@ -235,29 +236,73 @@ impl LoadTally {
     }
 }
 
-/// The recovery time: the start of the first bucket at or after `trigger_end_ms` from which
-/// every bucket starting before `arrivals_end_ms` has `successes ≥ 0.9 × arrivals`.
+/// The share of the baseline's success ratio a window must reach to count as healthy: 90%.
+pub const RECOVERY_THRESHOLD: f64 = 0.9;
+
+/// When a run recovered from its trigger windows `triggers` (sorted by start; see
+/// [`LoadScenario::trigger_windows`](super::LoadScenario::trigger_windows)), from its time
+/// series `buckets` of `bucket_ms` each, judged over windows of `window_buckets` buckets
+/// (at least 1), up to the end of the arrivals at `arrivals_end_ms`:
+///
+/// - the **baseline** is the success ratio before the trigger: the successes over the
+///   arrivals of the buckets that end by the first trigger's start (1 when they have no
+///   arrival, e.g. a trigger from 0 s);
+/// - a **window** of `window_buckets` consecutive buckets is healthy when its successes are at
+///   least [`RECOVERY_THRESHOLD`] × baseline × its arrivals (a window without arrivals is);
+/// - the windows considered start at every bucket from the first that starts at or after the
+///   last trigger's end, up to the last window that ends by the end of the arrivals (when
+///   fewer buckets than a window are left, one window covers them all);
+/// - the run **recovered at** the start of the earliest such window from which every later
+///   window is healthy too: back, and staying back until the arrivals end. A single bad
+///   bucket undoes that only if it pulls a whole window below the threshold.
+///
+/// `Some(0.0)` without a trigger (nothing to recover from: recovered from the start);
+/// `None` if it never recovered, or no bucket is left after the trigger before the
+/// arrivals end.
 pub fn recovery(
     buckets: &[Bucket],
     bucket_ms: f64,
-    trigger_end_ms: f64,
+    window_buckets: usize,
+    triggers: &[super::Window],
     arrivals_end_ms: f64,
 ) -> Option<f64> {
-    let first = (trigger_end_ms / bucket_ms).ceil() as usize;
+    let (Some(first_trigger), Some(trigger_end)) = (
+        triggers.first(),
+        triggers.iter().map(|window| window.to_ms).reduce(f64::max),
+    ) else {
+        return Some(0.0);
+    };
+    let ratio_sums = |range: &[Bucket]| {
+        range
+            .iter()
+            .fold((0u64, 0u64), |(successes, arrivals), bucket| {
+                (successes + bucket.successes, arrivals + bucket.arrivals)
+            })
+    };
+    let before = ((first_trigger.from_ms / bucket_ms).floor() as usize).min(buckets.len());
+    let baseline = match ratio_sums(&buckets[..before]) {
+        (_, 0) => 1.0,
+        (successes, arrivals) => successes as f64 / arrivals as f64,
+    };
+    let first = (trigger_end / bucket_ms).ceil() as usize;
     let last = ((arrivals_end_ms / bucket_ms).ceil() as usize).min(buckets.len());
     if first >= last {
         return None;
     }
-    let healthy = |bucket: &Bucket| bucket.successes as f64 >= 0.9 * bucket.arrivals as f64;
+    let window = window_buckets.max(1);
+    let healthy = |start: usize| {
+        let (successes, arrivals) = ratio_sums(&buckets[start..(start + window).min(last)]);
+        successes as f64 >= RECOVERY_THRESHOLD * baseline * arrivals as f64
+    };
+    let last_start = last.saturating_sub(window).max(first);
     let mut since = None;
-    for (index, bucket) in buckets.iter().enumerate().take(last).skip(first) {
-        match (healthy(bucket), since) {
-            (true, None) => since = Some(index),
-            (false, _) => since = None,
-            (true, Some(_)) => {}
+    for start in (first..=last_start).rev() {
+        if !healthy(start) {
+            break;
         }
+        since = Some(start);
     }
-    since.map(|index| index as f64 * bucket_ms)
+    since.map(|start| start as f64 * bucket_ms)
 }
 
 #[cfg(test)]
@@ -292,27 +337,85 @@ mod tests {
         assert!((histogram.mean() - (45.0 + 40.0) / 100.0).abs() < 1e-12);
     }
 
+    /// Buckets of 1 s as (arrivals, successes).
+    fn series(counts: &[(u64, u64)]) -> Vec<Bucket> {
+        counts
+            .iter()
+            .map(|&(arrivals, successes)| Bucket {
+                arrivals,
+                successes,
+                ..Bucket::default()
+            })
+            .collect()
+    }
+
+    /// The trigger window from 2 s to 4 s.
+    const TRIGGER: [super::super::Window; 1] = [super::super::Window {
+        from_ms: 2_000.0,
+        to_ms: 4_000.0,
+    }];
+
+    /// Worked by hand, windows of 3 buckets, arrivals until 12 s. Baseline: buckets 0 and 1,
+    /// 18 successes of 20 arrivals = 0.9, so a window is healthy at 0.9 × 0.9 = 0.81 of its
+    /// arrivals, 24.3 of 30. Windows from 4 s (the trigger's end) to 9 s (the last ending by
+    /// 12 s): 4: 5 + 9 + 10 = 24 (not healthy); 5: 9 + 10 + 6 = 25; 6: 26; 7: 26; 8: 29;
+    /// 9: 29. Recovered at 5 s: the dip to 6 of 10 at 7 s does not undo it (a rule on single
+    /// buckets at 90% would say 8 s), and the drain's bucket at 12 s is not judged.
     #[test]
-    fn recovery_is_the_start_of_the_last_healthy_stretch() {
-        let bucket = |arrivals, successes| Bucket {
-            arrivals,
-            successes,
-            ..Bucket::default()
-        };
-        let buckets = [
-            bucket(10, 10),
-            bucket(10, 2),
-            bucket(10, 9),
-            bucket(10, 3),
-            bucket(10, 12),
-            bucket(10, 9),
-            bucket(0, 0),
-        ];
-        // Trigger ends at 1 s; buckets 4 and 5 are healthy until the arrivals end at 6 s.
-        assert_eq!(recovery(&buckets, 1_000.0, 1_000.0, 6_000.0), Some(4_000.0));
-        // A bad last bucket: never recovered.
-        let mut worse = buckets;
-        worse[5] = bucket(10, 8);
-        assert_eq!(recovery(&worse, 1_000.0, 1_000.0, 6_000.0), None);
+    fn a_single_dip_after_recovery_does_not_undo_it() {
+        let mut counts = vec![(10, 10), (10, 8), (10, 2), (10, 1), (10, 5), (10, 9)];
+        counts.extend([
+            (10, 10),
+            (10, 6),
+            (10, 10),
+            (10, 10),
+            (10, 9),
+            (10, 10),
+            (0, 3),
+        ]);
+        let buckets = series(&counts);
+        assert_eq!(
+            recovery(&buckets, 1_000.0, 3, &TRIGGER, 12_000.0),
+            Some(5_000.0)
+        );
+        // A dip that lasts: buckets 7 and 8 at 4 of 10. Windows 6: 18, 7: 18, 8: 4 + 10 + 9
+        // = 23, all below 24.3; 9: 29. Back at 9 s.
+        let mut lasting = buckets.clone();
+        lasting[7].successes = 4;
+        lasting[8].successes = 4;
+        assert_eq!(
+            recovery(&lasting, 1_000.0, 3, &TRIGGER, 12_000.0),
+            Some(9_000.0)
+        );
+        // The last window below it (10: 5, 11: 0, so window 9 has 10 + 5 + 0 = 15): never.
+        let mut relapse = buckets.clone();
+        relapse[10].successes = 5;
+        relapse[11].successes = 0;
+        assert_eq!(recovery(&relapse, 1_000.0, 3, &TRIGGER, 12_000.0), None);
+        // Windows of one bucket are the single-bucket rule against 0.81: bucket 7 (6 of 10)
+        // undoes it, and bucket 8 on is healthy.
+        assert_eq!(
+            recovery(&buckets, 1_000.0, 1, &TRIGGER, 12_000.0),
+            Some(8_000.0)
+        );
+        // Fewer buckets than a window after the trigger: one window of buckets 4 and 5, 14 of
+        // 20 = 0.7 < 0.81 (arrivals end at 6 s): never; 7 and 10 give 17 of 20 = 0.85: back.
+        assert_eq!(recovery(&buckets, 1_000.0, 3, &TRIGGER, 6_000.0), None);
+        let mut quick = buckets;
+        quick[4].successes = 7;
+        quick[5].successes = 10;
+        assert_eq!(
+            recovery(&quick, 1_000.0, 3, &TRIGGER, 6_000.0),
+            Some(4_000.0)
+        );
+    }
+
+    /// Without a trigger a run is recovered from its start, however it went; a trigger that
+    /// lasts until the arrivals end leaves nothing to recover in.
+    #[test]
+    fn no_trigger_reads_recovered_at_zero_and_a_trigger_to_the_end_never() {
+        let buckets = series(&[(10, 0), (10, 0), (10, 0)]);
+        assert_eq!(recovery(&buckets, 1_000.0, 5, &[], 3_000.0), Some(0.0));
+        assert_eq!(recovery(&buckets, 1_000.0, 5, &TRIGGER, 4_000.0), None);
     }
 }

@@ -176,6 +176,7 @@ fn the_same_inputs_give_the_same_tally() {
         scenarios: vec![scenario],
         bucket_ms: 1_000.0,
         warm_up_ms: 0.0,
+        recovery_window_ms: 5_000.0,
     };
     let one = simulate(&model, 1, &Silent).unwrap();
     let two = simulate(&model, 2, &Silent).unwrap();
@@ -504,4 +505,72 @@ fn a_lock_waiter_is_in_the_server_until_the_lock_is_released() {
     assert_eq!(steady.in_server_mean_ms, Some(225.0));
     assert_eq!(steady.utilisation, Some(450.0 / 20_000.0));
     assert_eq!(steady.latency_mean_ms, Some(300.0));
+}
+
+/// The load model of a load file's `text`.
+fn load_model(text: &str) -> LoadModel {
+    let overrides = crate::config::Overrides::default();
+    match crate::config::Job::from_text(text, std::path::Path::new("t.toml"), &overrides) {
+        Ok(crate::config::Job::Load(config)) => config.model,
+        other => panic!("not a load file: {other:?}"),
+    }
+}
+
+/// A run without a trigger (no capacity window, no outage, one phase) has nothing to recover
+/// from: every run reads recovered at 0 s, at a load of 0.5 and in an overload alike.
+#[test]
+fn a_steady_run_without_a_trigger_always_reads_recovered() {
+    for rate in [10.0, 40.0] {
+        let mut steady = scenario();
+        steady.arrivals.phases[0].rate = PhaseRate::Constant(rate);
+        let model = LoadModel {
+            title: "steady".into(),
+            seed: 5,
+            runs: 3,
+            strategies: vec![LoadStrategy::None, LoadStrategy::UniqueKey],
+            scenarios: vec![steady],
+            bucket_ms: 1_000.0,
+            warm_up_ms: 0.0,
+            recovery_window_ms: 5_000.0,
+        };
+        let results = simulate(&model, 1, &Silent).unwrap();
+        assert_eq!(results.rows.len(), 6);
+        for row in &results.rows {
+            assert!(!row.tally.has_trigger);
+            assert_eq!(row.tally.recovered_at_ms, Some(0.0), "{rate}/s");
+        }
+    }
+}
+
+/// Brooker's collapse (`configs/brooker-collapse.toml`) with a spike strong enough to tip
+/// every run (85/s from 20 s to 26 s instead of 80/s to 25 s, arrivals until 60 s, 8 runs):
+/// without backoff the retries keep the server collapsed, no run recovers; with backoff and
+/// jitter the same spike passes, most runs recover (so the check can see a recovery).
+#[test]
+fn brookers_collapse_without_backoff_never_recovers() {
+    let text = "model = \"timeline\"\nseed = 2023\nruns = 8\nstrategies = [\"none\"]\n\
+        [arrivals]\nduration_s = 60.0\nphases = [{ until_s = 20.0, rate_per_s = 40.0 }, \
+        { until_s = 26.0, rate_per_s = 85.0 }, { until_s = 60.0, rate_per_s = 40.0 }]\n\
+        [network]\n\
+        request_latency = { distribution = \"exponential\", mean_ms = 100.0 }\n\
+        response_latency = { distribution = \"exponential\", mean_ms = 100.0 }\n\
+        [server]\nprocessing = { distribution = \"fixed\", ms = 1000.0 }\n\
+        processing_per_in_flight_ms = 10.0\n\
+        [client]\ntimeout_ms = 3000.0\nmax_retries = 2\n[output]\nbucket_s = 1.0\n\
+        [[scenario]]\nname = \"no_backoff\"\nclient = { backoff = { policy = \"none\" } }\n\
+        [[scenario]]\nname = \"backoff_and_jitter\"\nclient = { backoff = { policy = \
+        \"full_jitter\", base_ms = 20000.0, cap_ms = 40000.0 } }\n";
+    let results = simulate(&load_model(text), 2, &Silent).unwrap();
+    let recovered = |scenario: usize| {
+        let runs: Vec<_> = results
+            .rows
+            .iter()
+            .filter(|row| row.scenario == scenario)
+            .collect();
+        assert_eq!(runs.len(), 8);
+        assert!(runs.iter().all(|row| row.tally.has_trigger));
+        runs.iter().filter(|row| row.tally.recovered()).count()
+    };
+    assert_eq!(recovered(0), 0, "no_backoff");
+    assert!(recovered(1) >= 6, "backoff_and_jitter: {}", recovered(1));
 }

@@ -34,4 +34,17 @@ impl Report for ContentionResults {
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
     }
+
+    fn run_label(&self) -> String {
+        format!("{} · seed {}", self.model.title, self.model.seed)
+    }
+
+    fn summary(&self) -> Option<crate::report::summary::Summary> {
+        Some(summary::summarise(self))
+    }
+
+    /// What a sweep of a contention file charts: the AWS post's calls and time.
+    fn headline(&self) -> &'static [&'static str] {
+        &["writes", "completion_ms"]
+    }
 }

@@ -1,14 +1,19 @@
-//! The load model's charts. Over time, run 0 of each scenario in its own panel, the trigger
-//! windows shaded (when there are any): `load_goodput.svg` (offered load, retries and goodput
-//! per second, and the queue on a second axis when it ever formed, for the file's first
-//! strategy: the metastable-failure picture) and `load_double_charges.svg` (customers charged
-//! twice so far, one line per strategy). With an error-rate sweep, `load_failure_sweep.svg`:
-//! success rate and amplification against the server's error rate, one row of panels per
-//! strategy, one line per scenario (the retry policies). Each chart has one legend, in a row
-//! above its panels, so that it never covers a line.
+//! The load model's charts. Over time, each scenario in its own panel, the trigger windows
+//! shaded (when there are any): `load_goodput.svg` (offered load, retries and goodput per
+//! second, and the queue on a second axis when it ever formed, for the file's first strategy:
+//! the metastable-failure picture) and `load_double_charges.svg` (customers charged twice so
+//! far, one line per strategy). With one run they draw that run; with more, the mean over the
+//! runs of each bucket, with a band for the 95% interval (Student's t across runs) of the
+//! goodput and of each strategy's double charges. (A sweep of the error rate draws its own
+//! charts: [`crate::report::sweep_chart`].) Each chart has one
+//! legend, in a row above its panels, so that it never covers a line; a band or bar is cut at
+//! the panel's edges.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+
+use engine::metric::Kind;
+use engine::replications::{Estimate, Replications};
 
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
@@ -56,6 +61,35 @@ pub fn all(results: &LoadResults) -> Vec<OutputFile> {
     ]
 }
 
+/// The 95% interval of `estimate`, cut to `0..=top`; `None` without one.
+fn clipped(estimate: &Estimate, top: f64) -> Option<(f64, f64)> {
+    let interval = estimate.interval?;
+    Some((interval.low.clamp(0.0, top), interval.high.clamp(0.0, top)))
+}
+
+/// Draws a band from `low` to `high` over x in `colour`, light.
+fn draw_band<DB: DrawingBackend>(
+    chart: &mut LinearChart<'_, DB>,
+    band: &[(f64, f64, f64)],
+    colour: RGBColor,
+) -> Result<(), String> {
+    if band.is_empty() {
+        return Ok(());
+    }
+    let outline: Vec<(f64, f64)> = band
+        .iter()
+        .map(|&(x, _, high)| (x, high))
+        .chain(band.iter().rev().map(|&(x, low, _)| (x, low)))
+        .collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(
+            outline,
+            colour.mix(0.2).filled(),
+        )))
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// a trigger window), then `what`.
 fn parameters(results: &LoadResults, what: &str) -> String {
     let model = &results.model;
@@ -68,20 +102,71 @@ fn parameters(results: &LoadResults, what: &str) -> String {
     } else {
         ""
     };
+    let runs = if model.runs > 1 {
+        format!("mean of {} runs, band: 95% interval", model.runs)
+    } else {
+        "run 0".to_string()
+    };
     format!(
-        "{} · seed {} · run 0 · {} s buckets{shaded} · {what}",
+        "{} · seed {} · {runs} · {} s buckets{shaded} · {what}",
         model.title,
         model.seed,
         model.bucket_ms / 1000.0
     )
 }
 
-/// Run 0's row of a scenario and strategy.
-fn row_of(results: &LoadResults, scenario: usize, strategy: LoadStrategy) -> Option<&LoadRow> {
-    results
+/// Per bucket of a scenario under a strategy, the estimate over runs of `value` (its point at
+/// the bucket's middle, s): a run whose series ended earlier adds 0 (`carry = false`, a count
+/// per bucket) or its last bucket's value (`carry = true`, a cumulative count).
+fn bucket_estimates(
+    results: &LoadResults,
+    scenario: usize,
+    strategy: LoadStrategy,
+    value: impl Fn(&Bucket) -> f64,
+    carry: bool,
+) -> Vec<(f64, Estimate)> {
+    let bucket_s = results.model.bucket_ms / 1000.0;
+    let runs: Vec<&LoadRow> = results
         .rows
         .iter()
-        .find(|row| row.run == 0 && row.scenario == scenario && row.strategy == strategy)
+        .filter(|row| row.scenario == scenario && row.strategy == strategy)
+        .collect();
+    let length = runs
+        .iter()
+        .map(|row| row.tally.buckets.len())
+        .max()
+        .unwrap_or(0);
+    (0..length)
+        .map(|index| {
+            let mut sums = Replications::default();
+            for row in &runs {
+                let buckets = &row.tally.buckets;
+                let observed = match (buckets.get(index), buckets.last()) {
+                    (Some(bucket), _) => value(bucket),
+                    (None, Some(last)) if carry => value(last),
+                    _ => 0.0,
+                };
+                sums.push(observed);
+            }
+            ((index as f64 + 0.5) * bucket_s, sums.estimate(Kind::Mean))
+        })
+        .collect()
+}
+
+/// The means of `estimates` as a line.
+fn means(estimates: &[(f64, Estimate)]) -> Vec<(f64, f64)> {
+    estimates
+        .iter()
+        .map(|(x, estimate)| (*x, estimate.mean))
+        .collect()
+}
+
+/// The intervals of `estimates` as a band cut to `0..=top` (empty with one run).
+fn band(estimates: &[(f64, Estimate)], top: f64) -> Vec<(f64, f64, f64)> {
+    estimates
+        .iter()
+        .filter_map(|(x, estimate)| clipped(estimate, top).map(|(low, high)| (*x, low, high)))
+        .collect()
 }
 
 /// The panels of the scenarios, one each: two columns when there is more than one (with an
@@ -97,22 +182,12 @@ fn panels<'a>(
     cells
 }
 
-/// A point per bucket at its middle (s).
-fn series(buckets: &[Bucket], bucket_s: f64, value: impl Fn(&Bucket) -> f64) -> Vec<(f64, f64)> {
-    buckets
-        .iter()
-        .enumerate()
-        .map(|(index, bucket)| ((index as f64 + 0.5) * bucket_s, value(bucket)))
-        .collect()
-}
-
-/// The longest run-0 time series (s), at least one bucket.
+/// The longest time series of any run (s), at least one bucket.
 fn span_s(results: &LoadResults) -> f64 {
     let bucket_s = results.model.bucket_ms / 1000.0;
     results
         .rows
         .iter()
-        .filter(|row| row.run == 0)
         .map(|row| row.tally.buckets.len() as f64 * bucket_s)
         .fold(bucket_s, f64::max)
 }
@@ -194,12 +269,12 @@ fn shade<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Whether a queue formed in any run-0 time series of `strategy`.
+/// Whether a queue formed in any time series of `strategy`.
 fn queue_formed(results: &LoadResults, strategy: LoadStrategy) -> bool {
     results
         .rows
         .iter()
-        .filter(|row| row.run == 0 && row.strategy == strategy)
+        .filter(|row| row.strategy == strategy)
         .flat_map(|row| &row.tally.buckets)
         .any(|bucket| bucket.queue_length > 0.0)
 }
@@ -234,30 +309,32 @@ fn goodput(results: &LoadResults) -> String {
         |area| {
             let body = legend_row(area, &legend, 12)?;
             for (index, panel) in panels(&body, model.scenarios.len()).iter().enumerate() {
-                if let Some(row) = row_of(results, index, strategy) {
-                    goodput_panel(results, index, row, queue, panel)?;
-                }
+                goodput_panel(results, index, strategy, queue, panel)?;
             }
             Ok(())
         },
     )
 }
 
-/// One scenario's panel of [`goodput`]; the queue and its axis only with `queue`.
+/// One scenario's panel of [`goodput`] under `strategy` (the goodput's band with more than
+/// one run); the queue and its axis only with `queue`.
 fn goodput_panel(
     results: &LoadResults,
     scenario: usize,
-    row: &LoadRow,
+    strategy: LoadStrategy,
     queue: bool,
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
 ) -> Result<(), String> {
     let bucket_s = results.model.bucket_ms / 1000.0;
-    let buckets = &row.tally.buckets;
     let per_second = |count: u64| count as f64 / bucket_s;
-    let offered = series(buckets, bucket_s, |b| per_second(b.arrivals));
-    let retries = series(buckets, bucket_s, |b| per_second(b.retries));
-    let good = series(buckets, bucket_s, |b| per_second(b.successes));
-    let queue_length = series(buckets, bucket_s, |b| b.queue_length);
+    let over_runs = |value: &dyn Fn(&Bucket) -> f64| {
+        bucket_estimates(results, scenario, strategy, value, false)
+    };
+    let offered = means(&over_runs(&|b| per_second(b.arrivals)));
+    let retries = means(&over_runs(&|b| per_second(b.retries)));
+    let good_estimates = over_runs(&|b| per_second(b.successes));
+    let good = means(&good_estimates);
+    let queue_length = means(&over_runs(&|b| b.queue_length));
     let top = offered
         .iter()
         .chain(&retries)
@@ -277,6 +354,7 @@ fn goodput_panel(
         .map_err(|e| e.to_string())?
         .set_secondary_coord(0.0..span, 0.0..queue_top);
     time_axes(&mut chart, "per second", results, scenario, top)?;
+    draw_band(&mut chart, &band(&good_estimates, top), GOODPUT)?;
     for (points, colour) in [(offered, OFFERED), (retries, RETRIES), (good, GOODPUT)] {
         chart
             .draw_series(LineSeries::new(points, colour.stroke_width(2)))
@@ -326,23 +404,26 @@ fn double_charges(results: &LoadResults) -> String {
     )
 }
 
-/// One scenario's panel of [`double_charges`]. The axis shows at least 0 to 5, so that a
-/// count never gets a fractional tick.
+/// One scenario's panel of [`double_charges`] (each strategy's band with more than one run).
+/// The axis shows at least 0 to 5, so that a count never gets a fractional tick.
 fn double_charges_panel(
     results: &LoadResults,
     scenario: usize,
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
 ) -> Result<(), String> {
     let model = &results.model;
-    let bucket_s = model.bucket_ms / 1000.0;
-    let lines: Vec<(LoadStrategy, Vec<(f64, f64)>)> = model
+    let estimates: Vec<(LoadStrategy, Vec<(f64, Estimate)>)> = model
         .strategies
         .iter()
-        .filter_map(|&strategy| {
-            let row = row_of(results, scenario, strategy)?;
-            let points = series(&row.tally.buckets, bucket_s, |b| b.double_charges as f64);
-            Some((strategy, points))
+        .map(|&strategy| {
+            let cumulative = |b: &Bucket| b.double_charges as f64;
+            let estimates = bucket_estimates(results, scenario, strategy, cumulative, true);
+            (strategy, estimates)
         })
+        .collect();
+    let lines: Vec<(LoadStrategy, Vec<(f64, f64)>)> = estimates
+        .iter()
+        .map(|(strategy, estimates)| (*strategy, means(estimates)))
         .collect();
     let top = (lines
         .iter()
@@ -359,6 +440,9 @@ fn double_charges_panel(
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(|e| e.to_string())?;
     time_axes(&mut chart, "payments charged twice", results, scenario, top)?;
+    for (strategy, estimates) in &estimates {
+        draw_band(&mut chart, &band(estimates, top), colour(*strategy))?;
+    }
     let count = model.strategies.len();
     for (strategy, points) in lines {
         let index = model.strategies.iter().position(|&s| s == strategy);

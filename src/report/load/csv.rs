@@ -59,12 +59,14 @@ pub struct DerivedColumns {
     pub in_flight_p99: u64,
     /// Most requests inside the server at once (requests).
     pub in_flight_max: u64,
-    /// Whether the run recovered after its trigger (capacity change, outage or spike): every
-    /// bucket from some point after the trigger to the end of the arrivals has successes at
-    /// least 90% of its arrivals (`true`/`false`; empty without a trigger).
+    /// Whether the run recovered after its trigger (capacity change, outage or spike): from
+    /// some window after the trigger on, every window of `[output] recovery_window_s` until
+    /// the arrivals end has successes at least 90% of its arrivals times the success ratio
+    /// before the trigger (back, and staying back; `true`/`false`; `true` without a trigger:
+    /// nothing to recover from).
     pub recovered: String,
-    /// The start of the first bucket of that healthy stretch (s; empty if it never
-    /// recovered or without a trigger).
+    /// The start of the first window of that healthy stretch (s of simulated time; 0 without
+    /// a trigger; empty if it never recovered).
     pub recovered_at_s: String,
     /// When the last event happened: the arrival window plus the drain (s, 3 decimals).
     pub end_s: String,
@@ -179,10 +181,9 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
     let window = scenario.arrivals.duration_ms;
     let tally = &row.tally;
     let counts = tally.counts;
-    let (recovered, recovered_at_s) = match (tally.has_trigger, tally.recovered_at_ms) {
-        (false, _) => (String::new(), String::new()),
-        (true, None) => ("false".into(), String::new()),
-        (true, Some(at)) => ("true".into(), decimal(at / 1000.0)),
+    let (recovered, recovered_at_s) = match tally.recovered_at_ms {
+        None => ("false".into(), String::new()),
+        Some(at) => ("true".into(), decimal(at / 1000.0)),
     };
     let run = RunColumns {
         run: row.run,

@@ -87,16 +87,19 @@ pub fn shape() -> Shape {
             number("bucket_ms"),
         ],
         results,
-        // The shared summary shape; its cell columns (scenario, strategy) come with it.
-        summary: estimate_fields(),
+        // The cell's columns (scenario, strategy), then the shared summary's.
+        summary: [text("scenario"), text("strategy")]
+            .into_iter()
+            .chain(estimate_fields())
+            .collect(),
     }
 }
 
-/// The bytes of the load model's `summary.csv` for `--json`: none yet. The one place to wire
-/// the load summary in: return `Some(crate::report::summary::summary_csv(&summary))` and add
-/// its cell columns to [`shape`]'s `summary`.
-fn summary_csv(_results: &LoadResults) -> Option<Vec<u8>> {
-    None
+/// The bytes of the load model's `summary.csv` for `--json`.
+fn summary_csv(results: &LoadResults) -> Option<Vec<u8>> {
+    Some(crate::report::summary::summary_csv(
+        &super::summary::summary(results),
+    ))
 }
 
 /// The `--json` of a load run, `files` the paths written.

@@ -1,11 +1,15 @@
-//! The load model's outputs: `load.csv`, `load_timeseries.csv`, the charts, `report.md`, the stdout table and the `--json` summary.
+//! The load model's outputs: `load.csv`, `load_timeseries.csv`, `summary.csv` and
+//! `differences.csv` (the estimates over runs), the charts, `report.md`, the stdout table and
+//! the `--json` summary.
 
 pub mod charts;
 pub mod csv;
 pub mod json;
+pub mod summary;
 pub mod table;
 
 use crate::model::load::LoadResults;
+use crate::report::summary::{differences_csv, summary_csv};
 use crate::report::{OutputFile, Report};
 
 impl Report for LoadResults {
@@ -15,6 +19,12 @@ impl Report for LoadResults {
             OutputFile::new("load.csv", csv::load_csv(self)),
             OutputFile::new("load_timeseries.csv", csv::timeseries_csv(self)),
         ];
+        let summary = self.summary();
+        files.push(OutputFile::new("summary.csv", summary_csv(&summary)));
+        files.push(OutputFile::new(
+            "differences.csv",
+            differences_csv(&summary),
+        ));
         files.extend(charts::all(self));
         files.push(OutputFile::report_md(table::report(self)));
         files
@@ -26,5 +36,24 @@ impl Report for LoadResults {
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
+    }
+
+    fn run_label(&self) -> String {
+        format!("{} · seed {}", self.model.title, self.model.seed)
+    }
+
+    fn summary(&self) -> Option<crate::report::summary::Summary> {
+        Some(summary::summary(self))
+    }
+
+    /// What a sweep of a load file charts: Brooker's success rate and amplification, the
+    /// double charges and the goodput.
+    fn headline(&self) -> &'static [&'static str] {
+        &[
+            "success_rate",
+            "amplification",
+            "double_charges",
+            "goodput_per_s",
+        ]
     }
 }

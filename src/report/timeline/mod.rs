@@ -30,6 +30,10 @@ impl Report for TimelineResults {
         json::summary(self, written)
     }
 
+    fn run_label(&self) -> String {
+        format!("{} · seed {}", self.model.title, self.model.seed)
+    }
+
     /// On a key-TTL axis, each scenario's whole retry window: a TTL beyond it never prunes a
     /// key a retry still needs.
     fn sweep_marks(&self, key: &str) -> Vec<crate::report::sweep_chart::Mark> {

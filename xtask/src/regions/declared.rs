@@ -35,7 +35,7 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     use simulate::model::{article, contention, load, timeline};
     let what = required(
         argument,
-        "timeline, load, load-buckets, load-steady, article-metrics, contention-metrics or summary",
+        "timeline, load, load-buckets, load-steady, load-metrics, article-metrics, contention-metrics or summary",
     )?;
     let (columns, source): (&[Column], &str) = match what {
         "timeline" => (
@@ -45,6 +45,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         "load" => (load::tally::LoadCounts::COLUMNS, "src/model/load/tally.rs"),
         "load-buckets" => (load::tally::Bucket::COLUMNS, "src/model/load/tally.rs"),
         "load-steady" => (load::steady::Steady::COLUMNS, "src/model/load/steady.rs"),
+        "load-metrics" => (
+            simulate::report::load::summary::LoadMetric::COLUMNS,
+            "src/report/load/summary.rs",
+        ),
         "article-metrics" => (
             article::summary::Metric::COLUMNS,
             "src/model/article/summary.rs",
