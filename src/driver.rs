@@ -360,7 +360,11 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
 }
 
 /// Writes a run's files, tells what it wrote and prints its warnings on stderr.
-fn publish(output: &OutputSettings, model: &'static str, rendered: &Rendered) -> anyhow::Result<()> {
+fn publish(
+    output: &OutputSettings,
+    model: &'static str,
+    rendered: &Rendered,
+) -> anyhow::Result<()> {
     write_and_tell(&output.out_dir, model, rendered, output.quiet)?;
     if !output.quiet {
         for warning in &rendered.warnings {
