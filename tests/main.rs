@@ -20,3 +20,4 @@ mod reliability;
 mod statistics;
 mod sweeps;
 mod timeline;
+mod timeline_summary;
