@@ -156,25 +156,28 @@ fn tally_columns(row: &RunRow, backend: bool) -> Row {
 
 /// The rows of `timeline.csv`: runs in order, then scenarios, then strategies as listed.
 pub fn rows(results: &TimelineResults) -> Vec<Row> {
+    each_row(results).collect()
+}
+
+/// The same, one at a time (so that the CSV of many runs is written without holding every
+/// row's cells at once).
+fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
     let backend = results.model.uses_backend();
-    results
-        .every_run()
-        .map(|row| {
-            let scenario = &results.model.scenarios[row.scenario];
-            let mut cells = vec![
-                ("run", Cell::Count(row.run.into())),
-                ("scenario", Cell::Text(scenario.name.clone())),
-                ("strategy", Cell::Text(row.strategy.name().into())),
-                ("seed", Cell::Count(results.model.seed)),
-            ];
-            cells.extend(scenario_columns(scenario));
-            if backend {
-                cells.extend(backend_columns(scenario));
-            }
-            cells.extend(tally_columns(row, backend));
-            cells
-        })
-        .collect()
+    results.every_run().map(move |row| {
+        let scenario = &results.model.scenarios[row.scenario];
+        let mut cells = vec![
+            ("run", Cell::Count(row.run.into())),
+            ("scenario", Cell::Text(scenario.name.clone())),
+            ("strategy", Cell::Text(row.strategy.name().into())),
+            ("seed", Cell::Count(results.model.seed)),
+        ];
+        cells.extend(scenario_columns(scenario));
+        if backend {
+            cells.extend(backend_columns(scenario));
+        }
+        cells.extend(tally_columns(row, backend));
+        cells
+    })
 }
 
 /// The rows of `ttl_sweep.csv`: TTLs in the order given, then scenarios, then strategies.
@@ -209,15 +212,16 @@ pub fn ttl_sweep_rows(results: &TimelineResults) -> Vec<Row> {
 }
 
 /// Rows to CSV bytes: the header from the first row's columns, then one line per row.
-fn to_csv(rows: &[Row]) -> Vec<u8> {
+fn to_csv<R: std::borrow::Borrow<Row>>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let cannot_fail = "writing CSV into memory cannot fail";
-    if let Some(first) = rows.first() {
-        writer
-            .write_record(first.iter().map(|(name, _)| name))
-            .expect(cannot_fail);
-    }
-    for row in rows {
+    for (index, row) in rows.into_iter().enumerate() {
+        let row = row.borrow();
+        if index == 0 {
+            writer
+                .write_record(row.iter().map(|(name, _)| name))
+                .expect(cannot_fail);
+        }
         let cells: Vec<&Cell> = row.iter().map(|(_, cell)| cell).collect();
         writer.serialize(cells).expect(cannot_fail);
     }
@@ -226,10 +230,10 @@ fn to_csv(rows: &[Row]) -> Vec<u8> {
 
 /// `timeline.csv`.
 pub fn timeline_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(&rows(results))
+    to_csv(each_row(results))
 }
 
 /// `ttl_sweep.csv`.
 pub fn ttl_sweep_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(&ttl_sweep_rows(results))
+    to_csv(ttl_sweep_rows(results))
 }
