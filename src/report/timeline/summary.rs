@@ -172,3 +172,72 @@ pub fn cell(summary: &Summary, index: usize) -> CellEstimates<'_> {
         rows: &summary.rows[index * metrics..(index + 1) * metrics],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Job, Overrides};
+    use crate::report::summary::Observation;
+
+    /// Two scenarios (their own copies and retries) × two strategies, three runs.
+    fn results() -> TimelineResults {
+        let text = "model = \"timeline\"\npayments = 200\nruns = 3\n\
+                    strategies = [\"none\", \"unique_key\"]\n\
+                    [network]\nack_loss = 0.1\n\
+                    [[scenario]]\nname = \"one\"\n\
+                    [[scenario]]\nname = \"two\"\nclient = { max_retries = 1 }\n";
+        let path = std::path::Path::new("summary.toml");
+        let Ok(Job::Timeline(config)) = Job::from_text(text, path, &Overrides::default()) else {
+            panic!("a plain timeline file");
+        };
+        crate::model::timeline::simulate(&config.model, 1, &engine::Silent).unwrap()
+    }
+
+    #[test]
+    fn every_metric_observes_its_own_timeline_csv_column() {
+        let results = results();
+        let rows = super::super::csv::rows(&results);
+        for (run, cells) in results.every_run().zip(&rows) {
+            let cell = |name: &str| {
+                let (_, cell) = cells.iter().find(|(column, _)| *column == name).unwrap();
+                cell.to_json().as_f64().unwrap()
+            };
+            for &metric in TimelineMetric::ALL {
+                let expected = cell(metric.name());
+                match metric.observe(run) {
+                    Observation::Value(value) => assert_eq!(value, expected, "{metric:?}"),
+                    Observation::Share {
+                        with_property,
+                        units,
+                    } => {
+                        assert_eq!(with_property as f64, expected, "{metric:?}");
+                        assert_eq!(units as f64, cell("payments"), "{metric:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cells_estimates_are_its_own_in_metric_order() {
+        let results = results();
+        let summary = summarise(&results);
+        let cells = 2 * 2;
+        assert_eq!(summary.rows.len(), cells * TimelineMetric::ALL.len());
+        for (index, row) in results.first_run().enumerate() {
+            let estimates = cell(&summary, index);
+            let labels = [
+                results.scenario(row).name.clone(),
+                row.strategy.name().to_string(),
+            ];
+            for (&metric, summary_row) in TimelineMetric::ALL.iter().zip(estimates.rows) {
+                assert_eq!(summary_row.cell, labels);
+                assert_eq!(summary_row.metric, metric.metric());
+                assert_eq!(summary_row.estimate.runs, 3);
+            }
+        }
+        // Strategy pairs in each scenario, scenario pairs for each strategy.
+        let pairs = summary.differences.len() / TimelineMetric::ALL.len();
+        assert_eq!(pairs, 2 + 2);
+    }
+}
