@@ -270,3 +270,77 @@ fn a_paired_difference_is_narrower_than_the_unpaired_one() {
         );
     }
 }
+
+/// The vertical black error bars of an SVG: `(x, low y, high y)` in pixels.
+fn error_bars(svg: &str) -> Vec<(f64, f64, f64)> {
+    let document = roxmltree::Document::parse(svg).unwrap();
+    document
+        .descendants()
+        .filter(|node| {
+            node.has_tag_name("polyline")
+                && node.attribute("stroke") == Some("#000000")
+                && node.attribute("stroke-width") == Some("2")
+        })
+        .filter_map(|node| {
+            let points: Vec<(f64, f64)> = node
+                .attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|pair| {
+                    let (x, y) = pair.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            let [(x0, y0), (x1, y1)] = points[..] else {
+                return None;
+            };
+            (x0 == x1).then(|| (x0, y0.min(y1), y0.max(y1)))
+        })
+        .collect()
+}
+
+/// The bars of an SVG (filled rectangles other than the white background and legend): their
+/// centre and top in pixels.
+fn bar_tops(svg: &str) -> Vec<(f64, f64)> {
+    let document = roxmltree::Document::parse(svg).unwrap();
+    document
+        .descendants()
+        .filter(|node| node.has_tag_name("rect") && node.attribute("fill") != Some("#FFFFFF"))
+        .map(|node| {
+            let number = |name| node.attribute(name).unwrap().parse::<f64>().unwrap();
+            (number("x") + number("width") / 2.0, number("y"))
+        })
+        .collect()
+}
+
+/// With several runs, the charges, outcomes and answers charts draw one error bar per bar,
+/// through the top of its stack (the mean lies in its interval); with one run, none.
+#[test]
+fn the_bar_charts_draw_error_bars_over_several_runs_only() {
+    let file = scenario_file("retry-storm.toml");
+    for (runs, expected) in [("1", 0), ("3", 2 * 3)] {
+        let (_, out) = run(&file, &["--payments", "300", "--runs", runs, "--quiet"]);
+        for chart in [
+            "timeline_charges.svg",
+            "timeline_outcomes.svg",
+            "timeline_answers.svg",
+        ] {
+            let svg = std::fs::read_to_string(out.path().join(chart)).unwrap();
+            let bars = error_bars(&svg);
+            assert_eq!(bars.len(), expected, "{chart} over {runs} runs");
+            let tops = bar_tops(&svg);
+            for (x, low, high) in bars {
+                // The highest rectangle (smallest y) centred on the error bar.
+                let top = tops
+                    .iter()
+                    .filter(|(centre, _)| (centre - x).abs() <= 1.0)
+                    .map(|&(_, y)| y)
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    top >= low - 1.0 && top <= high + 1.0,
+                    "{chart}: bar top {top} outside its error bar {low}..{high} at x {x}"
+                );
+            }
+        }
+    }
+}
