@@ -133,7 +133,8 @@ impl RunRow {
 /// One strategy's results in run 0 of one scenario, with its latency histogram.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineRow {
-    /// The replication.
+    /// The replication: 0 (only run 0 keeps its histograms; every run is in
+    /// [`TimelineResults::runs`]).
     pub run: u32,
     /// Index into [`TimelineModel::scenarios`].
     pub scenario: usize,
