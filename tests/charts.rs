@@ -294,7 +294,8 @@ fn timeline_files(file: &str, payments: Option<u64>, threads: usize) -> Vec<Outp
         config.model.payments = payments;
     }
     let results = timeline::simulate(&config.model, threads, &Silent).unwrap();
-    simulate::report::Report::files(&results)
+    let report = simulate::report::timeline::TimelineReport::new(results);
+    simulate::report::Report::files(&report)
 }
 
 /// The charts among [`timeline_files`].

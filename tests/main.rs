@@ -22,3 +22,4 @@ mod reliability;
 mod statistics;
 mod sweeps;
 mod timeline;
+mod timeline_summary;

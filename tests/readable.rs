@@ -37,6 +37,21 @@ fn same_key_burst_tables() {
     insta::assert_snapshot!(stdout);
 }
 
+/// A timeline run over several runs: every summarised cell as mean ± half-width.
+#[test]
+fn timeline_tables_over_runs() {
+    let config = scenario_file("mobile-network.toml");
+    let (stdout, _folder) = run_in_folder(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--payments",
+        "300",
+        "--runs",
+        "3",
+    ]);
+    insta::assert_snapshot!(stdout);
+}
+
 /// The header line of every CSV file the two models write.
 #[test]
 fn csv_headers() {
@@ -55,6 +70,8 @@ fn csv_headers() {
         out(&article, "attempts.csv"),
         out(&article, "summary.csv"),
         out(&timeline, "timeline.csv"),
+        out(&timeline, "summary.csv"),
+        out(&timeline, "differences.csv"),
     ]
     .iter()
     .map(|path| format!("{}: {}", file_name(path), csv_header(path)))

@@ -3,13 +3,14 @@
 use super::{Model, Plan, timeout_warning, ttl_warning};
 use crate::config::TimelineConfig;
 use crate::limits::Machine;
-use crate::model::timeline::{self, TimelineResults, estimate};
+use crate::model::timeline::{self, estimate};
+use crate::report::timeline::TimelineReport;
 use engine::{Interrupted, Progress};
 
 impl Model for TimelineConfig {
     const NAME: &'static str = "timeline";
     const UNIT: &'static str = "payments";
-    type Results = TimelineResults;
+    type Results = TimelineReport;
 
     fn work_units(&self) -> u64 {
         self.model.work_units()
@@ -46,12 +47,13 @@ impl Model for TimelineConfig {
         warnings
     }
 
-    /// A run in which no payment of any scenario or strategy succeeded.
-    fn result_warnings(results: &TimelineResults) -> Vec<String> {
-        let succeeded: u64 = results
-            .rows
+    /// A run in which no payment of any run, scenario or strategy succeeded.
+    fn result_warnings(report: &TimelineReport) -> Vec<String> {
+        let succeeded: u64 = report
+            .results()
+            .runs
             .iter()
-            .map(|row| row.tally.counts.succeeded)
+            .map(|row| row.counts.succeeded)
             .sum();
         super::no_success_warning(
             succeeded,
@@ -61,7 +63,7 @@ impl Model for TimelineConfig {
         .collect()
     }
 
-    fn simulate(&self, progress: &dyn Progress) -> Result<TimelineResults, Interrupted> {
-        timeline::simulate(&self.model, self.threads, progress)
+    fn simulate(&self, progress: &dyn Progress) -> Result<TimelineReport, Interrupted> {
+        timeline::simulate(&self.model, self.threads, progress).map(TimelineReport::new)
     }
 }

@@ -196,7 +196,9 @@ fn lines(rows: &[(&[String], &Row)], firsts: &[&str], across: &Across, kind: Kin
             estimate.mean * scale,
             estimate
                 .interval
-                .filter(|_| estimate.runs > 1)
+                // A share's score interval holds for one run too (its units are
+                // independent); a mean over one run has none worth drawing.
+                .filter(|_| estimate.runs > 1 || kind == Kind::Proportion)
                 .map(|interval| (interval.low * scale, interval.high * scale)),
         );
         match lines.iter_mut().find(|line| line.name == name) {
@@ -243,7 +245,11 @@ fn chart(
         } else {
             format!("{runs} runs")
         },
-        if runs > 1 {
+        if lines
+            .iter()
+            .flat_map(|line| &line.points)
+            .any(|point| point.2.is_some())
+        {
             ", bands: 95% interval"
         } else {
             ""
@@ -475,24 +481,25 @@ mod tests {
         // Two lines, each with a band (three runs: intervals exist).
         assert_eq!(svg.matches("<polygon").count(), 2, "{svg}");
         assert!(svg.contains("retry window 700 ms"));
-        // One run: no bands.
+        // One run: no bands for a mean; a share keeps its Wilson band.
         let single = vec![
             (vec!["500".to_string()], summary(1, [50, 1])),
             (vec!["1000".to_string()], summary(1, [20, 0])),
         ];
-        let svg = String::from_utf8(
-            charts(
-                "t.toml · seed 42",
-                &keys(),
-                &single,
-                &["double_charged_payments"],
-                &[],
-            )[0]
-            .bytes
-            .clone(),
+        let svg = charts(
+            "t.toml · seed 42",
+            &keys(),
+            &single,
+            &["double_charged_payments", "latency_p50_ms"],
+            &[],
         )
-        .unwrap();
-        assert_eq!(svg.matches("<polygon").count(), 0);
+        .iter()
+        .map(|file| String::from_utf8(file.bytes.clone()).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+        let (share, latency) = svg.split_once("</svg>").unwrap();
+        assert_eq!(share.matches("<polygon").count(), 2);
+        assert_eq!(latency.matches("<polygon").count(), 0);
     }
 
     #[test]
@@ -516,8 +523,17 @@ mod tests {
         // 50 of 1,000 is 5%, 20 of 1,000 is 2%.
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].name, "none");
-        assert_eq!(lines[0].points, [(500.0, 5.0, None), (1000.0, 2.0, None)]);
-        assert_eq!(lines[1].points, [(500.0, 0.1, None), (1000.0, 0.0, None)]);
+        let means = |line: &Line| -> Vec<(f64, f64)> {
+            line.points.iter().map(|&(x, mean, _)| (x, mean)).collect()
+        };
+        assert_eq!(means(&lines[0]), [(500.0, 5.0), (1000.0, 2.0)]);
+        assert_eq!(means(&lines[1]), [(500.0, 0.1), (1000.0, 0.0)]);
+        // The Wilson interval of 50 of 1,000 (z = 1.96), by hand: 3.81% to 6.53%.
+        let (low, high) = lines[0].points[0].2.unwrap();
+        assert!(
+            (low - 3.813).abs() < 0.01 && (high - 6.531).abs() < 0.01,
+            "{low} {high}"
+        );
     }
 
     #[test]

@@ -28,7 +28,9 @@ pub const ARTICLE_FILES: [&str; 10] = [
 ];
 
 /// The files a timeline scenario writes (not a sweep), sorted.
-pub const TIMELINE_FILES: [&str; 5] = [
+pub const TIMELINE_FILES: [&str; 7] = [
+    "differences.csv",
+    "summary.csv",
     "timeline.csv",
     "timeline_answers.svg",
     "timeline_charges.svg",

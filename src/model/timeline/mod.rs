@@ -32,7 +32,7 @@ pub use params::{
     ArrivalProcess, Arrivals, ClientPolicy, CopyMode, CopySpacing, DuplicateAnswer, KeyLifecycle,
     Network, Scenario, Strategy, TimelineModel,
 };
-pub use results::{Span, StrategyTally, TimelineResults, TimelineRow};
+pub use results::{LATENCY_QUANTILES, RunRow, Span, StrategyTally, TimelineResults, TimelineRow};
 pub use run::{CHUNK_PAYMENTS, Streams, simulate, simulate_scenario};
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! What a timeline run produces: per run, scenario and strategy the counters, the latency
-//! histogram and the span of simulated time ([`TimelineResults`]).
+//! percentiles and the span of simulated time, and for run 0 the latency histograms the
+//! charts draw ([`TimelineResults`]). A later run keeps its few hundred bytes of counters
+//! and percentiles, not its histograms, so memory grows by that much per run.
 
 use super::simulation::PaymentOutcome;
 use super::{Counters, Scenario, Strategy, TimelineModel};
@@ -91,10 +93,48 @@ impl StrategyTally {
     }
 }
 
-/// One strategy's results in one run and scenario.
+/// The latency quantiles `timeline.csv` writes and the summary estimates, in order: p50,
+/// p95, p99.
+pub const LATENCY_QUANTILES: [f64; 3] = [0.5, 0.95, 0.99];
+
+/// One strategy's results in one run and scenario, as `timeline.csv` writes them: counters,
+/// latency percentiles and span, without the histogram.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// The replication.
+    pub run: u32,
+    /// Index into [`TimelineModel::scenarios`].
+    pub scenario: usize,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The counters, summed over the payments.
+    pub counts: Counters,
+    /// Client latency to the final outcome at each of [`LATENCY_QUANTILES`] (ms; `None`
+    /// without payments).
+    pub latency_ms: [Option<f64>; 3],
+    /// The simulated time the payments took.
+    pub span: Span,
+}
+
+impl RunRow {
+    /// The row of `tally`, without its histogram.
+    pub fn of(run: u32, scenario: usize, strategy: Strategy, tally: &StrategyTally) -> Self {
+        Self {
+            run,
+            scenario,
+            strategy,
+            counts: tally.counts,
+            latency_ms: LATENCY_QUANTILES.map(|q| tally.latency.quantile_ms(q)),
+            span: tally.span,
+        }
+    }
+}
+
+/// One strategy's results in run 0 of one scenario, with its latency histogram.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineRow {
-    /// The replication.
+    /// The replication: 0 (only run 0 keeps its histograms; every run is in
+    /// [`TimelineResults::runs`]).
     pub run: u32,
     /// Index into [`TimelineModel::scenarios`].
     pub scenario: usize,
@@ -109,18 +149,27 @@ pub struct TimelineRow {
 pub struct TimelineResults {
     /// The parameters.
     pub model: TimelineModel,
-    /// One row per (run, scenario, strategy).
+    /// Run 0's rows, by scenario then strategy, with their histograms: what the tables and
+    /// charts of one run show.
     pub rows: Vec<TimelineRow>,
+    /// Every run's rows (run 0's too) by run, then scenario, then strategy, without
+    /// histograms: `timeline.csv` and the summary over the runs.
+    pub runs: Vec<RunRow>,
 }
 
 impl TimelineResults {
     /// The rows of run 0.
     pub fn first_run(&self) -> impl Iterator<Item = &TimelineRow> {
-        self.rows.iter().filter(|row| row.run == 0)
+        self.rows.iter()
     }
 
     /// The scenario of a row.
     pub fn scenario(&self, row: &TimelineRow) -> &Scenario {
         &self.model.scenarios[row.scenario]
+    }
+
+    /// The rows of every run, in run order (run 0's from its tallies).
+    pub fn every_run(&self) -> impl Iterator<Item = &RunRow> {
+        self.runs.iter()
     }
 }

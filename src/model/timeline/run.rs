@@ -9,8 +9,8 @@ use super::shortcut::{SameAsUniqueKey, Shortcut};
 use super::simulation::{PaymentOutcome, Simulator};
 use super::single_copy::SingleCopy;
 use super::{
-    ArrivalProcess, Scenario, Span, Strategy, StrategyTally, TimelineModel, TimelineResults,
-    TimelineRow,
+    ArrivalProcess, RunRow, Scenario, Span, Strategy, StrategyTally, TimelineModel,
+    TimelineResults, TimelineRow,
 };
 use engine::distribution::LANES;
 use engine::latency;
@@ -45,6 +45,7 @@ pub fn simulate(
 ) -> Result<TimelineResults, Interrupted> {
     let pool = engine::parallel::thread_pool(threads);
     let mut rows = Vec::new();
+    let mut runs = Vec::new();
     for run in 0..model.runs {
         let streams = Streams::of(model, run);
         for (index, scenario) in model.scenarios.iter().enumerate() {
@@ -57,23 +58,25 @@ pub fn simulate(
                     progress,
                 )
             })?;
-            rows.extend(
-                model
-                    .strategies
-                    .iter()
-                    .zip(tallies)
-                    .map(|(&strategy, tally)| TimelineRow {
+            for (&strategy, tally) in model.strategies.iter().zip(tallies) {
+                runs.push(RunRow::of(run, index, strategy, &tally));
+                // Only run 0 keeps its histograms (the charts draw them): a later run's
+                // row is its counters and percentiles alone.
+                if run == 0 {
+                    rows.push(TimelineRow {
                         run,
                         scenario: index,
                         strategy,
                         tally,
-                    }),
-            );
+                    });
+                }
+            }
         }
     }
     Ok(TimelineResults {
         model: model.clone(),
         rows,
+        runs,
     })
 }
 

@@ -1,31 +1,122 @@
-//! SVG charts of a timeline run (run 0): charges and double charges, client outcomes, and the
-//! latency distribution, per scenario and strategy. Same frame, fonts and colours as the
-//! article's charts ([`crate::report::chart_style`]).
+//! SVG charts of a timeline run: charges and double charges, client outcomes, the server's
+//! answers (run 0, or with several runs the means over the runs with a 95% error bar on each
+//! bar's total) and the latency distribution (run 0), per scenario and strategy. Same frame,
+//! fonts and colours as the article's charts ([`crate::report::chart_style`]).
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::model::timeline::{Strategy, TimelineResults, TimelineRow};
+use super::TimelineReport;
+use super::summary::{CellEstimates, TimelineMetric};
+use super::table::estimated_count;
+use crate::model::timeline::{Counters, Strategy, TimelineResults, TimelineRow};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
     ABSORBED, CHARGED_TWICE, FIRST_CHARGE, FONT, KEYED, LinearChart, SvgChart, bar, bold_label,
     draw_legend, frame, hue, svg, value_label,
 };
 use crate::report::format::{grouped, grouped_hundredths};
+use crate::report::summary::plus_minus;
 use engine::latency::LatencyHistogram;
 
 /// Orange: the naive check's lines in the latency chart.
 pub(super) const CHECKED: RGBColor = hue::ORANGE;
 
 /// The charts every timeline run has (the backend's are in `backend_charts`).
-pub fn all(results: &TimelineResults) -> Vec<OutputFile> {
+pub fn all(report: &TimelineReport) -> Vec<OutputFile> {
     vec![
-        OutputFile::new("timeline_charges.svg", charges(results)),
-        OutputFile::new("timeline_outcomes.svg", outcomes(results)),
-        OutputFile::new("timeline_latency.svg", latency(results)),
-        OutputFile::new("timeline_answers.svg", answers(results)),
+        OutputFile::new("timeline_charges.svg", charges(report)),
+        OutputFile::new("timeline_outcomes.svg", outcomes(report)),
+        OutputFile::new("timeline_latency.svg", latency(report.results())),
+        OutputFile::new("timeline_answers.svg", answers(report)),
     ]
+}
+
+/// What the bar charts draw per cell (the order of [`TimelineResults::first_run`]): run 0's
+/// counters, or with several runs the counters summed over the runs (so a count's mean is its
+/// sum over the runs, and a share of the payments is pooled), and the cell's estimates.
+struct Heights<'a> {
+    /// Each cell's counters summed over the runs.
+    sums: Vec<Counters>,
+    /// The runs summed.
+    runs: f64,
+    report: &'a TimelineReport,
+}
+
+impl<'a> Heights<'a> {
+    fn new(report: &'a TimelineReport) -> Self {
+        let results = report.results();
+        let cells = results.model.scenarios.len() * results.model.strategies.len();
+        let mut sums = vec![Counters::default(); cells];
+        for (index, row) in results.every_run().enumerate() {
+            sums[index % cells] += row.counts;
+        }
+        Self {
+            sums,
+            runs: f64::from(results.model.runs),
+            report,
+        }
+    }
+
+    /// The mean per run of `count` in cell `cell`.
+    fn mean(&self, cell: usize, count: impl Fn(&Counters) -> u64) -> f64 {
+        count(&self.sums[cell]) as f64 / self.runs
+    }
+
+    /// Cell `cell`'s estimates, with several runs.
+    fn estimates(&self, cell: usize) -> Option<CellEstimates<'a>> {
+        self.report.estimates(cell)
+    }
+}
+
+/// A 95% interval as a black error bar at `x`, from `low` to `high`, with caps.
+fn error_bar(x: f64, low: f64, high: f64) -> [PathElement<(f64, f64)>; 3] {
+    let cap = 0.12;
+    let style = BLACK.stroke_width(2);
+    [
+        PathElement::new(vec![(x, low), (x, high)], style),
+        PathElement::new(vec![(x - cap, low), (x + cap, low)], style),
+        PathElement::new(vec![(x - cap, high), (x + cap, high)], style),
+    ]
+}
+
+/// The error bars of `metric` over every cell that has estimates (none with one run), its
+/// interval mapped through `scale`.
+fn error_bars(
+    layout: &Layout,
+    heights: &Heights,
+    metric: TimelineMetric,
+    scale: impl Fn(f64) -> f64,
+) -> Vec<PathElement<(f64, f64)>> {
+    layout
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(cell, row)| {
+            let interval = heights.estimates(cell)?.of(metric).interval?;
+            let (a, b) = (scale(interval.low), scale(interval.high));
+            Some(error_bar(layout.centre(row), a.min(b), a.max(b)))
+        })
+        .flatten()
+        .collect()
+}
+
+/// The top of cell `cell`'s error bar of `metric` (through `scale`), or `value` when higher or
+/// when there is none.
+fn above(
+    heights: &Heights,
+    cell: usize,
+    metric: TimelineMetric,
+    value: f64,
+    scale: impl Fn(f64) -> f64,
+) -> f64 {
+    heights
+        .estimates(cell)
+        .and_then(|estimates| estimates.of(metric).interval)
+        .map_or(value, |interval| {
+            value.max(scale(interval.low)).max(scale(interval.high))
+        })
 }
 
 /// The line colour of a strategy.
@@ -73,6 +164,16 @@ pub(super) fn parameters(results: &TimelineResults) -> String {
         text.push_str(&format!(" · run 0 of {}", model.runs));
     }
     text
+}
+
+/// The parameters under the title of a chart that draws means over the runs.
+fn parameters_over_runs(results: &TimelineResults) -> String {
+    let runs = results.model.runs;
+    let text = parameters(results);
+    match text.strip_suffix(&format!(" · run 0 of {runs}")) {
+        Some(start) => format!("{start} · mean of {runs} runs, 95% CI"),
+        None => text,
+    }
 }
 
 /// Bars of run 0 laid out in groups of strategies, one group per scenario: bar `(i, j)` is
@@ -210,53 +311,68 @@ pub(super) fn legend_box(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(
 
 /// (1) Charges per strategy: the first charge of each payment and the extra charges on top,
 /// with the number of payments charged twice or more.
-pub fn charges(results: &TimelineResults) -> String {
+pub fn charges(report: &TimelineReport) -> String {
+    let results = report.results();
     let layout = Layout::new(results);
-    let highest = layout
-        .highest(|row| row.tally.counts.charges as f64)
+    let heights = Heights::new(report);
+    let same = |y: f64| y;
+    let total = |cell: usize| heights.mean(cell, |counts| counts.charges);
+    let highest = (0..layout.rows.len())
+        .map(|cell| above(&heights, cell, TimelineMetric::Charges, total(cell), same))
+        .fold(0.0, f64::max)
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.6;
     let parts: [BarPart; 2] = [
-        (FIRST_CHARGE, "first charge of each payment", |row| {
-            row.tally.counts.charges - row.tally.counts.extra_charges
+        (FIRST_CHARGE, "first charge of each payment", |counts| {
+            counts.charges - counts.extra_charges
         }),
         (
             CHARGED_TWICE,
             "extra charges: the same payment charged again",
-            |row| row.tally.counts.extra_charges,
+            |counts| counts.extra_charges,
         ),
     ];
+    let payments = results.model.payments;
     svg(
         "Charges per server strategy: first charges and extra charges",
-        &parameters(results),
+        &parameters_over_runs(results),
         |area| {
             let mut chart = strategy_chart(area, &layout, top, "charges (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            draw_stacked(&mut chart, &layout, &parts)?;
+            draw_stacked(&mut chart, &layout, &heights, &parts)?;
+            chart
+                .draw_series(error_bars(&layout, &heights, TimelineMetric::Charges, same))
+                .map_err(|e| e.to_string())?;
             let size = layout.tick_font();
             chart
-                .draw_series(layout.rows.iter().flat_map(|row| {
+                .draw_series(layout.rows.iter().enumerate().flat_map(|(cell, row)| {
                     let x = layout.centre(row);
-                    let charges = row.tally.counts.charges as f64;
-                    [
-                        value_label(
+                    let charges = above(&heights, cell, TimelineMetric::Charges, total(cell), same);
+                    let (double, all) = match heights.estimates(cell) {
+                        Some(estimates) => (
+                            estimated_count(estimates, TimelineMetric::DoubleCharged, payments),
                             format!(
-                                "{} double-charged",
-                                grouped(row.tally.counts.double_charged_payments)
+                                "{} charges",
+                                estimated_count(estimates, TimelineMetric::Charges, payments)
                             ),
-                            (x, charges + top * 0.005),
-                            size - 2,
                         ),
-                        value_label(
+                        None => (
+                            grouped(row.tally.counts.double_charged_payments),
                             match row.tally.counts.charges {
                                 1 => "1 charge".to_string(),
                                 n => format!("{} charges", grouped(n)),
                             },
-                            (x, charges + top * 0.045),
-                            size,
                         ),
+                    };
+                    [
+                        value_label(
+                            format!("{double} double-charged"),
+                            (x, charges + top * 0.005),
+                            size - 2,
+                        ),
+                        value_label(all, (x, charges + top * 0.045), size),
                     ]
                 }))
                 .map_err(|e| e.to_string())?;
@@ -270,26 +386,39 @@ pub fn charges(results: &TimelineResults) -> String {
 /// outcomes would hide the ones a review is about: the bars stack the payments that did not
 /// succeed, per 10,000 payments (charged although the client gave up, and not charged), and
 /// the share that succeeded is written above each bar.
-pub fn outcomes(results: &TimelineResults) -> String {
+pub fn outcomes(report: &TimelineReport) -> String {
+    let results = report.results();
     let layout = Layout::new(results);
+    let heights = Heights::new(report);
     let per = 10_000.0;
-    let failed = |row: &TimelineRow| {
-        let tally = &row.tally;
-        let whole = tally.counts.payments.max(1) as f64;
+    // The shares pooled over the runs (run 0's with one run).
+    let failed = |cell: usize| {
+        let counts = &heights.sums[cell];
+        let whole = counts.payments.max(1) as f64;
         (
-            tally.counts.gave_up_charged as f64 * per / whole,
-            tally.counts.gave_up_not_charged as f64 * per / whole,
+            counts.gave_up_charged as f64 * per / whole,
+            counts.gave_up_not_charged as f64 * per / whole,
         )
     };
-    let highest = layout.highest(|row| {
-        let (charged, not_charged) = failed(row);
-        charged + not_charged
-    });
+    // Every payment succeeds or gives up: the bar is the share that did not succeed, so its
+    // interval is the succeeded share's, turned over.
+    let not_succeeded = |share: f64| (1.0 - share) * per;
+    let stacked = |cell: usize| {
+        let (charged, not_charged) = failed(cell);
+        above(
+            &heights,
+            cell,
+            TimelineMetric::Succeeded,
+            charged + not_charged,
+            not_succeeded,
+        )
+    };
+    let highest = (0..layout.rows.len()).map(stacked).fold(0.0, f64::max);
     // Room above the tallest bar for two label lines, the scenario names and the legend.
     let top = if highest > 0.0 { highest * 1.6 } else { 10.0 };
     svg(
         "How payments ended for the customer, per server strategy",
-        &parameters(results),
+        &parameters_over_runs(results),
         |area| {
             let mut chart = strategy_chart(
                 area,
@@ -314,9 +443,9 @@ pub fn outcomes(results: &TimelineResults) -> String {
                 .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], WHITE.filled()));
             for (part, (colour, text)) in parts.into_iter().enumerate() {
                 chart
-                    .draw_series(layout.rows.iter().map(|row| {
+                    .draw_series(layout.rows.iter().enumerate().map(|(cell, row)| {
                         let x = layout.centre(row);
-                        let (charged, not_charged) = failed(row);
+                        let (charged, not_charged) = failed(cell);
                         let (low, high) = match part {
                             0 => (0.0, charged),
                             _ => (charged, charged + not_charged),
@@ -327,26 +456,39 @@ pub fn outcomes(results: &TimelineResults) -> String {
                     .label(text)
                     .legend(legend_box(colour));
             }
+            chart
+                .draw_series(error_bars(
+                    &layout,
+                    &heights,
+                    TimelineMetric::Succeeded,
+                    not_succeeded,
+                ))
+                .map_err(|e| e.to_string())?;
             // Above each bar: the share that succeeded ("ok", green) and the share charged
             // although the client gave up ("paid", red), in the colours they stand for.
             let line = top / 22.0;
             chart
-                .draw_series(layout.rows.iter().flat_map(|row| {
-                    let tally = &row.tally;
-                    let percent =
-                        |count: u64| count as f64 * 100.0 / tally.counts.payments.max(1) as f64;
+                .draw_series(layout.rows.iter().enumerate().flat_map(|(cell, row)| {
+                    let counts = &heights.sums[cell];
+                    let percent = |count: u64| count as f64 * 100.0 / counts.payments.max(1) as f64;
                     let x = layout.centre(row);
-                    let (charged, not_charged) = failed(row);
-                    let above = charged + not_charged + line * 0.3;
+                    let above = stacked(cell) + line * 0.3;
+                    let share = |metric: TimelineMetric, count: u64| match heights.estimates(cell) {
+                        Some(estimates) => plus_minus(metric.metric(), estimates.of(metric), 2),
+                        None => format!("{:.2}", percent(count)),
+                    };
                     [
                         bold_label(
-                            format!("{:.2}% paid", percent(tally.counts.gave_up_charged)),
+                            format!(
+                                "{}% paid",
+                                share(TimelineMetric::GaveUpCharged, counts.gave_up_charged)
+                            ),
                             (x, above),
                             12,
                             CHARGED_TWICE,
                         ),
                         bold_label(
-                            format!("{:.2}% ok", percent(tally.counts.succeeded)),
+                            format!("{}% ok", share(TimelineMetric::Succeeded, counts.succeeded)),
                             (x, above + line),
                             12,
                             ABSORBED,
@@ -503,26 +645,32 @@ pub(super) const FAILED: RGBColor = hue::BROWN;
 /// Pink: 422 answers to another body.
 pub(super) const REJECTED: RGBColor = hue::PINK;
 
-/// A segment of a stacked bar: its colour, legend text and count per row.
-type BarPart = (RGBColor, &'static str, fn(&TimelineRow) -> u64);
+/// A segment of a stacked bar: its colour, legend text and count of a cell's counters.
+type BarPart = (RGBColor, &'static str, fn(&Counters) -> u64);
 
-/// One stacked bar per row of `layout`, `parts` from the axis up, each part in the legend.
+/// One stacked bar per row of `layout`, `parts` from the axis up (their means per run), each
+/// part in the legend.
 fn draw_stacked<DB: DrawingBackend>(
     chart: &mut LinearChart<'_, DB>,
     layout: &Layout,
+    heights: &Heights,
     parts: &[BarPart],
 ) -> Result<(), String> {
     let half = 0.36;
     for (part, &(colour, text, count)) in parts.iter().enumerate() {
         chart
-            .draw_series(layout.rows.iter().map(|row| {
+            .draw_series(layout.rows.iter().enumerate().map(|(cell, row)| {
                 let x = layout.centre(row);
-                let below: u64 = parts[..part].iter().map(|(_, _, count)| count(row)).sum();
+                let counts = &heights.sums[cell];
+                let below: u64 = parts[..part]
+                    .iter()
+                    .map(|(_, _, count)| count(counts))
+                    .sum();
                 bar(
                     x - half,
                     x + half,
-                    below as f64,
-                    (below + count(row)) as f64,
+                    below as f64 / heights.runs,
+                    (below + count(counts)) as f64 / heights.runs,
                     colour,
                 )
             }))
@@ -537,54 +685,76 @@ fn draw_stacked<DB: DrawingBackend>(
 /// 500, is replayed (its own body's response or, without a fingerprint, another's), or is
 /// answered 409, a replayed 500 or 422, so the stack is the deliveries.
 /// For a webhook receiver: deliveries per event and processed events per duplicate answer.
-pub fn answers(results: &TimelineResults) -> String {
+pub fn answers(report: &TimelineReport) -> String {
+    let results = report.results();
     let layout = Layout::new(results);
-    let highest = layout
-        .highest(|row| row.tally.counts.deliveries as f64)
+    let heights = Heights::new(report);
+    let same = |y: f64| y;
+    let total = |cell: usize| {
+        let deliveries = heights.mean(cell, |counts| counts.deliveries);
+        above(&heights, cell, TimelineMetric::Deliveries, deliveries, same)
+    };
+    let highest = (0..layout.rows.len())
+        .map(total)
+        .fold(0.0, f64::max)
         .max(1.0);
     // Room above the bars for their labels, the scenario names and the legend.
     let top = highest * 1.85;
     let parts: [BarPart; 7] = [
-        (FIRST_CHARGE, "processed and charged", |row| {
-            row.tally.counts.charges
+        (FIRST_CHARGE, "processed and charged", |counts| {
+            counts.charges
         }),
-        (CHARGED_TWICE, "processed, failed with a 500", |row| {
-            row.tally.counts.server_errors
+        (CHARGED_TWICE, "processed, failed with a 500", |counts| {
+            counts.server_errors
         }),
-        (ABSORBED, "success replayed (200 to a duplicate)", |row| {
-            row.tally.counts.replays - row.tally.counts.wrong_replays
+        (
+            ABSORBED,
+            "success replayed (200 to a duplicate)",
+            |counts| counts.replays - counts.wrong_replays,
+        ),
+        (CHECKED, "wrong replay: another body's response", |counts| {
+            counts.wrong_replays
         }),
-        (CHECKED, "wrong replay: another body's response", |row| {
-            row.tally.counts.wrong_replays
-        }),
-        (CONFLICTED, "409 Conflict", |row| row.tally.counts.conflicts),
-        (FAILED, "500 replayed or answered to a duplicate", |row| {
-            row.tally.counts.errors_replayed
-        }),
-        (REJECTED, "422: another body under the key", |row| {
-            row.tally.counts.rejected_mismatches
+        (CONFLICTED, "409 Conflict", |counts| counts.conflicts),
+        (
+            FAILED,
+            "500 replayed or answered to a duplicate",
+            |counts| counts.errors_replayed,
+        ),
+        (REJECTED, "422: another body under the key", |counts| {
+            counts.rejected_mismatches
         }),
     ];
     svg(
         "What the server answered to each delivery, per server strategy",
-        &parameters(results),
+        &parameters_over_runs(results),
         |area| {
             let mut chart = strategy_chart(area, &layout, top, "deliveries (count)", &|y| {
                 grouped(y.round() as u64)
             })?;
-            draw_stacked(&mut chart, &layout, &parts)?;
+            draw_stacked(&mut chart, &layout, &heights, &parts)?;
+            chart
+                .draw_series(error_bars(
+                    &layout,
+                    &heights,
+                    TimelineMetric::Deliveries,
+                    same,
+                ))
+                .map_err(|e| e.to_string())?;
             let size = layout.tick_font();
             chart
-                .draw_series(layout.rows.iter().map(|row| {
+                .draw_series(layout.rows.iter().enumerate().map(|(cell, row)| {
+                    let per_payment = match heights.estimates(cell) {
+                        Some(estimates) => plus_minus(
+                            TimelineMetric::DeliveriesPerPayment.metric(),
+                            estimates.of(TimelineMetric::DeliveriesPerPayment),
+                            2,
+                        ),
+                        None => format!("{:.2}", row.tally.counts.deliveries_per_payment()),
+                    };
                     value_label(
-                        format!(
-                            "{:.2} per payment",
-                            row.tally.counts.deliveries_per_payment()
-                        ),
-                        (
-                            layout.centre(row),
-                            row.tally.counts.deliveries as f64 + top * 0.005,
-                        ),
+                        format!("{per_payment} per payment"),
+                        (layout.centre(row), total(cell) + top * 0.005),
                         size - 1,
                     )
                 }))

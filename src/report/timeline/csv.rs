@@ -5,7 +5,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::model::timeline::{Counters, Scenario, StrategyTally, TimelineResults};
+use crate::model::timeline::{Counters, RunRow, Scenario, TimelineResults};
 use crate::report::format::plain_ms;
 
 /// One cell of a timeline CSV row.
@@ -117,81 +117,76 @@ fn backend_columns(scenario: &Scenario) -> Row {
 /// Every counter (the backend's only when `backend`: a run without crashes, key stores,
 /// provider or receipts writes the plain model's columns), then the latency percentiles, the
 /// retry amplification and the span.
-fn tally_columns(tally: &StrategyTally, backend: bool) -> Row {
-    let counters = tally.counts.columns().count();
+fn tally_columns(row: &RunRow, backend: bool) -> Row {
+    let counters = row.counts.columns().count();
     let shown = if backend {
         counters
     } else {
         counters - Counters::BACKEND_COLUMNS
     };
-    let mut row: Row = tally
+    let mut cells: Row = row
         .counts
         .columns()
         .take(shown)
         .map(|(name, count)| (name, Cell::Count(count)))
         .collect();
-    row.extend([
-        (
-            "latency_p50_ms",
-            Cell::milliseconds(tally.latency.quantile_ms(0.5)),
-        ),
-        (
-            "latency_p95_ms",
-            Cell::milliseconds(tally.latency.quantile_ms(0.95)),
-        ),
-        (
-            "latency_p99_ms",
-            Cell::milliseconds(tally.latency.quantile_ms(0.99)),
-        ),
+    let [p50, p95, p99] = row.latency_ms;
+    cells.extend([
+        ("latency_p50_ms", Cell::milliseconds(p50)),
+        ("latency_p95_ms", Cell::milliseconds(p95)),
+        ("latency_p99_ms", Cell::milliseconds(p99)),
         (
             "deliveries_per_payment",
-            Cell::Real(tally.counts.deliveries_per_payment()),
+            Cell::Real(row.counts.deliveries_per_payment()),
         ),
         (
             "simulated_span_ms",
             Cell::Number {
-                value: Some(tally.span.ms()),
-                text: plain_ms(tally.span.us()),
+                value: Some(row.span.ms()),
+                text: plain_ms(row.span.us()),
             },
         ),
     ]);
-    row
+    cells
 }
 
 /// The rows of `timeline.csv`: runs in order, then scenarios, then strategies as listed.
 pub fn rows(results: &TimelineResults) -> Vec<Row> {
+    each_row(results).collect()
+}
+
+/// The same, one at a time (so that the CSV of many runs is written without holding every
+/// row's cells at once).
+fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
     let backend = results.model.uses_backend();
-    results
-        .rows
-        .iter()
-        .map(|row| {
-            let scenario = results.scenario(row);
-            let mut cells = vec![
-                ("run", Cell::Count(row.run.into())),
-                ("scenario", Cell::Text(scenario.name.clone())),
-                ("strategy", Cell::Text(row.strategy.name().into())),
-                ("seed", Cell::Count(results.model.seed)),
-            ];
-            cells.extend(scenario_columns(scenario));
-            if backend {
-                cells.extend(backend_columns(scenario));
-            }
-            cells.extend(tally_columns(&row.tally, backend));
-            cells
-        })
-        .collect()
+    results.every_run().map(move |row| {
+        let scenario = &results.model.scenarios[row.scenario];
+        let mut cells = vec![
+            ("run", Cell::Count(row.run.into())),
+            ("scenario", Cell::Text(scenario.name.clone())),
+            ("strategy", Cell::Text(row.strategy.name().into())),
+            ("seed", Cell::Count(results.model.seed)),
+        ];
+        cells.extend(scenario_columns(scenario));
+        if backend {
+            cells.extend(backend_columns(scenario));
+        }
+        cells.extend(tally_columns(row, backend));
+        cells
+    })
 }
 
 /// Rows to CSV bytes: the header from the first row's columns, then one line per row.
-fn to_csv(rows: &[Row]) -> Vec<u8> {
+fn to_csv<R: std::borrow::Borrow<Row>>(rows: impl IntoIterator<Item = R>) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let cannot_fail = "writing CSV into memory cannot fail";
-    if let Some(first) = rows.first() {
-        writer
-            .write_record(first.iter().map(|(name, _)| name))
-            .expect(cannot_fail);
-    }
-    for row in rows {
+    for (index, row) in rows.into_iter().enumerate() {
+        let row = row.borrow();
+        if index == 0 {
+            writer
+                .write_record(row.iter().map(|(name, _)| name))
+                .expect(cannot_fail);
+        }
         let cells: Vec<&Cell> = row.iter().map(|(_, cell)| cell).collect();
         writer.serialize(cells).expect(cannot_fail);
     }
@@ -200,5 +195,5 @@ fn to_csv(rows: &[Row]) -> Vec<u8> {
 
 /// `timeline.csv`.
 pub fn timeline_csv(results: &TimelineResults) -> Vec<u8> {
-    to_csv(&rows(results))
+    to_csv(each_row(results))
 }

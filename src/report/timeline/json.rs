@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::model::timeline::{Counters, TimelineResults};
+use super::TimelineReport;
+use crate::model::timeline::Counters;
 use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
 
 /// The parameters of a timeline run.
@@ -77,20 +78,18 @@ pub fn shape() -> Shape {
             Field::new("scenarios", Json::Texts),
         ],
         results,
-        // The shared summary shape; its cell columns (scenario, strategy) come with it.
-        summary: estimate_fields(),
+        // The cell's columns (scenario, strategy), then the shared summary's.
+        summary: [text("scenario"), text("strategy")]
+            .into_iter()
+            .chain(estimate_fields())
+            .collect(),
     }
 }
 
-/// The bytes of the timeline's `summary.csv` for `--json`: none yet. The one place to wire
-/// the timeline's summary in: return `Some(crate::report::summary::summary_csv(&summary))`
-/// and add its cell columns to [`shape`]'s `summary`.
-fn summary_csv(_results: &TimelineResults) -> Option<Vec<u8>> {
-    None
-}
-
-/// The `--json` of a timeline run, `files` the paths written.
-pub fn summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
+/// The `--json` of a timeline run: its results, its `summary` the rows of `summary.csv`,
+/// `files` the paths written.
+pub fn summary(report: &TimelineReport, files: &[PathBuf]) -> Vec<u8> {
+    let results = report.results();
     let model = &results.model;
     let parameters = TimelineParameters {
         config_file: &model.title,
@@ -103,7 +102,7 @@ pub fn summary(results: &TimelineResults, files: &[PathBuf]) -> Vec<u8> {
         &shape(),
         &parameters,
         &super::csv::timeline_csv(results),
-        summary_csv(results).as_deref(),
+        Some(&crate::report::summary::summary_csv(report.summary())),
         files,
     )
 }

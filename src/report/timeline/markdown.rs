@@ -1,19 +1,21 @@
-//! `report.md` of a timeline run: the parameters of every scenario, the stdout tables (run 0)
-//! and every chart with one sentence saying what it shows, ready to paste into a design
-//! document (keep the SVGs next to it: the links are relative).
+//! `report.md` of a timeline run: the parameters of every scenario, the stdout tables (run 0,
+//! or with several runs the means ± 95% half-widths) and every chart with one sentence saying
+//! what it shows, ready to paste into a design document (keep the SVGs next to it: the links
+//! are relative).
 
 use std::fmt::Write;
 
-use super::table;
+use super::{TimelineReport, table};
 use crate::model::timeline::{ArrivalProcess, CopyMode, Scenario, TimelineResults};
 use crate::report::format::grouped;
 
 /// `report.md` as bytes.
-pub fn report_md(results: &TimelineResults) -> Vec<u8> {
+pub fn report_md(report: &TimelineReport) -> Vec<u8> {
+    let results = report.results();
     let mut text = String::new();
     introduction(&mut text, results);
     scenarios(&mut text, results);
-    tables(&mut text, results);
+    tables(&mut text, report);
     super::backend_report::section(&mut text, results);
     charts(&mut text, results);
     text.into_bytes()
@@ -25,7 +27,10 @@ fn introduction(text: &mut String, results: &TimelineResults) {
     let runs = if model.runs > 1 {
         format!(
             "{} runs (run k draws from `SeedSequence({}, spawn_key=(k,))`); the tables and \
-             charts show run 0, `timeline.csv` every run",
+             the bar charts show the mean over the runs ± the half-width of its 95% interval \
+             (the latency chart and the backend's tables and charts show run 0); \
+             `timeline.csv` has every run, `summary.csv` every estimate and \
+             `differences.csv` the paired differences",
             model.runs, model.seed
         )
     } else {
@@ -104,10 +109,16 @@ fn scenarios(text: &mut String, results: &TimelineResults) {
     text.push('\n');
 }
 
-fn tables(text: &mut String, results: &TimelineResults) {
+fn tables(text: &mut String, report: &TimelineReport) {
+    let runs = report.results().model.runs;
+    let heading = if runs > 1 {
+        format!("mean ± 95% half-width over {runs} runs")
+    } else {
+        "run 0".to_string()
+    };
     let _ = write!(
         text,
-        "## Results (run 0)\n\n\
+        "## Results ({heading})\n\n\
          Charges per scenario and strategy:\n\n```text\n{}```\n\n\
          Every count per scenario and strategy (`succeeded` and the two ways of giving up are \
          shares of the payments; p50 and p99 are client latencies from the first send to the \
@@ -115,31 +126,47 @@ fn tables(text: &mut String, results: &TimelineResults) {
          The key lifecycle and the two ambiguous outcomes (`charged, told failed`: charged \
          although the clients gave up or got a 422; `told ok, not charged`: told the payment \
          succeeded although no charge of its body backs it):\n\n```text\n{}```\n\n",
-        table::charges_table(results),
-        table::detail_table(results),
-        table::lifecycle_table(results),
+        table::charges_table(report),
+        table::detail_table(report),
+        table::lifecycle_table(report),
     );
 }
 
 fn charts(text: &mut String, results: &TimelineResults) {
     text.push_str("## Charts\n\n");
+    let runs = results.model.runs;
+    // With several runs the bar charts draw the means, with an error bar.
+    let (of_runs, bars) = if runs > 1 {
+        (
+            format!("of the {runs} runs"),
+            " Each bar is the mean over the runs; the black error bar is the 95% interval of \
+             its total.",
+        )
+    } else {
+        ("of run 0".to_string(), "")
+    };
     let mut chart = |file: &str, alt: &str, sentence: &str| {
         let _ = write!(text, "![{alt}]({file})\n\n{sentence}\n\n");
     };
     chart(
         "timeline_charges.svg",
         "Charges per server strategy",
-        "Charges per strategy and scenario in run 0: the first charge of each payment, with \
-         the extra charges stacked on top and the number of payments charged twice or more \
-         written above each bar.",
+        &format!(
+            "Charges per strategy and scenario {}: the first charge of each payment, with the \
+             extra charges stacked on top and the number of payments charged twice or more \
+             written above each bar.{bars}",
+            if runs > 1 { "per run" } else { "in run 0" }
+        ),
     );
     chart(
         "timeline_outcomes.svg",
         "How payments ended for the customer",
-        "The payments of run 0 that did not succeed, per 10,000, per strategy and scenario: \
-         those whose customer was charged although told the payment failed, and those never \
-         charged; above each bar, the share that succeeded and the share charged although told \
-         it failed.",
+        &format!(
+            "The payments {of_runs} that did not succeed, per 10,000, per strategy and \
+             scenario: those whose customer was charged although told the payment failed, and \
+             those never charged; above each bar, the share that succeeded and the share \
+             charged although told it failed.{bars}"
+        ),
     );
     chart(
         "timeline_latency.svg",
@@ -151,9 +178,11 @@ fn charts(text: &mut String, results: &TimelineResults) {
     chart(
         "timeline_answers.svg",
         "What the server answered to every delivery",
-        "Every delivery of run 0 stacked by the server's answer (charged, failed with a 500, \
-         replayed, another body's response replayed, 409, 500 replayed, 422), per strategy and \
-         scenario, with the deliveries per payment on top.",
+        &format!(
+            "Every delivery {of_runs} stacked by the server's answer (charged, failed with a \
+             500, replayed, another body's response replayed, 409, 500 replayed, 422), per \
+             strategy and scenario, with the deliveries per payment on top.{bars}"
+        ),
     );
     if super::backend_charts::compares_key_stores(&results.model) {
         chart(
@@ -224,7 +253,7 @@ mod tests {
 
     #[test]
     fn the_report_links_every_chart() {
-        let text = String::from_utf8(report_md(&results())).unwrap();
+        let text = String::from_utf8(report_md(&TimelineReport::new(results()))).unwrap();
         assert!(
             text.starts_with("# Timeline scenario tiny.toml\n"),
             "{text}"

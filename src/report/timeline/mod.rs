@@ -1,5 +1,5 @@
-//! The timeline model's outputs: `timeline.csv`, its charts, `report.md`, the
-//! stdout table and the `--json` summary.
+//! The timeline model's outputs: `timeline.csv`, the summary over the runs (`summary.csv`,
+//! `differences.csv`), its charts, `report.md`, the stdout table and the `--json` summary.
 
 pub mod backend_charts;
 pub mod backend_report;
@@ -7,17 +7,59 @@ pub mod charts;
 pub mod csv;
 pub mod json;
 pub mod markdown;
+pub mod summary;
 pub mod table;
 
 use crate::model::timeline::TimelineResults;
+use crate::report::summary::{Summary, differences_csv, summary_csv};
 use crate::report::{OutputFile, Report};
 
-impl Report for TimelineResults {
+/// A timeline run's results with their summary over the runs, built once: what every output
+/// of the run is written from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineReport {
+    /// The results.
+    results: TimelineResults,
+    /// Every cell's and metric's estimate over the runs, and the paired differences.
+    summary: Summary,
+}
+
+impl TimelineReport {
+    /// The report of `results`, summarised over its runs.
+    pub fn new(results: TimelineResults) -> Self {
+        let summary = summary::summarise(&results);
+        Self { results, summary }
+    }
+
+    /// The results.
+    pub fn results(&self) -> &TimelineResults {
+        &self.results
+    }
+
+    /// The summary over the runs (`summary.csv`, `differences.csv`).
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The estimates of every metric in cell `index` (the order of
+    /// [`TimelineResults::first_run`]) when the run has several replications, `None` for one
+    /// run (whose tables and charts show run 0 as it is).
+    pub fn estimates(&self, index: usize) -> Option<summary::CellEstimates<'_>> {
+        (self.results.model.runs > 1).then(|| summary::cell(&self.summary, index))
+    }
+}
+
+impl Report for TimelineReport {
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
-        let mut files = vec![OutputFile::new("timeline.csv", csv::timeline_csv(self))];
+        let results = &self.results;
+        let mut files = vec![
+            OutputFile::new("timeline.csv", csv::timeline_csv(results)),
+            OutputFile::new("summary.csv", summary_csv(&self.summary)),
+            OutputFile::new("differences.csv", differences_csv(&self.summary)),
+        ];
         files.extend(charts::all(self));
-        files.extend(backend_charts::all(self));
+        files.extend(backend_charts::all(results));
         files.push(OutputFile::report_md(markdown::report_md(self)));
         files
     }
@@ -30,8 +72,26 @@ impl Report for TimelineResults {
         json::summary(self, written)
     }
 
+    fn summary(&self) -> Option<Summary> {
+        Some(self.summary.clone())
+    }
+
+    /// What a sweep of a timeline file charts: customers charged twice, the extra charges,
+    /// the payments that succeeded and the tail latency.
+    fn headline(&self) -> &'static [&'static str] {
+        &[
+            "double_charged_payments",
+            "extra_charges",
+            "succeeded",
+            "latency_p99_ms",
+        ]
+    }
+
     fn run_label(&self) -> String {
-        format!("{} · seed {}", self.model.title, self.model.seed)
+        format!(
+            "{} · seed {}",
+            self.results.model.title, self.results.model.seed
+        )
     }
 
     /// On a key-TTL axis, each scenario's whole retry window: a TTL beyond it never prunes a
@@ -40,7 +100,7 @@ impl Report for TimelineResults {
         if key != "server.key_ttl_ms" {
             return Vec::new();
         }
-        let scenarios = &self.model.scenarios;
+        let scenarios = &self.results.model.scenarios;
         scenarios
             .iter()
             .map(|scenario| {

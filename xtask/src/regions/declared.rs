@@ -35,9 +35,24 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     use simulate::model::{article, contention, load, timeline};
     let what = required(
         argument,
-        "timeline, load, load-buckets, load-steady, load-metrics, article-metrics, contention-metrics or summary",
+        "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
+         load-metrics, article-metrics, contention-metrics or summary",
     )?;
+    // summary.csv's columns: the cells', then the estimate's.
+    let timeline_summary: Vec<Column> = simulate::report::timeline::summary::CELL_COLUMNS
+        .iter()
+        .chain(&simulate::report::summary::ESTIMATE_COLUMNS)
+        .copied()
+        .collect();
     let (columns, source): (&[Column], &str) = match what {
+        "timeline-metrics" => (
+            simulate::report::timeline::summary::TimelineMetric::COLUMNS,
+            "src/report/timeline/summary.rs",
+        ),
+        "timeline-summary" => {
+            ctx.declared("src/report/summary.rs");
+            (&timeline_summary, "src/report/timeline/summary.rs")
+        }
         "timeline" => (
             timeline::Counters::COLUMNS,
             "src/model/timeline/counters.rs",
