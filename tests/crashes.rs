@@ -8,7 +8,7 @@ use crate::common::{TIMELINE_FILES, run, scenario_file};
 /// A file without backend settings writes the plain model's columns and charts, and the same
 /// file with a crash rate adds the backend's.
 #[test]
-fn the_backend_columns_and_charts_appear_only_when_used() {
+fn the_backend_columns_are_always_written_and_its_charts_only_when_used() {
     let (_, plain) = run(
         &scenario_file("mobile-network.toml"),
         &["--payments", "500", "--quiet"],
@@ -20,11 +20,15 @@ fn the_backend_columns_and_charts_appear_only_when_used() {
         .collect();
     written.sort();
     assert_eq!(written, TIMELINE_FILES);
-    let header = std::fs::read_to_string(plain.path().join("timeline.csv")).unwrap();
-    assert!(
-        !header.lines().next().unwrap().contains("crashes"),
-        "{header}"
-    );
+    // Without a backend its columns hold the defaults: no crash, no key write failure.
+    let plain_rows = crate::common::csv_rows(&plain.path().join("timeline.csv"));
+    for row in &plain_rows {
+        assert_eq!(row["key_store"], "same_transaction");
+        assert_eq!(row["crash_rate"].parse::<f64>().unwrap(), 0.0);
+        assert_eq!(row["crashes_before_charge"], "0");
+        assert_eq!(row["charges_lost_by_crash"], "0");
+    }
+    let plain_header = crate::common::csv_header(&plain.path().join("timeline.csv"));
     let text = std::fs::read_to_string(scenario_file("mobile-network.toml")).unwrap();
     let folder = tempfile::TempDir::new().unwrap();
     let crashing = folder.path().join("crashing.toml");
@@ -41,6 +45,8 @@ fn the_backend_columns_and_charts_appear_only_when_used() {
         "{header}"
     );
     assert!(header.ends_with("receipt_send_failures,latency_p50_ms,latency_p95_ms,latency_p99_ms,deliveries_per_payment,simulated_span_ms"), "{header}");
+    // One set of columns for every timeline file.
+    assert_eq!(header, plain_header);
     assert!(out.path().join("timeline_key_stores.svg").exists());
     assert!(!out.path().join("timeline_side_effects.svg").exists());
 }

@@ -75,9 +75,13 @@ fn a_point_of_a_sweep_is_the_file_run_with_its_values_set() {
     );
     assert_eq!(lines.collect::<Vec<_>>(), expected);
     // The points differ: the sweep is not the same run six times.
+    let column = header
+        .split(',')
+        .position(|name| name == "charges")
+        .unwrap();
     let charges: std::collections::HashSet<&str> = expected
         .iter()
-        .map(|row| row.split(',').nth(14).unwrap())
+        .map(|row| row.split(',').nth(column).unwrap())
         .collect();
     assert!(charges.len() > 2, "{charges:?}");
 }

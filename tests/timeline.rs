@@ -41,13 +41,15 @@ fn the_same_key_burst_reproduces_the_companion_table() {
     }
     let csv = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
     assert!(csv.starts_with(
-        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,retry_window_ms,payments,"
+        "run,scenario,strategy,seed,copies,max_retries,key_ttl_ms,retry_window_ms,key_store,\
+         crash_rate,key_write_failure,provider_pass_key,provider_max_retries,receipts,payments,"
     ));
     // The retry window is 6 timeouts of 1000 ms and 5 backoffs of 20 ms: 6100 ms.
+    // The backend columns hold their defaults: the key in the charge's transaction, no crash.
     // unique_key, concurrent: copies 1-3 arrive while the key is in flight (at 4, 7, 10 ms)
     // and get 409; each asks again 20 ms later and gets the stored response.
     assert!(
-        csv.contains("0,concurrent,unique_key,42,10,5,,6100,1,13,13,1,0,0,9,3,1,0,0,"),
+        csv.contains("0,concurrent,unique_key,42,10,5,,6100,same_transaction,0.0,0.0,,,,1,13,13,1,0,0,9,3,1,0,0,"),
         "{csv}"
     );
 }

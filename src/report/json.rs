@@ -81,8 +81,6 @@ pub struct Field {
     pub json: Json,
     /// Whether it may be `null` (an empty CSV cell: an absent value).
     pub nullable: bool,
-    /// Whether every object has it (a column some files of the model do not write has not).
-    pub always: bool,
 }
 
 impl Field {
@@ -92,7 +90,6 @@ impl Field {
             name,
             json,
             nullable: false,
-            always: true,
         }
     }
 
@@ -100,14 +97,6 @@ impl Field {
     pub const fn nullable(self) -> Self {
         Self {
             nullable: true,
-            ..self
-        }
-    }
-
-    /// The same key, present in some files only.
-    pub const fn sometimes(self) -> Self {
-        Self {
-            always: false,
             ..self
         }
     }
@@ -275,11 +264,8 @@ fn object_schema(fields: &[Field], open: bool) -> Value {
             (field.name.to_string(), schema)
         })
         .collect();
-    let required: Vec<&str> = fields
-        .iter()
-        .filter(|field| field.always)
-        .map(|field| field.name)
-        .collect();
+    // Every model writes every column of its files: every key is required.
+    let required: Vec<&str> = fields.iter().map(|field| field.name).collect();
     let additional = if open {
         json!({ "type": ["number", "string", "boolean", "null"] })
     } else {

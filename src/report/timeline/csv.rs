@@ -5,7 +5,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::model::timeline::{Counters, RunRow, Scenario, TimelineResults};
+use crate::model::timeline::{RunRow, Scenario, TimelineResults};
 use crate::report::format::plain_ms;
 
 /// One cell of a timeline CSV row.
@@ -114,20 +114,13 @@ fn backend_columns(scenario: &Scenario) -> Row {
     ]
 }
 
-/// Every counter (the backend's only when `backend`: a run without crashes, key stores,
-/// provider or receipts writes the plain model's columns), then the latency percentiles, the
-/// retry amplification and the span.
-fn tally_columns(row: &RunRow, backend: bool) -> Row {
-    let counters = row.counts.columns().count();
-    let shown = if backend {
-        counters
-    } else {
-        counters - Counters::BACKEND_COLUMNS
-    };
+/// Every counter (the backend's too: 0 in a run without crashes, key stores, provider or
+/// receipts, so that every timeline.csv has the same columns), then the latency percentiles,
+/// the retry amplification and the span.
+fn tally_columns(row: &RunRow) -> Row {
     let mut cells: Row = row
         .counts
         .columns()
-        .take(shown)
         .map(|(name, count)| (name, Cell::Count(count)))
         .collect();
     let [p50, p95, p99] = row.latency_ms;
@@ -158,7 +151,6 @@ pub fn rows(results: &TimelineResults) -> Vec<Row> {
 /// The same, one at a time (so that the CSV of many runs is written without holding every
 /// row's cells at once).
 fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
-    let backend = results.model.uses_backend();
     results.every_run().map(move |row| {
         let scenario = &results.model.scenarios[row.scenario];
         let mut cells = vec![
@@ -168,10 +160,8 @@ fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
             ("seed", Cell::Count(results.model.seed)),
         ];
         cells.extend(scenario_columns(scenario));
-        if backend {
-            cells.extend(backend_columns(scenario));
-        }
-        cells.extend(tally_columns(row, backend));
+        cells.extend(backend_columns(scenario));
+        cells.extend(tally_columns(row));
         cells
     })
 }

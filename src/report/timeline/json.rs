@@ -27,13 +27,11 @@ struct TimelineParameters<'a> {
 
 /// The timeline model's `--json`, declared once: [`TimelineParameters`] and the columns of
 /// `timeline.csv` (written in [`super::csv`]; the counters' from [`Counters::COLUMNS`], every
-/// one a whole number). The backend's columns are written only by a file with a backend, so
-/// they are not in every file.
+/// one a whole number). Every file writes every column, the backend's too.
 pub fn shape() -> Shape {
     let integer = |name| Field::new(name, Json::Integer);
     let number = |name| Field::new(name, Json::Number);
     let text = |name| Field::new(name, Json::Text);
-    let backend_counters = Counters::COLUMNS.len() - Counters::BACKEND_COLUMNS;
     let mut results = vec![
         integer("run"),
         text("scenario"),
@@ -43,23 +41,14 @@ pub fn shape() -> Shape {
         integer("max_retries"),
         number("key_ttl_ms").nullable(),
         number("retry_window_ms"),
-        text("key_store").sometimes(),
-        number("crash_rate").sometimes(),
-        number("key_write_failure").sometimes(),
-        Field::new("provider_pass_key", Json::Boolean)
-            .nullable()
-            .sometimes(),
-        integer("provider_max_retries").nullable().sometimes(),
-        text("receipts").nullable().sometimes(),
+        text("key_store"),
+        number("crash_rate"),
+        number("key_write_failure"),
+        Field::new("provider_pass_key", Json::Boolean).nullable(),
+        integer("provider_max_retries").nullable(),
+        text("receipts").nullable(),
     ];
-    results.extend(Counters::COLUMNS.iter().enumerate().map(|(index, column)| {
-        let field = integer(column.name);
-        if index >= backend_counters {
-            field.sometimes()
-        } else {
-            field
-        }
-    }));
+    results.extend(Counters::COLUMNS.iter().map(|column| integer(column.name)));
     results.extend([
         number("latency_p50_ms").nullable(),
         number("latency_p95_ms").nullable(),
