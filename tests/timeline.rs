@@ -504,7 +504,8 @@ fn a_retry_after_the_ttl_charges_again_and_the_sweep_shows_it() {
     let (stdout, out) = run_text(EXPIRING, &[]);
     // The lifecycle table's last row (unique_key): TTL 500 ms, one expired-key charge, charged and told it failed
     // (every ACK lost).
-    let row: Vec<&str> = stdout
+    let (tables, _differences) = stdout.split_once("paired differences").unwrap();
+    let row: Vec<&str> = tables
         .lines()
         .rfind(|line| line.starts_with("lifecycle "))
         .unwrap()

@@ -408,6 +408,99 @@ pub fn plus_minus(metric: Metric, estimate: &Estimate, decimals: usize) -> Strin
     }
 }
 
+/// One column of a paired-differences table: its header, the metric (by column name), the
+/// factor its values are shown at (100 for a share in percentage points, the payments per run
+/// for a share shown as a count) and the decimals shown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DifferenceColumn {
+    /// The column's header.
+    pub header: &'static str,
+    /// The metric's column name.
+    pub metric: &'static str,
+    /// What the estimate is multiplied by when shown.
+    pub factor: f64,
+    /// Decimals shown.
+    pub decimals: usize,
+}
+
+/// The paired differences of every design against `baseline` in the cell column `compared`:
+/// the headers (the cell columns, then each entry of `columns`) and a row per design (its
+/// cell labels, in the summary's order, then per column `mean ± half-width` of the 95%
+/// interval: the mean alone without one, empty when the summary lacks it). No rows when no
+/// design has that baseline.
+pub fn differences_rows(
+    summary: &Summary,
+    compared: &str,
+    baseline: &str,
+    columns: &[DifferenceColumn],
+) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let against: Vec<&Difference> = summary
+        .differences
+        .iter()
+        .filter(|difference| difference.compared == compared && difference.baseline == baseline)
+        .collect();
+    let mut cells: Vec<&[String]> = Vec::new();
+    for difference in &against {
+        if !cells.contains(&difference.cell.as_slice()) {
+            cells.push(&difference.cell);
+        }
+    }
+    let headers = summary
+        .cell_columns
+        .iter()
+        .map(|column| column.name)
+        .chain(columns.iter().map(|column| column.header))
+        .collect();
+    let rows = cells
+        .into_iter()
+        .map(|cell| {
+            let mut row = cell.to_vec();
+            row.extend(columns.iter().map(|column| {
+                let found = against.iter().find(|difference| {
+                    difference.cell == cell && difference.metric.column.name == column.metric
+                });
+                found.map_or_else(String::new, |difference| {
+                    let estimate = &difference.estimate;
+                    let decimals = column.decimals;
+                    let mean = format!("{:.decimals$}", estimate.mean * column.factor);
+                    match estimate.half_width() {
+                        Some(half) => format!("{mean} ± {:.decimals$}", half * column.factor),
+                        None => mean,
+                    }
+                })
+            }));
+            row
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// [`differences_rows`] as a Markdown table; empty without rows.
+pub fn differences_markdown(
+    summary: &Summary,
+    compared: &str,
+    baseline: &str,
+    columns: &[DifferenceColumn],
+) -> String {
+    let (headers, rows) = differences_rows(summary, compared, baseline, columns);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("|");
+    for header in &headers {
+        text.push_str(&format!(" {header} |"));
+    }
+    text.push_str(&format!("\n|{}\n", "---|".repeat(headers.len())));
+    for row in rows {
+        text.push('|');
+        for cell in row {
+            text.push_str(&format!(" {cell} |"));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use engine::replications::Estimate;
 use super::summary::{LoadMetric, metric};
 use crate::model::load::LoadResults;
 use crate::report::format::layout;
-use crate::report::summary::{Summary, plus_minus};
+use crate::report::summary::{DifferenceColumn, Summary, differences_markdown, plus_minus};
 
 /// The metric columns of the table, in order: header, metric, decimals, and whether it is a
 /// share shown as a percentage.
@@ -128,12 +128,26 @@ pub fn render(results: &LoadResults) -> String {
     text
 }
 
-/// The metrics of the paired differences in `report.md`: header, metric, decimals, and
-/// whether it is a share shown in percentage points.
-const DIFFERENCE_COLUMNS: [(&str, LoadMetric, usize, bool); 3] = [
-    ("double charges", LoadMetric::DoubleCharges, 1, false),
-    ("succeeded, points", LoadMetric::SuccessRate, 1, true),
-    ("amplification", LoadMetric::Amplification, 2, false),
+/// The metrics of the paired differences in `report.md`: a share in percentage points.
+const DIFFERENCE_COLUMNS: [DifferenceColumn; 3] = [
+    DifferenceColumn {
+        header: "double charges",
+        metric: "double_charges",
+        factor: 1.0,
+        decimals: 1,
+    },
+    DifferenceColumn {
+        header: "succeeded, points",
+        metric: "success_rate",
+        factor: 100.0,
+        decimals: 1,
+    },
+    DifferenceColumn {
+        header: "amplification",
+        metric: "amplification",
+        factor: 1.0,
+        decimals: 2,
+    },
 ];
 
 /// `report.md`'s paired differences: each strategy against the file's first one within each
@@ -148,41 +162,19 @@ fn differences(results: &LoadResults, summary: &Summary) -> String {
     }
     let mut text = format!(
         "## Paired differences\n\nEach strategy minus `{first}` in the same scenario, run by \
-         run (the strategies of a run share its random numbers), mean over the runs{}.\n\n\
-         | scenario | strategy |",
+         run (the strategies of a run share its random numbers), mean over the runs{}.\n\n",
         if model.runs > 1 {
             " ± the half-width of its 95% interval (t across runs)"
         } else {
             ""
         }
     );
-    for (header, ..) in DIFFERENCE_COLUMNS {
-        text.push_str(&format!(" {header} |"));
-    }
-    text.push_str(&format!(
-        "\n|{}\n",
-        "---|".repeat(2 + DIFFERENCE_COLUMNS.len())
+    text.push_str(&differences_markdown(
+        summary,
+        "strategy",
+        first,
+        &DIFFERENCE_COLUMNS,
     ));
-    for scenario in &model.scenarios {
-        for strategy in &model.strategies[1..] {
-            let mut row = format!("| {} | {} |", scenario.name, strategy.name());
-            for (_, column, decimals, percent) in DIFFERENCE_COLUMNS {
-                let found = summary.differences.iter().find(|difference| {
-                    difference.cell == [scenario.name.as_str(), strategy.name()]
-                        && difference.compared == "strategy"
-                        && difference.baseline == first
-                        && difference.metric.column.name == column.name()
-                });
-                let cell = found.map_or_else(String::new, |difference| {
-                    let shown = scaled(&difference.estimate, if percent { 100.0 } else { 1.0 });
-                    plus_minus(metric(column), &shown, decimals)
-                });
-                row.push_str(&format!(" {cell} |"));
-            }
-            text.push_str(&row);
-            text.push('\n');
-        }
-    }
     text.push_str(
         "\n`differences.csv` has every metric, and the differences between scenarios.\n\n",
     );

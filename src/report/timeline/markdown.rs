@@ -130,6 +130,32 @@ fn tables(text: &mut String, report: &TimelineReport) {
         table::detail_table(report),
         table::lifecycle_table(report),
     );
+    let model = &report.results().model;
+    if let Some(first) = model.strategies.first().map(|strategy| strategy.name()) {
+        let table = crate::report::summary::differences_markdown(
+            report.summary(),
+            "strategy",
+            first,
+            &table::difference_columns(model.payments),
+        );
+        if !table.is_empty() {
+            let _ = write!(
+                text,
+                "## Paired differences\n\nEach strategy minus `{first}` in the same scenario, \
+                 run by run (the strategies of a run share its random numbers), per run of {}: \
+                 the payments charged twice, the extra charges, and the share that \
+                 succeeded in percentage points; the mean over the runs{}. \
+                 `differences.csv` has every metric, and the differences between \
+                 scenarios.\n\n{table}\n",
+                table::payments_text(model.payments),
+                if model.runs > 1 {
+                    " ± the half-width of its 95% interval (t across runs)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
 }
 
 fn charts(text: &mut String, results: &TimelineResults) {

@@ -8,7 +8,7 @@ use super::TimelineReport;
 use super::summary::{CellEstimates, TimelineMetric};
 use crate::model::timeline::{Scenario, StrategyTally, TimelineResults};
 use crate::report::format::{grouped, layout, percent};
-use crate::report::summary::{Metric, plus_minus};
+use crate::report::summary::{DifferenceColumn, Metric, differences_rows, plus_minus};
 use engine::metric::Kind;
 use engine::replications::Estimate;
 
@@ -261,11 +261,81 @@ pub fn lifecycle_table(report: &TimelineReport) -> String {
 /// outcomes, reported for every scenario); then the backend's tables (run 0), when it is
 /// used.
 pub fn render(report: &TimelineReport) -> String {
+    let differences = differences_table(report);
     format!(
-        "{}\n{}\n{}{}",
+        "{}\n{}\n{}{}{}",
         charges_table(report),
         detail_table(report),
         lifecycle_table(report),
-        super::backend_report::tables(report.results())
+        super::backend_report::tables(report.results()),
+        if differences.is_empty() {
+            String::new()
+        } else {
+            format!("\n{differences}")
+        }
+    )
+}
+
+/// The paired differences shown: the payments charged twice and the extra charges per run
+/// (a share of the payments shown as a count), and the share that succeeded in percentage
+/// points.
+pub fn difference_columns(payments: u64) -> [DifferenceColumn; 3] {
+    [
+        DifferenceColumn {
+            header: "charged twice",
+            metric: "double_charged_payments",
+            factor: payments as f64,
+            decimals: DECIMALS,
+        },
+        DifferenceColumn {
+            header: "extra charges",
+            metric: "extra_charges",
+            factor: 1.0,
+            decimals: DECIMALS,
+        },
+        DifferenceColumn {
+            header: "succeeded, points",
+            metric: "succeeded",
+            factor: 100.0,
+            decimals: SHARE_DECIMALS,
+        },
+    ]
+}
+
+/// `1 payment`, `10,000 payments`.
+pub fn payments_text(payments: u64) -> String {
+    match payments {
+        1 => "1 payment".to_string(),
+        n => format!("{} payments", grouped(n)),
+    }
+}
+
+/// Each strategy minus the file's first one in the same scenario, run by run (the strategies
+/// of a run share its random numbers), as the last stdout table: its title line and the
+/// table; empty with one strategy.
+pub fn differences_table(report: &TimelineReport) -> String {
+    let model = &report.results().model;
+    let Some(first) = model.strategies.first().map(|strategy| strategy.name()) else {
+        return String::new();
+    };
+    let (headers, rows) = differences_rows(
+        report.summary(),
+        "strategy",
+        first,
+        &difference_columns(model.payments),
+    );
+    if rows.is_empty() {
+        return String::new();
+    }
+    let interval = if model.runs > 1 {
+        " ± 95% half-width"
+    } else {
+        ""
+    };
+    format!(
+        "paired differences: each strategy minus {first} in its scenario, per run of {} \
+         (mean{interval})\n{}",
+        payments_text(model.payments),
+        layout(&headers, &rows)
     )
 }
