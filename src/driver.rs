@@ -140,11 +140,19 @@ fn sweep_model<M: Model>(
         let mut headline: &[&str] = &[];
         let mut marks = Vec::new();
         let mut label = String::new();
+        // The model's --json shape and the first point's parameters, for a sweep's --json.
+        let mut json_base = None;
         for (labels, config) in points {
             let results = config.simulate(&progress)?;
             after.push((labels.clone(), M::result_warnings(&results)));
             headline = results.headline();
             label = results.run_label();
+            if output.json && json_base.is_none() {
+                let parameters = serde_json::from_slice::<serde_json::Value>(&results.json(&[]))
+                    .map(|mut value| value["parameters"].take())
+                    .unwrap_or_default();
+                json_base = Some((results.json_shape(), parameters));
+            }
             for mark in results.sweep_marks(&keys[0]) {
                 if !marks.contains(&mark) {
                     marks.push(mark);
@@ -167,7 +175,15 @@ fn sweep_model<M: Model>(
         ));
         let written = paths(&output.out_dir, &files);
         let stdout = if output.json {
-            crate::report::sweep::json(M::NAME, &keys, combined.points(), &written)
+            let (shape, parameters) = json_base.expect("a sweep has points");
+            crate::report::sweep::json(
+                &shape,
+                parameters,
+                &keys,
+                combined.points(),
+                &files,
+                &written,
+            )
         } else {
             let table = crate::report::sweep::table(&keys, combined.points());
             told(&table, &written, output.quiet)

@@ -253,3 +253,54 @@ fn parameters_are_typed_and_resolved() {
     assert_eq!(parameters["cap_ms"], 2000.0);
     assert_eq!(parameters["max_retries"], Value::Null);
 }
+
+/// A sweep's `--json` is its model's one shape: the schema accepts it, `parameters` adds the
+/// `sweep` (keys and points), and `results` and `summary` are the combined files' rows, the
+/// swept key's column a number.
+#[test]
+fn a_sweep_prints_its_models_shape() {
+    let folder = TempDir::new().unwrap();
+    let load = folder.path().join("load.toml");
+    std::fs::write(&load, LOAD).unwrap();
+    for (model, config, results, key) in [
+        (
+            "timeline",
+            scenario_file("same-key-burst.toml"),
+            "timeline.csv",
+            "client.max_retries",
+        ),
+        ("load", load, "load.csv", "server.workers"),
+    ] {
+        let out = folder.path().join(format!("out-{model}"));
+        let assert = simulate()
+            .arg("--config")
+            .arg(&config)
+            .args(["--sweep", &format!("{key}=2,3"), "--json", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let json: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+        let validator = jsonschema::validator_for(&schema(model)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|error| format!("{} at {}", error, error.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{model}: {errors:#?}");
+        assert_eq!(json["parameters"]["sweep"]["keys"][0], key);
+        assert_eq!(
+            json["parameters"]["sweep"]["points"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        let rows = json["results"].as_array().unwrap();
+        assert_eq!(rows[0][key], 2);
+        assert_eq!(rows[rows.len() - 1][key], 3);
+        no_numeric_strings(rows, model);
+        same_as_csv(rows, &out.join(results));
+        let summary = json["summary"].as_array().unwrap();
+        assert!(!summary.is_empty(), "{model}");
+        same_as_csv(summary, &out.join("summary.csv"));
+    }
+}

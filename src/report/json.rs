@@ -294,7 +294,7 @@ pub fn schema(shape: &Shape) -> Value {
         "type": "object",
         "properties": {
             "model": { "const": shape.model },
-            "parameters": object_schema(&shape.parameters, false),
+            "parameters": parameters_schema(&shape.parameters),
             "results": { "type": "array", "items": object_schema(&shape.results, true) },
             "summary": { "type": "array", "items": object_schema(&shape.summary, true) },
             "files": { "type": "array", "items": { "type": "string" } },
@@ -302,6 +302,25 @@ pub fn schema(shape: &Shape) -> Value {
         "required": ["model", "parameters", "results", "summary", "files"],
         "additionalProperties": false,
     })
+}
+
+/// The schema of `parameters`: the declared keys, and with a sweep its `sweep` (the swept
+/// keys and every point's values as the files' columns show them).
+fn parameters_schema(fields: &[Field]) -> Value {
+    let mut schema = object_schema(fields, false);
+    schema["properties"]["sweep"] = json!({
+        "type": "object",
+        "properties": {
+            "keys": { "type": "array", "items": { "type": "string" } },
+            "points": {
+                "type": "array",
+                "items": { "type": "array", "items": { "type": "string" } }
+            },
+        },
+        "required": ["keys", "points"],
+        "additionalProperties": false,
+    });
+    schema
 }
 
 /// Every model's shape, in the order of the model list.

@@ -47,6 +47,9 @@ pub trait Report {
     /// The JSON summary printed with `--json` instead of the table, naming the files
     /// `written`.
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8>;
+    /// The shape of the model's `--json` (the same for every run of the model): what a
+    /// sweep's `--json` types its combined files by.
+    fn json_shape(&self) -> json::Shape;
     /// The run's estimates across its runs, per cell and metric: what a sweep charts. `None`
     /// for a model that has no [`summary::Summary`].
     fn summary(&self) -> Option<summary::Summary> {

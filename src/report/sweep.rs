@@ -214,34 +214,39 @@ pub fn report_md(
     OutputFile::report_md(text)
 }
 
-/// The sweep's `--json`: the model, the swept keys and points, and the files written.
+/// The sweep's `--json`, in the model's one shape ([`crate::report::json::envelope`]):
+/// `parameters` the first point's with `sweep` (the keys and every point's values) added,
+/// `results` and `summary` the rows of the combined files (the swept keys' columns typed by
+/// their text), `files` the paths written.
 pub fn json(
-    model: &'static str,
+    shape: &crate::report::json::Shape,
+    first_parameters: serde_json::Value,
     keys: &[String],
     points: &[Vec<String>],
+    files: &[OutputFile],
     written: &[std::path::PathBuf],
 ) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Sweep<'a> {
-        /// The swept keys, in order.
-        keys: &'a [String],
-        /// Every point's values, as its columns show them.
-        points: &'a [Vec<String>],
-    }
-    #[derive(serde::Serialize)]
-    struct Summary<'a> {
-        /// The model every point ran.
-        model: &'static str,
-        /// What was swept.
-        sweep: Sweep<'a>,
-        /// The paths written.
-        files: Vec<String>,
-    }
-    crate::report::json::pretty(&Summary {
-        model,
-        sweep: Sweep { keys, points },
-        files: crate::report::json::paths(written),
-    })
+    let mut parameters = match first_parameters {
+        serde_json::Value::Object(object) => object,
+        _ => serde_json::Map::new(),
+    };
+    parameters.insert(
+        "sweep".into(),
+        serde_json::json!({ "keys": keys, "points": points }),
+    );
+    let bytes = |name: &str| {
+        files
+            .iter()
+            .find(|file| file.name == name)
+            .map(|file| file.bytes.as_slice())
+    };
+    crate::report::json::envelope(
+        shape,
+        &parameters,
+        bytes(shape.results_file).unwrap_or_default(),
+        bytes("summary.csv"),
+        written,
+    )
 }
 
 #[cfg(test)]

@@ -35,4 +35,8 @@ impl Report for ArticleResults {
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
     }
+
+    fn json_shape(&self) -> crate::report::json::Shape {
+        json::shape()
+    }
 }

@@ -35,6 +35,10 @@ impl Report for ContentionResults {
         json::summary(self, written)
     }
 
+    fn json_shape(&self) -> crate::report::json::Shape {
+        json::shape()
+    }
+
     fn run_label(&self) -> String {
         format!("{} · seed {}", self.model.title, self.model.seed)
     }

@@ -38,6 +38,10 @@ impl Report for LoadResults {
         json::summary(self, written)
     }
 
+    fn json_shape(&self) -> crate::report::json::Shape {
+        json::shape()
+    }
+
     fn run_label(&self) -> String {
         format!("{} · seed {}", self.model.title, self.model.seed)
     }

@@ -72,6 +72,10 @@ impl Report for TimelineReport {
         json::summary(self, written)
     }
 
+    fn json_shape(&self) -> crate::report::json::Shape {
+        json::shape()
+    }
+
     fn summary(&self) -> Option<Summary> {
         Some(self.summary.clone())
     }
