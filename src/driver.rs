@@ -137,7 +137,6 @@ fn sweep_model<M: Model>(
         let mut combined = SweepFiles::new(keys.clone());
         let mut after = Vec::new();
         let mut summaries = Vec::new();
-        let mut headline: &[&str] = &[];
         let mut marks = Vec::new();
         let mut label = String::new();
         // The model's --json shape and the first point's parameters, for a sweep's --json.
@@ -145,13 +144,12 @@ fn sweep_model<M: Model>(
         for (labels, config) in points {
             let results = config.simulate(&progress)?;
             after.push((labels.clone(), M::result_warnings(&results)));
-            headline = results.headline();
             label = results.run_label();
             if output.json && json_base.is_none() {
                 let parameters = serde_json::from_slice::<serde_json::Value>(&results.json(&[]))
                     .map(|mut value| value["parameters"].take())
                     .unwrap_or_default();
-                json_base = Some((results.json_shape(), parameters));
+                json_base = Some(((M::Results::JSON_SHAPE)(), parameters));
             }
             for mark in results.sweep_marks(&keys[0]) {
                 if !marks.contains(&mark) {
@@ -165,7 +163,11 @@ fn sweep_model<M: Model>(
         }
         let mut files = combined.files();
         files.extend(crate::report::sweep_chart::charts(
-            &label, &keys, &summaries, headline, &marks,
+            &label,
+            &keys,
+            &summaries,
+            M::Results::HEADLINE,
+            &marks,
         ));
         files.push(crate::report::sweep::report_md(
             M::NAME,

@@ -40,6 +40,11 @@ impl OutputFile {
 /// summary. Each model's report module implements it for that model's results, so the driver
 /// runs every model through the same steps.
 pub trait Report {
+    /// The shape of the model's `--json` (the same for every run of the model): what a
+    /// sweep's `--json` types its combined files by.
+    const JSON_SHAPE: fn() -> json::Shape;
+    /// The metrics a sweep charts, by column name, in order: the model's headline answers.
+    const HEADLINE: &'static [&'static str] = &[];
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile>;
     /// The table printed on stdout.
@@ -47,9 +52,6 @@ pub trait Report {
     /// The JSON summary printed with `--json` instead of the table, naming the files
     /// `written`.
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8>;
-    /// The shape of the model's `--json` (the same for every run of the model): what a
-    /// sweep's `--json` types its combined files by.
-    fn json_shape(&self) -> json::Shape;
     /// The run's estimates across its runs, per cell and metric: what a sweep charts. `None`
     /// for a model that has no [`summary::Summary`].
     fn summary(&self) -> Option<summary::Summary> {
@@ -59,10 +61,6 @@ pub trait Report {
     /// (`key-ttl.toml · seed 42`); empty where the model's charts say it otherwise.
     fn run_label(&self) -> String {
         String::new()
-    }
-    /// The metrics a sweep charts, by column name, in order: the model's headline answers.
-    fn headline(&self) -> &'static [&'static str] {
-        &[]
     }
     /// Values worth marking on a sweep chart whose first swept key is `key` (the clients'
     /// retry window on a key-TTL axis), in the key's unit.

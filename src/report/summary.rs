@@ -501,45 +501,56 @@ pub fn differences_markdown(
     text
 }
 
+/// Columns for the tests of the summary and of what draws it.
+#[cfg(test)]
+pub(crate) mod test_columns {
+    use super::Metric;
+    use engine::counters::Column;
+    use engine::metric::Kind;
+
+    /// A column without a unit's doc.
+    const fn column(
+        name: &'static str,
+        unit: &'static str,
+        doc: &'static [&'static str],
+    ) -> Column {
+        Column { name, unit, doc }
+    }
+
+    /// A scenario's name.
+    pub const SCENARIO: Column = column("scenario", "", &["The scenario."]);
+    /// A strategy's name.
+    pub const STRATEGY: Column = column("strategy", "", &["The strategy."]);
+    /// A share of payments.
+    pub static CHARGED: Column = column("double_charged", "payments", &["Payments charged twice."]);
+    /// A mean per run.
+    pub static LATENCY: Column = column("latency_ms", "ms", &["Latency."]);
+
+    /// The two metrics of the tests: [`CHARGED`] a share, [`LATENCY`] a mean.
+    pub fn metrics() -> Vec<Metric> {
+        vec![
+            Metric {
+                column: &CHARGED,
+                kind: Kind::Proportion,
+            },
+            Metric {
+                column: &LATENCY,
+                kind: Kind::Mean,
+            },
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_columns::*;
     use super::*;
-
-    const SCENARIO: Column = Column {
-        name: "scenario",
-        unit: "",
-        doc: &["The scenario."],
-    };
-    const STRATEGY: Column = Column {
-        name: "strategy",
-        unit: "",
-        doc: &["The strategy."],
-    };
-    const CHARGED: Column = Column {
-        name: "double_charged",
-        unit: "payments",
-        doc: &["Payments charged twice."],
-    };
-    const LATENCY: Column = Column {
-        name: "latency_ms",
-        unit: "ms",
-        doc: &["Latency."],
-    };
 
     fn builder() -> SummaryBuilder {
         SummaryBuilder::new(
             vec![SCENARIO, STRATEGY],
             &["strategy", "scenario"],
-            vec![
-                Metric {
-                    column: &CHARGED,
-                    kind: Kind::Proportion,
-                },
-                Metric {
-                    column: &LATENCY,
-                    kind: Kind::Mean,
-                },
-            ],
+            metrics(),
         )
     }
 

@@ -396,39 +396,13 @@ fn draw_band<'a, DB: DrawingBackend + 'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::{Metric, Observation, SummaryBuilder};
-    use engine::counters::Column;
-
-    static CHARGED: Column = Column {
-        name: "double_charged_payments",
-        unit: "payments",
-        doc: &["Payments charged twice or more."],
-    };
-    static LATENCY: Column = Column {
-        name: "latency_p50_ms",
-        unit: "ms",
-        doc: &["Median latency."],
-    };
-    static STRATEGY: Column = Column {
-        name: "strategy",
-        unit: "",
-        doc: &["The server design."],
-    };
+    use crate::report::summary::test_columns::{STRATEGY, metrics};
+    use crate::report::summary::{Observation, SummaryBuilder};
 
     /// A summary of two strategies over `runs` runs whose double charges are `charged` of
     /// 1,000 payments in every run.
     fn summary(runs: u32, charged: [u64; 2]) -> Summary {
-        let metrics = vec![
-            Metric {
-                column: &CHARGED,
-                kind: Kind::Proportion,
-            },
-            Metric {
-                column: &LATENCY,
-                kind: Kind::Mean,
-            },
-        ];
-        let mut builder = SummaryBuilder::new(vec![STRATEGY], &["strategy"], metrics);
+        let mut builder = SummaryBuilder::new(vec![STRATEGY], &["strategy"], metrics());
         for run in 0..runs {
             let cells = ["none", "unique_key"]
                 .iter()
@@ -455,42 +429,39 @@ mod tests {
         vec!["client.timeout_ms".to_string()]
     }
 
+    /// Two points, 500 and 1000 ms, of `runs` runs: 50 and 20 of 1,000 charged twice without
+    /// a key, 1 and 0 with one.
+    fn two_points(runs: u32) -> Vec<(Vec<String>, Summary)> {
+        vec![
+            (vec!["500".to_string()], summary(runs, [50, 1])),
+            (vec!["1000".to_string()], summary(runs, [20, 0])),
+        ]
+    }
+
     #[test]
     fn one_chart_per_headline_metric_the_summaries_hold() {
-        let points = vec![
-            (vec!["500".to_string()], summary(3, [50, 1])),
-            (vec!["1000".to_string()], summary(3, [20, 0])),
-        ];
+        let points = two_points(3);
         let files = charts(
             "t.toml · seed 42",
             &keys(),
             &points,
-            &["double_charged_payments", "absent", "latency_p50_ms"],
+            &["double_charged", "absent", "latency_ms"],
             &[("retry window 700 ms".to_string(), 700.0)],
         );
         let names: Vec<&str> = files.iter().map(|file| file.name.as_ref()).collect();
-        assert_eq!(
-            names,
-            [
-                "sweep_double_charged_payments.svg",
-                "sweep_latency_p50_ms.svg"
-            ]
-        );
+        assert_eq!(names, ["sweep_double_charged.svg", "sweep_latency_ms.svg"]);
         let svg = String::from_utf8(files[0].bytes.clone()).unwrap();
-        assert!(svg.contains("double_charged_payments against client.timeout_ms"));
+        assert!(svg.contains("double_charged against client.timeout_ms"));
         // Two lines, each with a band (three runs: intervals exist).
         assert_eq!(svg.matches("<polygon").count(), 2, "{svg}");
         assert!(svg.contains("retry window 700 ms"));
         // One run: no bands for a mean; a share keeps its Wilson band.
-        let single = vec![
-            (vec!["500".to_string()], summary(1, [50, 1])),
-            (vec!["1000".to_string()], summary(1, [20, 0])),
-        ];
+        let single = two_points(1);
         let svg = charts(
             "t.toml · seed 42",
             &keys(),
             &single,
-            &["double_charged_payments", "latency_p50_ms"],
+            &["double_charged", "latency_ms"],
             &[],
         )
         .iter()
@@ -504,17 +475,14 @@ mod tests {
 
     #[test]
     fn lines_hold_each_cells_mean_per_point_shares_in_percent() {
-        let points = [
-            (vec!["500".to_string()], summary(1, [50, 1])),
-            (vec!["1000".to_string()], summary(1, [20, 0])),
-        ];
+        let points = two_points(1);
         let rows: Vec<(&[String], &Row)> = points
             .iter()
             .flat_map(|(labels, summary)| {
                 summary
                     .rows
                     .iter()
-                    .filter(|row| row.metric.column.name == "double_charged_payments")
+                    .filter(|row| row.metric.column.name == "double_charged")
                     .map(move |row| (labels.as_slice(), row))
             })
             .collect();
@@ -567,7 +535,7 @@ mod tests {
                 "t.toml · seed 42",
                 &keys(),
                 &points,
-                &["double_charged_payments"],
+                &["double_charged"],
                 &[]
             )
             .is_empty()

@@ -14,6 +14,8 @@ use crate::model::article::summary::summarise;
 use crate::report::{OutputFile, Report};
 
 impl Report for ArticleResults {
+    const JSON_SHAPE: fn() -> crate::report::json::Shape = json::shape;
+
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
         let summary = summarise(self);
@@ -34,9 +36,5 @@ impl Report for ArticleResults {
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
-    }
-
-    fn json_shape(&self) -> crate::report::json::Shape {
-        json::shape()
     }
 }

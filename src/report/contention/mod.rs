@@ -14,6 +14,10 @@ use crate::report::summary::{differences_csv, summary_csv};
 use crate::report::{OutputFile, Report};
 
 impl Report for ContentionResults {
+    const JSON_SHAPE: fn() -> crate::report::json::Shape = json::shape;
+    /// What a sweep of a contention file charts: the AWS post's calls and time.
+    const HEADLINE: &'static [&'static str] = &["writes", "completion_ms"];
+
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
         let summary = summary::summarise(self);
@@ -35,20 +39,11 @@ impl Report for ContentionResults {
         json::summary(self, written)
     }
 
-    fn json_shape(&self) -> crate::report::json::Shape {
-        json::shape()
-    }
-
     fn run_label(&self) -> String {
         format!("{} · seed {}", self.model.title, self.model.seed)
     }
 
     fn summary(&self) -> Option<crate::report::summary::Summary> {
         Some(summary::summarise(self))
-    }
-
-    /// What a sweep of a contention file charts: the AWS post's calls and time.
-    fn headline(&self) -> &'static [&'static str] {
-        &["writes", "completion_ms"]
     }
 }

@@ -13,6 +13,16 @@ use crate::report::summary::{differences_csv, summary_csv};
 use crate::report::{OutputFile, Report};
 
 impl Report for LoadResults {
+    const JSON_SHAPE: fn() -> crate::report::json::Shape = json::shape;
+    /// What a sweep of a load file charts: Brooker's success rate and amplification, the
+    /// double charges and the goodput.
+    const HEADLINE: &'static [&'static str] = &[
+        "success_rate",
+        "amplification",
+        "double_charges",
+        "goodput_per_s",
+    ];
+
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
         let mut files = vec![
@@ -38,26 +48,11 @@ impl Report for LoadResults {
         json::summary(self, written)
     }
 
-    fn json_shape(&self) -> crate::report::json::Shape {
-        json::shape()
-    }
-
     fn run_label(&self) -> String {
         format!("{} · seed {}", self.model.title, self.model.seed)
     }
 
     fn summary(&self) -> Option<crate::report::summary::Summary> {
         Some(summary::summary(self))
-    }
-
-    /// What a sweep of a load file charts: Brooker's success rate and amplification, the
-    /// double charges and the goodput.
-    fn headline(&self) -> &'static [&'static str] {
-        &[
-            "success_rate",
-            "amplification",
-            "double_charges",
-            "goodput_per_s",
-        ]
     }
 }

@@ -50,6 +50,16 @@ impl TimelineReport {
 }
 
 impl Report for TimelineReport {
+    const JSON_SHAPE: fn() -> crate::report::json::Shape = json::shape;
+    /// What a sweep of a timeline file charts: customers charged twice, the extra charges,
+    /// the payments that succeeded and the tail latency.
+    const HEADLINE: &'static [&'static str] = &[
+        "double_charged_payments",
+        "extra_charges",
+        "succeeded",
+        "latency_p99_ms",
+    ];
+
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
         let results = &self.results;
@@ -72,23 +82,8 @@ impl Report for TimelineReport {
         json::summary(self, written)
     }
 
-    fn json_shape(&self) -> crate::report::json::Shape {
-        json::shape()
-    }
-
     fn summary(&self) -> Option<Summary> {
         Some(self.summary.clone())
-    }
-
-    /// What a sweep of a timeline file charts: customers charged twice, the extra charges,
-    /// the payments that succeeded and the tail latency.
-    fn headline(&self) -> &'static [&'static str] {
-        &[
-            "double_charged_payments",
-            "extra_charges",
-            "succeeded",
-            "latency_p99_ms",
-        ]
     }
 
     fn run_label(&self) -> String {
