@@ -115,7 +115,7 @@ fn json_has_the_rows_of_both_csv_files() {
         }
     }
     let files = json["files"].as_array().unwrap();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     assert!(files.iter().all(|path| {
         out.join(
             std::path::Path::new(path.as_str().unwrap())

@@ -4,6 +4,7 @@ pub mod article;
 pub mod chart_style;
 pub mod contention;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod load;
 pub mod summary;
@@ -40,7 +41,8 @@ impl OutputFile {
 /// summary. Each model's report module implements it for that model's results, so the driver
 /// runs every model through the same steps.
 pub trait Report {
-    /// Every file the run writes, in a fixed order.
+    /// Every file the run writes, in a fixed order (the driver adds [`html::page`] after
+    /// them: `report.html` needs the run's inputs too).
     fn files(&self) -> Vec<OutputFile>;
     /// The table printed on stdout.
     fn table(&self) -> String;
