@@ -424,7 +424,7 @@ fn reproduce(inputs: &Inputs) -> Section {
     html.push_str(
         ". The same version with the same inputs writes byte-identical files, this page \
          included, whatever <code>--threads</code> and <code>--engine</code> (they change only \
-         how fast) and wherever <code>--out DIR</code> puts them.</p>\n",
+         how fast); <code>--out DIR</code> writes them elsewhere.</p>\n",
     );
     Section {
         id: "reproduce",
