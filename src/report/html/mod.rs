@@ -212,6 +212,24 @@ fn document(title: &str, meta: &str, sections: &[Section]) -> String {
     html
 }
 
+/// A config file's comment as HTML: each paragraph's plain lines as Markdown, its indented
+/// lines (a list laid out by hand) as they are.
+fn comment_html(comment: &str) -> String {
+    let mut html = String::new();
+    for paragraph in comment.split("\n\n") {
+        let lines: Vec<&str> = paragraph.lines().collect();
+        for block in lines.chunk_by(|a, b| a.starts_with(' ') == b.starts_with(' ')) {
+            let text = block.join("\n");
+            if block[0].starts_with(' ') {
+                let _ = writeln!(html, "<pre>{}</pre>", escape(&text));
+            } else {
+                html.push_str(&markdown::inline(&text));
+            }
+        }
+    }
+    html
+}
+
 /// The question: the config file's leading comment (paragraphs as Markdown, indented lines
 /// as they are), or the model's own question.
 fn question(inputs: &Inputs, about: &About) -> Section {
@@ -220,37 +238,7 @@ fn question(inputs: &Inputs, about: &About) -> Section {
         None => {
             let _ = writeln!(html, "<p>{}</p>", escape(about.question));
         }
-        Some(comment) => {
-            for paragraph in comment.split("\n\n") {
-                // Runs of plain and of indented lines (a list laid out by hand).
-                let mut plain = Vec::new();
-                let mut indented = Vec::new();
-                let flush = |html: &mut String, plain: &mut Vec<&str>, indented: &mut Vec<&str>| {
-                    if !plain.is_empty() {
-                        html.push_str(&markdown::inline(&plain.join("\n")));
-                        plain.clear();
-                    }
-                    if !indented.is_empty() {
-                        let _ = writeln!(html, "<pre>{}</pre>", escape(&indented.join("\n")));
-                        indented.clear();
-                    }
-                };
-                for line in paragraph.lines() {
-                    if line.starts_with(' ') {
-                        if !plain.is_empty() {
-                            flush(&mut html, &mut plain, &mut Vec::new());
-                        }
-                        indented.push(line);
-                    } else {
-                        if !indented.is_empty() {
-                            flush(&mut html, &mut Vec::new(), &mut indented);
-                        }
-                        plain.push(line);
-                    }
-                }
-                flush(&mut html, &mut plain, &mut indented);
-            }
-        }
+        Some(comment) => html.push_str(&comment_html(comment)),
     }
     html.push_str("</div>\n");
     let heading = match &inputs.comment {
