@@ -15,6 +15,7 @@ use crate::limits::Machine;
 use crate::models::{Model, Plan};
 use crate::output::OutputError;
 use crate::progress::Reporter;
+use crate::report::html;
 use crate::report::sweep::SweepFiles;
 use crate::report::{OutputFile, Report};
 use crate::{output, signals};
@@ -25,19 +26,33 @@ use engine::Interrupted;
 /// with `--quiet`). A stop request (see [`signals`]) at any stage before the files are put in
 /// place ends it with [`OutputError::Interrupted`] within a few tens of milliseconds.
 pub fn run(overrides: Overrides) -> anyhow::Result<()> {
-    let job = Job::from_overrides(&overrides)?;
+    let (job, text) = Job::with_text(&overrides)?;
     let output = job.output().clone();
+    let page = page_inputs(&overrides, text.as_deref(), &output.out_dir)?;
     match job {
-        Job::Article(config) => run_model(config, output),
-        Job::Timeline(config) => run_model(config, output),
-        Job::Contention(config) => run_model(config, output),
-        Job::Load(config) => run_model(config, output),
-        Job::Sweep(sweep) => run_sweep(sweep, output),
+        Job::Article(config) => run_model(config, output, page),
+        Job::Timeline(config) => run_model(config, output, page),
+        Job::Contention(config) => run_model(config, output, page),
+        Job::Load(config) => run_model(config, output, page),
+        Job::Sweep(sweep) => run_sweep(sweep, output, page),
     }
 }
 
+/// What `report.html` shows of the run's inputs: the config file's comment, every
+/// scenario's settings as `simulate check` reads them from the file's `text`, and the command.
+fn page_inputs(
+    overrides: &Overrides,
+    text: Option<&str>,
+    out_dir: &Path,
+) -> anyhow::Result<html::Inputs> {
+    let text = text.unwrap_or_default();
+    let path = overrides.config.clone().unwrap_or_default();
+    let (_, scenarios) = settings::of(text, &path, overrides)?;
+    Ok(html::Inputs::new(text, overrides, scenarios, out_dir))
+}
+
 /// Runs a sweep: its points are all of one model (the config checked it).
-fn run_sweep(sweep: Sweep, output: OutputSettings) -> anyhow::Result<()> {
+fn run_sweep(sweep: Sweep, output: OutputSettings, page: html::Inputs) -> anyhow::Result<()> {
     let Sweep { keys, points } = sweep;
     // One model's points, taken out of their jobs.
     macro_rules! sweep_of {
@@ -49,6 +64,7 @@ fn run_sweep(sweep: Sweep, output: OutputSettings) -> anyhow::Result<()> {
                     _ => None,
                 }),
                 output,
+                page,
             )
         };
     }
@@ -111,6 +127,7 @@ fn sweep_model<M: Model>(
     keys: Vec<String>,
     points: Vec<(Vec<String>, M)>,
     output: OutputSettings,
+    page: html::Inputs,
 ) -> anyhow::Result<()> {
     let machine = Machine::this();
     let mut seconds = 0.0;
@@ -171,6 +188,13 @@ fn sweep_model<M: Model>(
         ));
         files.push(crate::report::sweep::report_md(
             M::NAME,
+            &keys,
+            combined.points(),
+            &files,
+        ));
+        files.push(html::sweep_page(
+            M::NAME,
+            &page,
             &keys,
             combined.points(),
             &files,
@@ -365,7 +389,11 @@ struct Rendered {
 /// The steps every model's run takes: the check against this machine (a long-run warning, or
 /// a refusal), the progress bar, the model and its report on a thread of their own while this
 /// one watches the stop flag, then the files and stdout.
-fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> {
+fn run_model<M: Model>(
+    config: M,
+    output: OutputSettings,
+    page: html::Inputs,
+) -> anyhow::Result<()> {
     let long_run = config.check(Machine::this())?;
     if !output.quiet {
         for warning in config.warnings().iter().chain(&long_run) {
@@ -378,7 +406,8 @@ fn run_model<M: Model>(config: M, output: OutputSettings) -> anyhow::Result<()> 
         let (output, progress) = worker;
         let results = config.simulate(&progress)?;
         let warnings = M::result_warnings(&results);
-        let files = results.files();
+        let mut files = results.files();
+        files.push(html::page(M::NAME, &page, &results, &files));
         let written = paths(&output.out_dir, &files);
         let stdout = if output.json {
             results.json(&written)

@@ -6,6 +6,7 @@ mod common;
 
 mod architecture;
 mod article_limits;
+mod browser;
 mod charts;
 mod cli;
 mod contention;

@@ -98,6 +98,18 @@ impl Job {
         }
     }
 
+    /// [`Job::from_overrides`], and the config file's text as it was read (`None` without a
+    /// file): the file is read once, so a pipe or a file being rewritten is read as one.
+    pub fn with_text(overrides: &Overrides) -> Result<(Self, Option<String>), ConfigError> {
+        match &overrides.config {
+            Some(path) => {
+                let text = read_config(path)?;
+                Ok((Self::from_text(&text, path, overrides)?, Some(text)))
+            }
+            None => Ok((Self::from_overrides(overrides)?, None)),
+        }
+    }
+
     /// The article model's defaults merged with the flags, without a file.
     fn without_file(overrides: &Overrides) -> Result<Self, ConfigError> {
         match &overrides.config {

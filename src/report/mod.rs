@@ -4,6 +4,7 @@ pub mod article;
 pub mod chart_style;
 pub mod contention;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod load;
 pub mod summary;
@@ -45,7 +46,8 @@ pub trait Report {
     const JSON_SHAPE: fn() -> json::Shape;
     /// The metrics a sweep charts, by column name, in order: the model's headline answers.
     const HEADLINE: &'static [&'static str] = &[];
-    /// Every file the run writes, in a fixed order.
+    /// Every file the run writes, in a fixed order (the driver adds [`html::page`] after
+    /// them: `report.html` needs the run's inputs too).
     fn files(&self) -> Vec<OutputFile>;
     /// The table printed on stdout.
     fn table(&self) -> String;

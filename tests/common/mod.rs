@@ -14,13 +14,14 @@ use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engi
 use tempfile::TempDir;
 
 /// The files an article-model run writes (docs/models/article.md, "Outputs"), sorted.
-pub const ARTICLE_FILES: [&str; 10] = [
+pub const ARTICLE_FILES: [&str; 11] = [
     "attempts.csv",
     "attempts.svg",
     "deliveries.svg",
     "double_charge_rate.svg",
     "double_charges.svg",
     "extra_charges.svg",
+    "report.html",
     "report.md",
     "results.csv",
     "retry_amplification.svg",
