@@ -234,3 +234,24 @@ fn a_bad_value_in_the_sweep_table_names_its_line() {
          (line 8, column 26): expected a whole number of retries from 0 to 1000\n"
     );
 }
+
+/// The article model swept over a key other than `p` charts its headline metrics against
+/// it, from its own estimates.
+#[test]
+fn an_article_sweep_charts_its_headline_metrics() {
+    let folder = TempDir::new().unwrap();
+    simulate()
+        .current_dir(folder.path())
+        .args(["--quiet", "--out", "out", "--p", "0.1", "--requests", "500"])
+        .args(["--runs", "2", "--sweep", "max_retries=1,3"])
+        .assert()
+        .success();
+    for metric in ["double_charge_rate", "extra_charges_per_request"] {
+        let svg = read(folder.path(), &format!("sweep_{metric}.svg"));
+        assert!(
+            svg.contains(&format!("{metric} against max_retries")),
+            "{metric}"
+        );
+        assert!(svg.contains("seed 42"), "{metric}");
+    }
+}

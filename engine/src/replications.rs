@@ -19,16 +19,19 @@ pub enum Method {
     StudentT,
     /// The Wilson score interval of the units pooled over the runs.
     Wilson,
+    /// A score interval of one run's counts (the article model's means over one run).
+    Score,
     /// No interval: one run of a mean, or no unit at all.
     None,
 }
 
 impl Method {
-    /// Its name in the outputs: `t`, `wilson`, or empty.
+    /// Its name in the outputs: `t`, `wilson`, `score`, or empty.
     pub fn name(self) -> &'static str {
         match self {
             Method::StudentT => "t",
             Method::Wilson => "wilson",
+            Method::Score => "score",
             Method::None => "",
         }
     }

@@ -277,6 +277,17 @@ fn chart(
                         - values.iter().copied().fold(f64::INFINITY, f64::min);
                     span.ceil() as usize + 1
                 }
+                // Whole numbers over a short span: one tick each.
+                Across::Linear(values)
+                    if values.iter().all(|value| value.fract() == 0.0)
+                        && values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                            - values.iter().copied().fold(f64::INFINITY, f64::min)
+                            <= 20.0 =>
+                {
+                    let span = values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                        - values.iter().copied().fold(f64::INFINITY, f64::min);
+                    span as usize + 1
+                }
                 Across::Linear(_) => 10,
             };
             chart

@@ -15,6 +15,8 @@ use crate::report::{OutputFile, Report};
 
 impl Report for ArticleResults {
     const JSON_SHAPE: fn() -> crate::report::json::Shape = json::shape;
+    /// What a sweep of the article's file (a key other than `p`) charts.
+    const HEADLINE: &'static [&'static str] = &["double_charge_rate", "extra_charges_per_request"];
 
     /// Every file the run writes, in a fixed order.
     fn files(&self) -> Vec<OutputFile> {
@@ -36,5 +38,13 @@ impl Report for ArticleResults {
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {
         json::summary(self, written)
+    }
+
+    fn run_label(&self) -> String {
+        format!("the article's experiment · seed {}", self.model.seed)
+    }
+
+    fn summary(&self) -> Option<crate::report::summary::Summary> {
+        Some(summary::shared(&summarise(self)))
     }
 }

@@ -3,8 +3,11 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::model::article::summary::MetricSummary;
+use crate::model::article::summary::{IntervalMethod, MetricSummary};
 use crate::report::format;
+use crate::report::summary::{Metric, Row, Summary};
+use engine::counters::Column;
+use engine::replications::{Estimate, Method};
 
 /// One row of `summary.csv`. Every value is per request; rates are shares of requests
 /// (0.0101 is 1.01%). Numbers are the shortest form that reads back as the same `f64`, in
@@ -90,4 +93,99 @@ pub fn summary_rows(summary: &[MetricSummary]) -> Vec<SummaryRow> {
 /// `summary.csv`.
 pub fn summary_csv(summary: &[MetricSummary]) -> Vec<u8> {
     format::to_csv(summary_rows(summary))
+}
+
+/// The columns that name a cell of the article's estimates in the shared summary shape.
+pub const CELL_COLUMNS: [Column; 2] = [
+    Column {
+        name: "p",
+        unit: "probability",
+        doc: &["The ACK-loss probability."],
+    },
+    Column {
+        name: "server",
+        unit: "",
+        doc: &["`non_idempotent` or `idempotency_key`."],
+    },
+];
+
+/// The article's estimates in the shared summary shape ([`Summary`]: what a sweep charts and
+/// `report.html` shows): cells (p, server), every metric with its mean, spread and interval as
+/// `summary.csv` has them; no paired differences (the two servers see the same deliveries, so
+/// their difference is the metric's own).
+pub fn shared(summary: &[MetricSummary]) -> Summary {
+    let rows = summary
+        .iter()
+        .map(|row| {
+            let runs = f64::from(row.runs);
+            Row {
+                cell: vec![
+                    format::shortest(row.ack_loss),
+                    row.server.name().to_string(),
+                ],
+                metric: Metric {
+                    column: row.metric.column(),
+                    kind: row.metric.kind(),
+                },
+                estimate: Estimate {
+                    runs: row.runs,
+                    mean: row.mean,
+                    sd: row.standard_deviation_across_runs,
+                    se: row
+                        .standard_deviation_across_runs
+                        .map(|sd| sd / runs.sqrt()),
+                    interval: Some(row.interval),
+                    method: match row.method {
+                        IntervalMethod::Wilson => Method::Wilson,
+                        IntervalMethod::StudentT => Method::StudentT,
+                        IntervalMethod::Score => Method::Score,
+                    },
+                },
+            }
+        })
+        .collect();
+    Summary {
+        cell_columns: CELL_COLUMNS.to_vec(),
+        rows,
+        differences: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::article::{ArticleModel, Engine, simulate, summary::summarise};
+
+    /// The shared shape holds `summary.csv`'s numbers, cell by cell, and each standard error is
+    /// the standard deviation across runs over √runs.
+    #[test]
+    fn the_shared_shape_holds_the_summary_csv_numbers() {
+        let model = ArticleModel {
+            ack_loss: vec![0.1, 0.3],
+            requests: 500,
+            max_retries: 3,
+            seed: 7,
+            runs: 4,
+        };
+        let results = simulate(&model, Engine::Fast { threads: 1 }, &engine::Silent).unwrap();
+        let own = summarise(&results);
+        let shared = shared(&own);
+        assert_eq!(shared.rows.len(), own.len());
+        assert!(shared.differences.is_empty());
+        for (row, mine) in shared.rows.iter().zip(&own) {
+            assert_eq!(
+                row.cell,
+                [
+                    format::shortest(mine.ack_loss),
+                    mine.server.name().to_string()
+                ]
+            );
+            assert_eq!(row.metric.column.name, mine.metric.name());
+            assert_eq!(row.estimate.mean, mine.mean);
+            assert_eq!(row.estimate.interval, Some(mine.interval));
+            let sd = mine.standard_deviation_across_runs.unwrap();
+            assert_eq!(row.estimate.se, Some(sd / 2.0), "{:?}", mine.metric);
+        }
+        assert_eq!(shared.rows[0].cell, ["0.1", "non_idempotent"]);
+    }
 }
