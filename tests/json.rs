@@ -12,6 +12,40 @@ use tempfile::TempDir;
 
 use crate::common::{scenario_file, simulate};
 
+/// The schema checks, with the `jsonschema` crate of the `schema-check` feature.
+#[cfg(feature = "schema-check")]
+mod check {
+    use serde_json::Value;
+
+    /// Every error of `json` against `schema`, with where it is.
+    pub fn errors(schema: &Value, json: &Value) -> Vec<String> {
+        jsonschema::validator_for(schema)
+            .unwrap()
+            .iter_errors(json)
+            .map(|error| format!("{} at {}", error, error.instance_path()))
+            .collect()
+    }
+
+    /// Whether `schema` accepts `json`.
+    pub fn is_valid(schema: &Value, json: &Value) -> bool {
+        jsonschema::validator_for(schema).unwrap().is_valid(json)
+    }
+}
+
+/// Without the feature the tests that call these are ignored.
+#[cfg(not(feature = "schema-check"))]
+mod check {
+    use serde_json::Value;
+
+    pub fn errors(_: &Value, _: &Value) -> Vec<String> {
+        unreachable!("ignored without the schema-check feature")
+    }
+
+    pub fn is_valid(_: &Value, _: &Value) -> bool {
+        unreachable!("ignored without the schema-check feature")
+    }
+}
+
 /// One model's small run: its name, the config (none: the article's defaults), extra flags,
 /// and its results CSV.
 struct Case {
@@ -164,17 +198,17 @@ fn no_numeric_strings(rows: &[Value], what: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "schema-check"),
+    ignore = "needs --features schema-check: run by .ci/run"
+)]
 fn every_model_prints_one_shape_that_its_schema_accepts() {
     let folder = TempDir::new().unwrap();
     for (index, case) in cases(folder.path()).iter().enumerate() {
         let out = folder.path().join(format!("out-{index}"));
         let json = run_json(case, &out);
         let schema = schema(case.model);
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&json)
-            .map(|error| format!("{} at {}", error, error.instance_path()))
-            .collect();
+        let errors = check::errors(&schema, &json);
         assert!(errors.is_empty(), "{}: {errors:#?}", case.model);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(
@@ -212,29 +246,29 @@ fn every_model_prints_one_shape_that_its_schema_accepts() {
 /// The schema refuses what the envelope must not print: a number as a string, a missing
 /// column, another model's name.
 #[test]
+#[cfg_attr(
+    not(feature = "schema-check"),
+    ignore = "needs --features schema-check: run by .ci/run"
+)]
 fn the_schemas_refuse_a_numeric_string_a_missing_column_and_another_model() {
     let folder = TempDir::new().unwrap();
     let case = cases(folder.path()).pop().unwrap();
     let json = run_json(&case, &folder.path().join("out"));
-    let validator = jsonschema::validator_for(&schema("contention")).unwrap();
-    assert!(validator.is_valid(&json));
+    let contention = schema("contention");
+    assert!(check::is_valid(&contention, &json));
     let mut stringly = json.clone();
     stringly["results"][0]["writes"] = Value::from("3");
-    assert!(!validator.is_valid(&stringly));
+    assert!(!check::is_valid(&contention, &stringly));
     let mut missing = json.clone();
     missing["results"][1]
         .as_object_mut()
         .unwrap()
         .remove("completion_ms");
-    assert!(!validator.is_valid(&missing));
+    assert!(!check::is_valid(&contention, &missing));
     let mut other = json.clone();
     other["model"] = Value::from("load");
-    assert!(!validator.is_valid(&other));
-    assert!(
-        !jsonschema::validator_for(&schema("load"))
-            .unwrap()
-            .is_valid(&json)
-    );
+    assert!(!check::is_valid(&contention, &other));
+    assert!(!check::is_valid(&schema("load"), &json));
 }
 
 /// The parameters are the run's resolved settings, typed: flags and defaults included.
@@ -258,6 +292,10 @@ fn parameters_are_typed_and_resolved() {
 /// `sweep` (keys and points), and `results` and `summary` are the combined files' rows, the
 /// swept key's column a number.
 #[test]
+#[cfg_attr(
+    not(feature = "schema-check"),
+    ignore = "needs --features schema-check: run by .ci/run"
+)]
 fn a_sweep_prints_its_models_shape() {
     let folder = TempDir::new().unwrap();
     let load = folder.path().join("load.toml");
@@ -280,11 +318,7 @@ fn a_sweep_prints_its_models_shape() {
             .assert()
             .success();
         let json: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
-        let validator = jsonschema::validator_for(&schema(model)).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&json)
-            .map(|error| format!("{} at {}", error, error.instance_path()))
-            .collect();
+        let errors = check::errors(&schema(model), &json);
         assert!(errors.is_empty(), "{model}: {errors:#?}");
         assert_eq!(json["parameters"]["sweep"]["keys"][0], key);
         assert_eq!(
