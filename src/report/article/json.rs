@@ -64,6 +64,7 @@ pub fn shape() -> Shape {
             integer("requests_per_run"),
             number("mean"),
             number("sd_across_runs").nullable(),
+            number("se_across_runs").nullable(),
             number("sd_per_request"),
             number("ci_low"),
             number("ci_high"),

@@ -36,6 +36,10 @@ pub struct SummaryRow {
     /// Sample standard deviation (divisor `runs - 1`) of the runs' values; empty for one run.
     #[serde(serialize_with = "optional")]
     pub sd_across_runs: Option<f64>,
+    /// Standard error of the mean over runs, `sd_across_runs / √runs` (per request); empty
+    /// for one run.
+    #[serde(serialize_with = "optional")]
+    pub se_across_runs: Option<f64>,
     /// Sample standard deviation of the metric over all requests pooled (per request).
     #[serde(serialize_with = "format::serialize_decimal")]
     pub sd_per_request: f64,
@@ -80,6 +84,9 @@ pub fn summary_rows(summary: &[MetricSummary]) -> Vec<SummaryRow> {
             requests_per_run: row.requests_per_run,
             mean: row.mean,
             sd_across_runs: row.standard_deviation_across_runs,
+            se_across_runs: row
+                .standard_deviation_across_runs
+                .map(|sd| sd / f64::from(row.runs).sqrt()),
             sd_per_request: row.standard_deviation_per_request,
             ci_low: row.interval.low,
             ci_high: row.interval.high,
@@ -185,6 +192,11 @@ mod tests {
             assert_eq!(row.estimate.interval, Some(mine.interval));
             let sd = mine.standard_deviation_across_runs.unwrap();
             assert_eq!(row.estimate.se, Some(sd / 2.0), "{:?}", mine.metric);
+        }
+        // summary.csv's standard error is the same: sd over √4 runs.
+        for (csv, mine) in summary_rows(&own).iter().zip(&own) {
+            let sd = mine.standard_deviation_across_runs.unwrap();
+            assert_eq!(csv.se_across_runs, Some(sd / 2.0));
         }
         assert_eq!(shared.rows[0].cell, ["0.1", "non_idempotent"]);
     }
