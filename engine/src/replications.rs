@@ -8,6 +8,11 @@
 //! sound for rare events and for a single run, where a t interval is either impossible or
 //! collapses to a point at zero. Values are folded in the order given (Welford's update), so
 //! the same runs in the same order give the same bits, whatever thread computed them.
+//!
+//! Two estimates from independent samples (two output folders, whose runs share no random
+//! numbers by design) are compared by [`independent_difference`]: Welch's t interval for two
+//! means with a spread each, Newcombe's hybrid score interval (his method 10) for two shares
+//! or two score intervals.
 
 use crate::metric::Kind;
 use crate::stats::{self, Interval};
@@ -21,6 +26,12 @@ pub enum Method {
     Wilson,
     /// A score interval of one run's counts (the article model's means over one run).
     Score,
+    /// Welch's t interval of a difference of two independent means (Welch–Satterthwaite
+    /// degrees of freedom).
+    Welch,
+    /// Newcombe's hybrid score interval of a difference of two independent shares, from their
+    /// two score intervals.
+    Newcombe,
     /// No interval: one run of a mean, or no unit at all.
     None,
 }
@@ -32,6 +43,8 @@ impl Method {
             Method::StudentT => "t",
             Method::Wilson => "wilson",
             Method::Score => "score",
+            Method::Welch => "welch",
+            Method::Newcombe => "newcombe",
             Method::None => "",
         }
     }
@@ -147,6 +160,90 @@ impl Estimate {
     }
 }
 
+/// One side of a comparison of independent samples: an estimate as an output file states it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Side {
+    /// The mean (for a share, the pooled share).
+    pub mean: f64,
+    /// Runs it is over.
+    pub runs: u32,
+    /// The sample standard deviation across runs, if there are two runs or more.
+    pub sd: Option<f64>,
+    /// Its 95% interval, if it has one.
+    pub interval: Option<Interval>,
+    /// How that interval was computed.
+    pub method: Method,
+}
+
+/// The difference `a − b` of two estimates from independent samples, with its 95% interval:
+///
+/// - two Student-t estimates (a spread each): Welch's interval, `d ± t(0.975, ν) · se` with
+///   `se² = sa²/na + sb²/nb` and the Welch–Satterthwaite `ν = se⁴ / ((sa²/na)²/(na − 1) +
+///   (sb²/nb)²/(nb − 1))`; where both spreads are 0 the difference is exact (the interval is
+///   the point);
+/// - two score intervals (Wilson, or the article's score interval of one run): Newcombe's
+///   hybrid score interval (Newcombe 1998, method 10), `d − √((a − la)² + (ub − b)²)` to
+///   `d + √((ua − a)² + (b − lb)²)`, which needs only the two intervals;
+/// - anything else (a side without an interval, or two of different kinds): no interval.
+///
+/// `runs` is the smaller side's.
+pub fn independent_difference(a: &Side, b: &Side) -> Estimate {
+    let mean = a.mean - b.mean;
+    let runs = a.runs.min(b.runs);
+    let none = Estimate {
+        runs,
+        mean,
+        sd: None,
+        se: None,
+        interval: None,
+        method: Method::None,
+    };
+    let score = |method: Method| matches!(method, Method::Wilson | Method::Score);
+    match (a.method, b.method, a.interval, b.interval) {
+        (Method::StudentT, Method::StudentT, Some(_), Some(_)) => {
+            let (Some(sa), Some(sb)) = (a.sd, b.sd) else {
+                return none;
+            };
+            if a.runs < 2 || b.runs < 2 {
+                return none;
+            }
+            let va = sa * sa / f64::from(a.runs);
+            let vb = sb * sb / f64::from(b.runs);
+            let se = (va + vb).sqrt();
+            let half = if se == 0.0 {
+                0.0
+            } else {
+                let freedom = (va + vb).powi(2)
+                    / (va * va / f64::from(a.runs - 1) + vb * vb / f64::from(b.runs - 1));
+                stats::student_t_975(freedom) * se
+            };
+            Estimate {
+                runs,
+                mean,
+                sd: None,
+                se: Some(se),
+                interval: Some(Interval {
+                    low: mean - half,
+                    high: mean + half,
+                }),
+                method: Method::Welch,
+            }
+        }
+        (ma, mb, Some(ia), Some(ib)) if score(ma) && score(mb) => Estimate {
+            runs,
+            mean,
+            sd: None,
+            se: None,
+            interval: Some(Interval {
+                low: mean - ((a.mean - ia.low).powi(2) + (ib.high - b.mean).powi(2)).sqrt(),
+                high: mean + ((ia.high - a.mean).powi(2) + (b.mean - ib.low).powi(2)).sqrt(),
+            }),
+            method: Method::Newcombe,
+        },
+        _ => none,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +304,109 @@ mod tests {
             interval.high > 0.003 && interval.high < 0.004,
             "{interval:?}"
         );
+    }
+
+    /// A side of `successes` of `trials`, with its Wilson interval.
+    fn share(successes: u64, trials: u64) -> Side {
+        Side {
+            mean: successes as f64 / trials as f64,
+            runs: 1,
+            sd: None,
+            interval: Some(stats::wilson(successes, trials)),
+            method: Method::Wilson,
+        }
+    }
+
+    #[test]
+    fn a_difference_of_two_shares_is_newcombes_hybrid_score_interval() {
+        // Newcombe (1998), "Interval estimation for the difference between independent
+        // proportions", Table II, method 10: 56/70 − 48/80 is 0.2000, 0.0524 to 0.3339;
+        // 9/10 − 3/10 is 0.6000, 0.1705 to 0.8090.
+        for ((a, b), (low, high)) in [
+            (((56, 70), (48, 80)), (0.0524, 0.3339)),
+            (((9, 10), (3, 10)), (0.1705, 0.8090)),
+        ] {
+            let difference = independent_difference(&share(a.0, a.1), &share(b.0, b.1));
+            let interval = difference.interval.unwrap();
+            assert_eq!(difference.method, Method::Newcombe);
+            assert!(
+                (interval.low - low).abs() < 5e-5 && (interval.high - high).abs() < 5e-5,
+                "{a:?} − {b:?}: {interval:?}"
+            );
+        }
+        // 0/10 − 0/10 (Table II, h): −0.2775 to 0.2775, the difference exactly 0.
+        let zero = independent_difference(&share(0, 10), &share(0, 10));
+        let interval = zero.interval.unwrap();
+        assert_eq!(zero.mean, 0.0);
+        assert!((interval.high - 0.2775).abs() < 5e-5 && (interval.low + 0.2775).abs() < 5e-5);
+    }
+
+    #[test]
+    fn a_difference_of_two_means_is_welchs_interval() {
+        // Five runs each with sd 1: se² = 1/5 + 1/5 = 0.4 and ν = 0.16 / (2 · 0.04 / 4) = 8
+        // exactly, t(0.975, 8) = 2.3060041 (the t table), half 2.3060041 · √0.4 = 1.458445.
+        let side = |mean: f64| Side {
+            mean,
+            runs: 5,
+            sd: Some(1.0),
+            interval: Some(Interval {
+                low: mean - 1.0,
+                high: mean + 1.0,
+            }),
+            method: Method::StudentT,
+        };
+        let difference = independent_difference(&side(12.0), &side(10.0));
+        assert_eq!(difference.method, Method::Welch);
+        assert_eq!(difference.mean, 2.0);
+        assert!((difference.se.unwrap() - 0.4f64.sqrt()).abs() < 1e-15);
+        let half = difference.half_width().unwrap();
+        assert!((half - 1.458_445).abs() < 1e-6, "{half}");
+        // Unequal sizes and spreads: na = 4, sa = 2, nb = 9, sb = 3: va = 1, vb = 1, ν = 4 /
+        // (1/3 + 1/8) = 96/11 = 8.727; t(0.975, 8.727) lies between t(9) = 2.262157 and t(8).
+        let a = Side {
+            runs: 4,
+            sd: Some(2.0),
+            ..side(3.0)
+        };
+        let b = Side {
+            runs: 9,
+            sd: Some(3.0),
+            ..side(1.0)
+        };
+        let half = independent_difference(&a, &b).half_width().unwrap() / 2f64.sqrt();
+        assert!(half > 2.262_157 && half < 2.306_004, "{half}");
+        // Both spreads 0: the difference is exact.
+        let exact = Side {
+            sd: Some(0.0),
+            ..side(1.0)
+        };
+        let point = independent_difference(&exact, &exact).interval.unwrap();
+        assert_eq!((point.low, point.high), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_side_without_an_interval_or_of_another_kind_gives_none() {
+        let single = Side {
+            mean: 4.0,
+            runs: 1,
+            sd: None,
+            interval: None,
+            method: Method::None,
+        };
+        let difference = independent_difference(&single, &share(1, 10));
+        assert_eq!((difference.mean, difference.interval), (3.9, None));
+        assert_eq!(difference.method, Method::None);
+        let t = Side {
+            mean: 1.0,
+            runs: 3,
+            sd: Some(1.0),
+            interval: Some(Interval {
+                low: 0.0,
+                high: 2.0,
+            }),
+            method: Method::StudentT,
+        };
+        assert_eq!(independent_difference(&t, &share(1, 10)).interval, None);
     }
 
     #[test]
