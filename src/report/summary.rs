@@ -396,11 +396,12 @@ pub fn differences_csv(summary: &Summary) -> Vec<u8> {
 /// An estimate as a person reads it in a table: `623 ± 12` with an interval, `623` without,
 /// `decimals` after the point (a share is shown as a percentage).
 pub fn plus_minus(metric: Metric, estimate: &Estimate, decimals: usize) -> String {
-    let scale = if metric.kind == Kind::Proportion {
-        100.0
-    } else {
-        1.0
-    };
+    plus_minus_of(metric.kind, estimate, decimals)
+}
+
+/// [`plus_minus`] of an estimate of kind `kind`.
+pub fn plus_minus_of(kind: Kind, estimate: &Estimate, decimals: usize) -> String {
+    let scale = if kind == Kind::Proportion { 100.0 } else { 1.0 };
     let mean = format!("{:.decimals$}", estimate.mean * scale);
     match estimate.half_width() {
         Some(half) => format!("{mean} ± {:.decimals$}", half * scale),
@@ -522,7 +523,8 @@ pub(crate) mod test_columns {
     /// A strategy's name.
     pub const STRATEGY: Column = column("strategy", "", &["The strategy."]);
     /// A share of payments.
-    pub static CHARGED: Column = column("double_charged", "payments", &["Payments charged twice."]);
+    pub static CHARGED: Column =
+        column("double_charged", "payments", &["Payments charged <twice>."]);
     /// A mean per run.
     pub static LATENCY: Column = column("latency_ms", "ms", &["Latency."]);
 

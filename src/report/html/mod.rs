@@ -11,9 +11,9 @@
 //! bytes. Every text is escaped by `pulldown-cmark`'s escaper; Markdown is rendered by
 //! `pulldown-cmark`.
 
-mod markdown;
+pub(crate) mod markdown;
 mod models;
-mod summary;
+pub(crate) mod summary;
 
 use std::fmt::Write as _;
 use std::path::{Component, Path};
@@ -32,7 +32,7 @@ const STYLE: &str = include_str!("style.css");
 
 /// The keys the page leaves out: they change where the files go or how fast they are
 /// computed, never what they hold, so the page is the same whatever they are.
-const NOT_INPUTS: [&str; 3] = ["out", "threads", "engine"];
+pub(crate) const NOT_INPUTS: [&str; 3] = ["out", "threads", "engine"];
 
 /// `text` with `&`, `<`, `>`, `"` and `'` escaped, for HTML text and attribute values.
 pub fn escape(text: &str) -> String {
@@ -157,18 +157,18 @@ fn way_up(out_dir: &Path) -> Option<String> {
 }
 
 /// One section of the page: its anchor, its heading and its HTML.
-struct Section {
+pub(crate) struct Section {
     /// Its `id` (the table of contents links to it).
-    id: &'static str,
+    pub(crate) id: &'static str,
     /// Its heading.
-    heading: String,
+    pub(crate) heading: String,
     /// Its contents.
-    html: String,
+    pub(crate) html: String,
 }
 
 /// The whole page: the head with the CSS, the title and the line under it, a table of
 /// contents, the sections and the footer.
-fn document(title: &str, meta: &str, sections: &[Section]) -> String {
+pub(crate) fn document(title: &str, meta: &str, sections: &[Section]) -> String {
     let mut html =
         String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -422,7 +422,7 @@ fn reproduce(inputs: &Inputs) -> Section {
 }
 
 /// Every file of the folder, linked.
-fn file_list(files: &[OutputFile]) -> Section {
+pub(crate) fn file_list(files: &[OutputFile]) -> Section {
     let mut html = String::from("<p>This page's folder holds:</p>\n<ul>\n");
     for name in files.iter().map(|file| file.name.as_ref()).chain([NAME]) {
         let _ = writeln!(
@@ -483,6 +483,38 @@ fn rendered_report(files: &[OutputFile]) -> markdown::Rendered {
     markdown::render(&text, files)
 }
 
+/// A page of `model`: the question, the sections `middle` makes of the rendered report's
+/// section, the charts the report did not show, the parameters (`swept` keys marked), what
+/// the model assumes, the command and the files; titled by the report's title, or `A {what}
+/// of the {model} model`.
+fn assemble(
+    model: &str,
+    inputs: &Inputs,
+    files: &[OutputFile],
+    (what, swept): (&str, &[String]),
+    middle: impl FnOnce(Section) -> Vec<Section>,
+) -> OutputFile {
+    let about = about(model);
+    let markdown::Rendered {
+        title,
+        body,
+        charts,
+    } = rendered_report(files);
+    let title = title.unwrap_or_else(|| format!("A {what} of the {model} model"));
+    let mut sections = vec![question(inputs, about)];
+    sections.extend(middle(Section {
+        id: "report",
+        heading: "The report".into(),
+        html: body,
+    }));
+    sections.extend(other_charts(files, &charts));
+    sections.push(parameters(&inputs.scenarios, swept));
+    sections.push(assumptions(model, about, inputs.up.as_deref()));
+    sections.push(reproduce(inputs));
+    sections.push(file_list(files));
+    OutputFile::new(NAME, document(&title, &meta(model, inputs), &sections))
+}
+
 /// `report.html` of a run of `model` (a [`crate::models::Model::NAME`]) whose results are
 /// `report` and whose other files are `files`.
 pub fn page(
@@ -491,31 +523,18 @@ pub fn page(
     report: &impl Report,
     files: &[OutputFile],
 ) -> OutputFile {
-    let about = about(model);
-    let rendered = rendered_report(files);
-    let title = rendered
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("A run of the {model} model"));
-    let mut sections = vec![question(inputs, about)];
-    if let Some(summary) = report.summary().filter(|summary| !summary.rows.is_empty()) {
-        sections.push(Section {
-            id: "answer",
-            heading: "The answer, with 95% intervals".into(),
-            html: summary::tables(&summary),
-        });
-    }
-    sections.push(Section {
-        id: "report",
-        heading: "The report".into(),
-        html: rendered.body,
-    });
-    sections.extend(other_charts(files, &rendered.charts));
-    sections.push(parameters(&inputs.scenarios, &[]));
-    sections.push(assumptions(model, about, inputs.up.as_deref()));
-    sections.push(reproduce(inputs));
-    sections.push(file_list(files));
-    OutputFile::new(NAME, document(&title, &meta(model, inputs), &sections))
+    assemble(model, inputs, files, ("run", &[]), |rendered| {
+        let mut sections = Vec::new();
+        if let Some(summary) = report.summary().filter(|summary| !summary.rows.is_empty()) {
+            sections.push(Section {
+                id: "answer",
+                heading: "The answer, with 95% intervals".into(),
+                html: summary::tables(&summary),
+            });
+        }
+        sections.push(rendered);
+        sections
+    })
 }
 
 /// `report.html` of a sweep of `model` over `keys`, at `points` (each point's values in the
@@ -527,12 +546,6 @@ pub fn sweep_page(
     points: &[Vec<String>],
     files: &[OutputFile],
 ) -> OutputFile {
-    let about = about(model);
-    let rendered = rendered_report(files);
-    let title = rendered
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("A sweep of the {model} model"));
     let mut list = format!(
         "<p>The file ran at {} points, each with the parameters below but the swept keys; \
          every point uses the same seed, so the points share their random numbers.</p>\n\
@@ -551,25 +564,14 @@ pub fn sweep_page(
         list.push_str("</tr>\n");
     }
     list.push_str("</tbody></table></div>\n");
-    let mut sections = vec![
-        question(inputs, about),
-        Section {
-            id: "points",
-            heading: "The points".into(),
-            html: list,
-        },
-        Section {
-            id: "report",
-            heading: "The report".into(),
-            html: rendered.body,
-        },
-    ];
-    sections.extend(other_charts(files, &rendered.charts));
-    sections.push(parameters(&inputs.scenarios, keys));
-    sections.push(assumptions(model, about, inputs.up.as_deref()));
-    sections.push(reproduce(inputs));
-    sections.push(file_list(files));
-    OutputFile::new(NAME, document(&title, &meta(model, inputs), &sections))
+    let points = Section {
+        id: "points",
+        heading: "The points".into(),
+        html: list,
+    };
+    assemble(model, inputs, files, ("sweep", keys), |rendered| {
+        vec![points, rendered]
+    })
 }
 
 #[cfg(test)]

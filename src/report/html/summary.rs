@@ -6,14 +6,14 @@
 use std::fmt::Write as _;
 
 use super::escape;
-use crate::report::summary::{Metric, Summary, plus_minus};
+use crate::report::summary::{Metric, Summary, plus_minus_of};
 use engine::metric::Kind;
 use engine::replications::Estimate;
 
 /// The decimals an estimate is shown with: two significant digits of its half-width, or,
 /// without an interval, a few by the mean's size.
-fn decimals(metric: Metric, estimate: &Estimate) -> usize {
-    let scale = scale(metric);
+pub(crate) fn decimals(kind: Kind, estimate: &Estimate) -> usize {
+    let scale = scale(kind);
     let shown = |value: f64| value * scale;
     let mean = shown(estimate.mean).abs();
     match estimate.half_width().map(shown) {
@@ -31,12 +31,8 @@ fn decimals(metric: Metric, estimate: &Estimate) -> usize {
 }
 
 /// What a metric's values are multiplied by on the page: a share is a percentage.
-fn scale(metric: Metric) -> f64 {
-    if metric.kind == Kind::Proportion {
-        100.0
-    } else {
-        1.0
-    }
+fn scale(kind: Kind) -> f64 {
+    if kind == Kind::Proportion { 100.0 } else { 1.0 }
 }
 
 /// A metric's unit under its name: `% of payments` for a share, its unit for a mean.
@@ -49,12 +45,12 @@ fn unit(metric: Metric) -> String {
 }
 
 /// One estimate's cell: `mean ± half-width`, its interval below.
-fn cell(metric: Metric, estimate: &Estimate) -> String {
-    let decimals = decimals(metric, estimate);
-    let scale = scale(metric);
+pub(crate) fn cell(kind: Kind, estimate: &Estimate) -> String {
+    let decimals = decimals(kind, estimate);
+    let scale = scale(kind);
     let mut html = format!(
         "<td class=\"num\">{}",
-        escape(&plus_minus(metric, estimate, decimals))
+        escape(&plus_minus_of(kind, estimate, decimals))
     );
     if let Some(interval) = estimate.interval {
         let _ = write!(
@@ -134,7 +130,7 @@ pub fn tables(summary: &Summary) -> String {
             let _ = write!(html, "<td>{}</td>", escape(label));
         }
         for row in *rows {
-            html.push_str(&cell(row.metric, &row.estimate));
+            html.push_str(&cell(row.metric.kind, &row.estimate));
         }
         html.push_str("</tr>\n");
     }
@@ -175,7 +171,7 @@ pub fn tables(summary: &Summary) -> String {
                 }
             }
             for difference in differences {
-                html.push_str(&cell(difference.metric, &difference.estimate));
+                html.push_str(&cell(difference.metric.kind, &difference.estimate));
             }
             html.push_str("</tr>\n");
         }
@@ -201,42 +197,12 @@ pub fn tables(summary: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::summary::test_columns::{LATENCY, SCENARIO, STRATEGY, metrics};
     use crate::report::summary::{Observation, SummaryBuilder};
-    use engine::counters::Column;
-
-    static SCENARIO: Column = Column {
-        name: "scenario",
-        unit: "",
-        doc: &["The scenario."],
-    };
-    static STRATEGY: Column = Column {
-        name: "strategy",
-        unit: "",
-        doc: &["The server design."],
-    };
-    static CHARGED: Column = Column {
-        name: "double_charged",
-        unit: "payments",
-        doc: &["Payments charged <twice>."],
-    };
-    static LATENCY: Column = Column {
-        name: "latency_ms",
-        unit: "ms",
-        doc: &["Latency."],
-    };
 
     /// Two runs of one scenario, two strategies: shares of 100 payments and latencies.
     fn summary() -> Summary {
-        let metrics = vec![
-            Metric {
-                column: &CHARGED,
-                kind: Kind::Proportion,
-            },
-            Metric {
-                column: &LATENCY,
-                kind: Kind::Mean,
-            },
-        ];
+        let metrics = metrics();
         let mut builder = SummaryBuilder::new(vec![SCENARIO, STRATEGY], &["strategy"], metrics);
         let cell = |strategy: &str, charged: u64, latency: f64| {
             (
