@@ -15,9 +15,9 @@ use crate::limits::Machine;
 use crate::models::{Model, Plan};
 use crate::output::OutputError;
 use crate::progress::Reporter;
-use crate::report::html;
 use crate::report::sweep::SweepFiles;
 use crate::report::{OutputFile, Report};
+use crate::report::{html, parameters};
 use crate::{output, signals};
 use engine::Interrupted;
 
@@ -192,6 +192,9 @@ fn sweep_model<M: Model>(
             combined.points(),
             &files,
         ));
+        let values = crate::report::sweep::axis_values(&keys, combined.points());
+        let swept: Vec<(String, Vec<String>)> = keys.iter().cloned().zip(values).collect();
+        files.push(parameters::file(M::NAME, &page.scenarios, &swept));
         files.push(html::sweep_page(
             M::NAME,
             &page,
@@ -407,6 +410,7 @@ fn run_model<M: Model>(
         let results = config.simulate(&progress)?;
         let warnings = M::result_warnings(&results);
         let mut files = results.files();
+        files.push(parameters::file(M::NAME, &page.scenarios, &[]));
         files.push(html::page(M::NAME, &page, &results, &files));
         let written = paths(&output.out_dir, &files);
         let stdout = if output.json {
@@ -506,6 +510,19 @@ fn write_and_tell(
     rendered: &Rendered,
     quiet: bool,
 ) -> anyhow::Result<()> {
+    let written = write_files(out_dir, kind, &rendered.files, quiet)?;
+    debug_assert_eq!(written, paths(out_dir, &rendered.files));
+    print_to_stdout(&rendered.stdout)
+}
+
+/// Writes `files` as a set of `kind` into `out_dir` through [`output::write_all`], saying on
+/// stderr (unless `quiet`) when it waits for another run; returns the paths written.
+pub fn write_files(
+    out_dir: &Path,
+    kind: &'static str,
+    files: &[OutputFile],
+    quiet: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
     let waiting = || {
         if !quiet {
             eprintln!(
@@ -527,18 +544,13 @@ fn write_and_tell(
         waiting: &waiting,
         leftover: &leftover,
     };
-    let set = output::FileSet {
-        kind,
-        files: &rendered.files,
-    };
+    let set = output::FileSet { kind, files };
     // The error names the folder or file that could not be written.
-    let written = output::write_all(out_dir, set, &hooks)?;
-    debug_assert_eq!(written, paths(out_dir, &rendered.files));
-    print_to_stdout(&rendered.stdout)
+    Ok(output::write_all(out_dir, set, &hooks)?)
 }
 
 /// The table and the paths written, unless quiet.
-fn told(table: &str, written: &[PathBuf], quiet: bool) -> Vec<u8> {
+pub fn told(table: &str, written: &[PathBuf], quiet: bool) -> Vec<u8> {
     if quiet {
         return Vec::new();
     }

@@ -7,6 +7,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod load;
+pub mod parameters;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_chart;

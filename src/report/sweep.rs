@@ -133,7 +133,7 @@ impl SweepFiles {
 }
 
 /// Each swept key's values, in order of first appearance among `points`.
-fn axis_values(keys: &[String], points: &[Vec<String>]) -> Vec<Vec<String>> {
+pub fn axis_values(keys: &[String], points: &[Vec<String>]) -> Vec<Vec<String>> {
     (0..keys.len())
         .map(|axis| {
             let mut values: Vec<String> = Vec::new();

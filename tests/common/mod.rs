@@ -14,13 +14,14 @@ use simulate::model::article::{self as model, ArticleModel, ArticleResults, Engi
 use tempfile::TempDir;
 
 /// The files an article-model run writes (docs/models/article.md, "Outputs"), sorted.
-pub const ARTICLE_FILES: [&str; 11] = [
+pub const ARTICLE_FILES: [&str; 12] = [
     "attempts.csv",
     "attempts.svg",
     "deliveries.svg",
     "double_charge_rate.svg",
     "double_charges.svg",
     "extra_charges.svg",
+    "parameters.csv",
     "report.html",
     "report.md",
     "results.csv",
@@ -29,8 +30,9 @@ pub const ARTICLE_FILES: [&str; 11] = [
 ];
 
 /// The files a timeline scenario writes (not a sweep), sorted.
-pub const TIMELINE_FILES: [&str; 7] = [
+pub const TIMELINE_FILES: [&str; 8] = [
     "differences.csv",
+    "parameters.csv",
     "summary.csv",
     "timeline.csv",
     "timeline_answers.svg",

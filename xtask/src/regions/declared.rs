@@ -36,7 +36,7 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let what = required(
         argument,
         "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
-         load-metrics, article-metrics, contention-metrics or summary",
+         load-metrics, article-metrics, contention-metrics, summary or parameters",
     )?;
     // summary.csv's columns: the cells', then the estimate's.
     let timeline_summary: Vec<Column> = simulate::report::timeline::summary::CELL_COLUMNS
@@ -75,6 +75,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         "summary" => (
             &simulate::report::summary::ESTIMATE_COLUMNS,
             "src/report/summary.rs",
+        ),
+        "parameters" => (
+            &simulate::report::parameters::COLUMNS,
+            "src/report/parameters.rs",
         ),
         other => return Err(format!("no columns {other}")),
     };
