@@ -1,5 +1,6 @@
 //! The exit codes of the `simulate` command and which errors give which.
 
+use crate::compare::CompareError;
 use crate::config::ConfigError;
 use crate::limits;
 use crate::output::OutputError;
@@ -15,7 +16,10 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code for an error returned by [`crate::run`].
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.is::<ConfigError>() || error.is::<limits::TooMuchMemory>() {
+    if error.is::<ConfigError>()
+        || error.is::<limits::TooMuchMemory>()
+        || error.is::<CompareError>()
+    {
         EXIT_USAGE
     } else if error.is::<Interrupted>()
         || matches!(

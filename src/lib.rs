@@ -7,8 +7,10 @@
 //! crate) → [`report`] (results → bytes) → [`driver`], generic over [`models::Model`],
 //! writes the files through [`output`],
 //! with the [`progress`] bar and the [`signals`] that stop a run; [`exit`] maps errors to exit
-//! codes. The models never print or read files.
+//! codes. The models never print or read files. [`compare`] reads output folders back and
+//! writes their comparison.
 
+pub mod compare;
 pub mod config;
 pub mod driver;
 pub mod exit;

@@ -32,6 +32,17 @@ fn main() -> ExitCode {
             simulate::driver::check(overrides)
                 .and_then(|report| simulate::driver::print_to_stdout(&report))
         }
+        Some(Command::Compare {
+            folders,
+            out,
+            title,
+            quiet,
+        }) => simulate::compare::run(simulate::compare::Request {
+            folders,
+            out,
+            title,
+            quiet,
+        }),
         None => simulate::run(cli.overrides()),
     };
     match outcome {

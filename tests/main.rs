@@ -9,6 +9,7 @@ mod article_limits;
 mod browser;
 mod charts;
 mod cli;
+mod compare;
 mod contention;
 mod crashes;
 mod engines;

@@ -172,6 +172,27 @@ pub enum Command {
     },
     /// Print the man page (roff) on stdout, e.g. `simulate man > simulate.1`
     Man,
+    /// Compare two or more output folders of one model side by side: each folder's headline
+    /// answer with its 95% interval, each later folder minus the first (independent samples:
+    /// Welch's t for means, Newcombe's interval for shares) and the parameters that differ,
+    /// into compare.csv, a chart per headline metric and a self-contained report.html in
+    /// --out; exit 2, nothing written, for folders of different models
+    Compare {
+        /// The output folders, the first the baseline
+        #[arg(value_name = "DIR")]
+        folders: Vec<PathBuf>,
+        /// The folder to write the comparison into (created if missing; not one of the
+        /// folders compared)
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// The question the comparison answers: the page's title [default: "How do A and B
+        /// compare?"]
+        #[arg(long, value_name = "TEXT")]
+        title: Option<String>,
+        /// Print nothing on success
+        #[arg(long, short)]
+        quiet: bool,
+    },
 }
 
 /// Parses the command line like [`Parser::try_parse_from`], but a flag followed by another

@@ -365,7 +365,7 @@ fn draw_marks<'a, DB: DrawingBackend + 'a>(
 }
 
 /// `colour` halfway to white: the second round of hues.
-fn mix_white(colour: RGBColor) -> RGBColor {
+pub(crate) fn mix_white(colour: RGBColor) -> RGBColor {
     let half = |channel: u8| ((u16::from(channel) + 255) / 2) as u8;
     RGBColor(half(colour.0), half(colour.1), half(colour.2))
 }

@@ -36,10 +36,16 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let what = required(
         argument,
         "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
-         load-metrics, article-metrics, contention-metrics, summary or parameters",
+         load-metrics, article-metrics, contention-metrics, summary, parameters or compare",
     )?;
     // summary.csv's columns: the cells', then the estimate's.
     let timeline_summary: Vec<Column> = simulate::report::timeline::summary::CELL_COLUMNS
+        .iter()
+        .chain(&simulate::report::summary::ESTIMATE_COLUMNS)
+        .copied()
+        .collect();
+    // compare.csv's columns after the cells': the folder's, then the estimate's.
+    let compare: Vec<Column> = simulate::compare::table::COLUMNS
         .iter()
         .chain(&simulate::report::summary::ESTIMATE_COLUMNS)
         .copied()
@@ -80,6 +86,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
             &simulate::report::parameters::COLUMNS,
             "src/report/parameters.rs",
         ),
+        "compare" => {
+            ctx.declared("src/report/summary.rs");
+            (&compare, "src/compare/table.rs")
+        }
         other => return Err(format!("no columns {other}")),
     };
     ctx.declared(source);
