@@ -160,21 +160,6 @@ impl Estimate {
     }
 }
 
-/// One side of a comparison of independent samples: an estimate as an output file states it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Side {
-    /// The mean (for a share, the pooled share).
-    pub mean: f64,
-    /// Runs it is over.
-    pub runs: u32,
-    /// The sample standard deviation across runs, if there are two runs or more.
-    pub sd: Option<f64>,
-    /// Its 95% interval, if it has one.
-    pub interval: Option<Interval>,
-    /// How that interval was computed.
-    pub method: Method,
-}
-
 /// The difference `a − b` of two estimates from independent samples, with its 95% interval:
 ///
 /// - two Student-t estimates (a spread each): Welch's interval, `d ± t(0.975, ν) · se` with
@@ -186,8 +171,9 @@ pub struct Side {
 ///   `d + √((ua − a)² + (b − lb)²)`, which needs only the two intervals;
 /// - anything else (a side without an interval, or two of different kinds): no interval.
 ///
-/// `runs` is the smaller side's.
-pub fn independent_difference(a: &Side, b: &Side) -> Estimate {
+/// `runs` is the smaller side's; the sides' `se` is not used (Welch's is computed from their
+/// `sd` and `runs`).
+pub fn independent_difference(a: &Estimate, b: &Estimate) -> Estimate {
     let mean = a.mean - b.mean;
     let runs = a.runs.min(b.runs);
     let none = Estimate {
@@ -307,11 +293,12 @@ mod tests {
     }
 
     /// A side of `successes` of `trials`, with its Wilson interval.
-    fn share(successes: u64, trials: u64) -> Side {
-        Side {
+    fn share(successes: u64, trials: u64) -> Estimate {
+        Estimate {
             mean: successes as f64 / trials as f64,
             runs: 1,
             sd: None,
+            se: None,
             interval: Some(stats::wilson(successes, trials)),
             method: Method::Wilson,
         }
@@ -345,10 +332,11 @@ mod tests {
     fn a_difference_of_two_means_is_welchs_interval() {
         // Five runs each with sd 1: se² = 1/5 + 1/5 = 0.4 and ν = 0.16 / (2 · 0.04 / 4) = 8
         // exactly, t(0.975, 8) = 2.3060041 (the t table), half 2.3060041 · √0.4 = 1.458445.
-        let side = |mean: f64| Side {
+        let side = |mean: f64| Estimate {
             mean,
             runs: 5,
             sd: Some(1.0),
+            se: None,
             interval: Some(Interval {
                 low: mean - 1.0,
                 high: mean + 1.0,
@@ -363,12 +351,12 @@ mod tests {
         assert!((half - 1.458_445).abs() < 1e-6, "{half}");
         // Unequal sizes and spreads: na = 4, sa = 2, nb = 9, sb = 3: va = 1, vb = 1, ν = 4 /
         // (1/3 + 1/8) = 96/11 = 8.727; t(0.975, 8.727) lies between t(9) = 2.262157 and t(8).
-        let a = Side {
+        let a = Estimate {
             runs: 4,
             sd: Some(2.0),
             ..side(3.0)
         };
-        let b = Side {
+        let b = Estimate {
             runs: 9,
             sd: Some(3.0),
             ..side(1.0)
@@ -376,7 +364,7 @@ mod tests {
         let half = independent_difference(&a, &b).half_width().unwrap() / 2f64.sqrt();
         assert!(half > 2.262_157 && half < 2.306_004, "{half}");
         // Both spreads 0: the difference is exact.
-        let exact = Side {
+        let exact = Estimate {
             sd: Some(0.0),
             ..side(1.0)
         };
@@ -386,20 +374,22 @@ mod tests {
 
     #[test]
     fn a_side_without_an_interval_or_of_another_kind_gives_none() {
-        let single = Side {
+        let single = Estimate {
             mean: 4.0,
             runs: 1,
             sd: None,
+            se: None,
             interval: None,
             method: Method::None,
         };
         let difference = independent_difference(&single, &share(1, 10));
         assert_eq!((difference.mean, difference.interval), (3.9, None));
         assert_eq!(difference.method, Method::None);
-        let t = Side {
+        let t = Estimate {
             mean: 1.0,
             runs: 3,
             sd: Some(1.0),
+            se: None,
             interval: Some(Interval {
                 low: 0.0,
                 high: 2.0,

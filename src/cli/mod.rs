@@ -32,7 +32,8 @@ use capped::capped;
 /// receipts; with a shared-server key such as `[server] workers`, the load model of a server
 /// that can collapse), or `model = "contention"` (clients racing for one row).
 /// `simulate keys MODEL` lists every key of a model; `simulate check FILE` checks a file
-/// without running it.
+/// without running it; `simulate compare DIR... --out DIR` puts output folders of one model
+/// side by side.
 ///
 /// Exit codes: 0 success; 1 failure while running (e.g. the output folder cannot be written);
 /// 2 usage error (a bad flag, config file or value, or a run too big for this machine);
@@ -526,6 +527,11 @@ mod tests {
             Some(Command::Keys {
                 model: Some(ModelChoice::Timeline)
             })
+        ));
+        assert!(matches!(
+            parse(&["compare", "a", "b", "--out", "c", "-q"]).unwrap().command,
+            Some(Command::Compare { folders, out: Some(out), quiet: true, .. })
+                if folders.len() == 2 && out.as_path() == std::path::Path::new("c")
         ));
         // After a flag, a word is the file to run, not a helper command.
         assert_eq!(

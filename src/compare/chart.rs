@@ -5,6 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::folder::Row;
 use super::table::Comparison;
 use crate::report::chart_style::{self, FONT, LEGEND_ROW_HEIGHT, LegendEntry, hue};
 use crate::report::format::tick;
@@ -58,7 +59,7 @@ pub fn chart(comparison: &Comparison, metric: &str, subtitle: &str) -> Option<St
             .rows
             .iter()
             .map(|row| {
-                let side = row.and_then(|row| row.side())?;
+                let side = row.and_then(Row::estimate)?;
                 let interval = side
                     .interval
                     .map(|interval| (interval.low * scale, interval.high * scale));

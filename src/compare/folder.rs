@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use engine::replications::{Method, Side};
+use engine::replications::{Estimate, Method};
 use engine::stats::Interval;
 
 use super::CompareError;
@@ -48,18 +48,19 @@ pub struct Row {
 }
 
 impl Row {
-    /// The estimate as a side of an independent comparison; `None` without a mean.
-    pub fn side(&self) -> Option<Side> {
+    /// The estimate the row states; `None` without a mean.
+    pub fn estimate(&self) -> Option<Estimate> {
         let number = |text: &str| text.parse::<f64>().ok();
         let mean = number(&self.mean)?;
         let interval = match (number(&self.ci_low), number(&self.ci_high)) {
             (Some(low), Some(high)) => Some(Interval { low, high }),
             _ => None,
         };
-        Some(Side {
+        Some(Estimate {
             mean,
             runs: self.runs.parse().ok()?,
             sd: number(&self.sd),
+            se: number(&self.se),
             interval,
             method: match self.interval.as_str() {
                 "t" | "student_t" => Method::StudentT,
@@ -265,7 +266,7 @@ mod tests {
         let (cells, rows) = read_summary(shared).unwrap();
         assert_eq!(cells, ["scenario", "strategy"]);
         assert_eq!(rows[0].cell, ["a", "none"]);
-        let side = rows[0].side().unwrap();
+        let side = rows[0].estimate().unwrap();
         assert_eq!((side.mean, side.method), (0.01, Method::Wilson));
         let article = b"p,server,metric,runs,requests_per_run,mean,sd_across_runs,se_across_runs,\
                         sd_per_request,ci_low,ci_high,interval,closed_form,z_score\n\
@@ -275,7 +276,7 @@ mod tests {
         assert_eq!(cells, ["p", "server"]);
         assert!(rows[0].is_share() && !rows[1].is_share());
         assert_eq!((rows[1].sd.as_str(), rows[1].se.as_str()), ("1", "0.5"));
-        assert_eq!(rows[1].side().unwrap().method, Method::StudentT);
+        assert_eq!(rows[1].estimate().unwrap().method, Method::StudentT);
         assert!(
             read_summary(b"a,b\n1,2\n")
                 .unwrap_err()

@@ -65,19 +65,6 @@ fn kind(row: &Row) -> Kind {
     }
 }
 
-/// A row's estimate, for display; `None` without a mean.
-fn estimate(row: &Row) -> Option<Estimate> {
-    let side = row.side()?;
-    Some(Estimate {
-        runs: side.runs,
-        mean: side.mean,
-        sd: side.sd,
-        se: row.se.parse().ok(),
-        interval: side.interval,
-        method: side.method,
-    })
-}
-
 /// A metric's unit in a header: `% of payments` for a share (percentage points for a
 /// difference), its unit for a mean.
 fn unit(row: &Row, difference: bool) -> String {
@@ -114,7 +101,7 @@ fn texts(line: &Line) -> Vec<String> {
     let kind = kind(line.any());
     line.rows
         .iter()
-        .map(|row| shown(kind, row.and_then(estimate)))
+        .map(|row| shown(kind, row.and_then(Row::estimate)))
         .chain(line.differences.iter().map(|d| shown(kind, *d)))
         .collect()
 }
@@ -139,7 +126,14 @@ pub fn text_table(comparison: &Comparison) -> String {
         if !text.is_empty() {
             text.push('\n');
         }
-        let _ = writeln!(text, "{metric} ({shown_unit}), 95% intervals:");
+        match shown_unit.as_str() {
+            "" => {
+                let _ = writeln!(text, "{metric}, 95% intervals:");
+            }
+            unit => {
+                let _ = writeln!(text, "{metric} ({unit}), 95% intervals:");
+            }
+        }
         text.push_str(&layout(&headers, &rows));
     }
     text
@@ -193,7 +187,10 @@ fn swatch(index: usize) -> String {
 fn line_cells(line: &Line) -> String {
     let kind = kind(line.any());
     let mut html = String::new();
-    let estimates = line.rows.iter().map(|row| (row.and_then(estimate), false));
+    let estimates = line
+        .rows
+        .iter()
+        .map(|row| (row.and_then(Row::estimate), false));
     let differences = line
         .differences
         .iter()

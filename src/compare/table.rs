@@ -159,9 +159,9 @@ pub fn compare(folders: &[Folder]) -> Comparison<'_> {
     }
     for cell in &mut cells {
         for line in &mut cell.lines {
-            let first = line.rows[0].and_then(Row::side);
+            let first = line.rows[0].and_then(Row::estimate);
             for (later, difference) in line.rows[1..].iter().zip(&mut line.differences) {
-                if let (Some(first), Some(later)) = (first, later.and_then(Row::side)) {
+                if let (Some(first), Some(later)) = (first, later.and_then(Row::estimate)) {
                     *difference = Some(independent_difference(&later, &first));
                 }
             }
