@@ -95,6 +95,20 @@ pub enum OutputError {
     },
 }
 
+/// A manifest's file name is `MANIFEST_PREFIX`, the kind, `MANIFEST_SUFFIX`.
+const MANIFEST_PREFIX: &str = ".simulate-";
+/// See [`MANIFEST_PREFIX`].
+const MANIFEST_SUFFIX: &str = "-files";
+
+/// The kind a manifest's file name names (`timeline` for `.simulate-timeline-files`); `None`
+/// for any other file name (the staging folders' included).
+pub fn manifest_kind(file_name: &str) -> Option<&str> {
+    let kind = file_name
+        .strip_prefix(MANIFEST_PREFIX)?
+        .strip_suffix(MANIFEST_SUFFIX)?;
+    (!kind.is_empty()).then_some(kind)
+}
+
 /// What a run writes: which model's files (named in the manifest) and the files.
 #[derive(Debug, Clone, Copy)]
 pub struct FileSet<'a> {
@@ -107,7 +121,7 @@ pub struct FileSet<'a> {
 impl FileSet<'_> {
     /// The manifest's file name.
     pub fn manifest_name(&self) -> String {
-        format!(".simulate-{}-files", self.kind)
+        format!("{MANIFEST_PREFIX}{}{MANIFEST_SUFFIX}", self.kind)
     }
 
     /// The manifest's contents: a comment, then one file name per line.
@@ -468,6 +482,24 @@ fn replace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manifest_name_reads_back_as_its_kind() {
+        let set = FileSet {
+            kind: "timeline",
+            files: &[],
+        };
+        assert_eq!(manifest_kind(&set.manifest_name()), Some("timeline"));
+        assert_eq!(manifest_kind(".simulate-timeline-files"), Some("timeline"));
+        for other in [
+            ".simulate--files",
+            "summary.csv",
+            ".simulate-timeline",
+            "simulate-x-files",
+        ] {
+            assert_eq!(manifest_kind(other), None, "{other}");
+        }
+    }
 
     fn files() -> Vec<OutputFile> {
         vec![

@@ -11,9 +11,6 @@ use engine::stats::Interval;
 use super::CompareError;
 use crate::report::parameters::{self, Parameter};
 
-/// The start and end of a run's list of the files it wrote (`output::FileSet`).
-const MANIFEST: (&str, &str) = (".simulate-", "-files");
-
 /// The kind of the lists `simulate compare` writes itself: a comparison, not a run.
 pub const COMPARISON: &str = "compare";
 
@@ -147,7 +144,12 @@ impl Folder {
             }
         };
         let summary = path.join("summary.csv");
-        let bytes = read_capped(&summary).map_err(|_| refuse("it has no summary.csv".into()))?;
+        let bytes = read_capped(&summary)
+            .map_err(|_| refuse("it has no summary.csv".into()))?
+            .ok_or_else(|| CompareError::Unreadable {
+                file: summary.clone(),
+                why: format!("it is larger than {} MiB", MAX_SUMMARY >> 20),
+            })?;
         let (cell_columns, rows) =
             read_summary(&bytes).map_err(|why| CompareError::Unreadable {
                 file: summary.clone(),
@@ -181,8 +183,7 @@ fn manifests(folder: &Path) -> Vec<String> {
                 .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
                 .filter_map(|entry| {
                     let name = entry.file_name().to_string_lossy().into_owned();
-                    let kind = name.strip_prefix(MANIFEST.0)?.strip_suffix(MANIFEST.1)?;
-                    (!kind.is_empty()).then(|| kind.to_string())
+                    crate::output::manifest_kind(&name).map(str::to_string)
                 })
                 .collect()
         })
@@ -191,14 +192,14 @@ fn manifests(folder: &Path) -> Vec<String> {
     kinds
 }
 
-/// A file's bytes, refused beyond [`MAX_SUMMARY`].
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+/// A file's bytes; `None` when it holds more than [`MAX_SUMMARY`] (read no further).
+fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_SUMMARY)
+        .take(MAX_SUMMARY + 1)
         .read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((bytes.len() as u64 <= MAX_SUMMARY).then_some(bytes))
 }
 
 /// A `summary.csv`'s cell columns and rows: the shared shape (`metric`, `unit`, `kind`,
