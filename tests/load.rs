@@ -51,6 +51,8 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
+            key_server: Default::default(),
+            key_store_outages: Default::default(),
         },
         client: LoadClient {
             timeout_ms: 1e9,
