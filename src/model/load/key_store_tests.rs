@@ -146,3 +146,30 @@ fn without_the_outage_the_retry_meets_its_key() {
     let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0]);
     assert_eq!((tally.counts.charges, tally.counts.conflicts), (1, 1));
 }
+
+/// `key_first` with Redis going down at 15 ms (until 1 s), failing closed; one worker, 100 ms
+/// processing, no retry. A reaches at 10 with Redis up: it reserves its key and takes the
+/// worker; B reaches at 20, Redis down: its reservation fails and it gets a 503 there and then,
+/// without waiting for the busy worker. A charges at 110, but its key's completion write fails
+/// (Redis still down): the key is lost and its reservation stays in flight until the lock
+/// expires (30 s). A still gets its success.
+#[test]
+fn a_key_first_outage_answers_before_the_queue_and_strands_the_lock() {
+    let mut scenario = scenario();
+    scenario.client.max_retries = 0;
+    scenario.server.key_server.key_store = KeyStore::KeyFirst;
+    scenario.server.key_store_outages = KeyStoreOutages {
+        windows: vec![(15.0, 1_000.0)],
+        on_unavailable: OnUnavailable::FailClosed,
+    };
+    let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0, 10.0]);
+    let (counts, keys) = (tally.counts, tally.key_store);
+    assert_eq!((counts.charges, counts.succeeded, counts.failed), (1, 1, 1));
+    assert_eq!(keys.key_store_unavailable, 1);
+    // Only A reached a worker; B never queued.
+    assert_eq!((tally.dequeued, tally.queue_wait_ms), (1, 0.0));
+    assert_eq!(
+        (keys.key_write_failures, keys.keys_lost, keys.keys_abandoned),
+        (1, 1, 1)
+    );
+}
