@@ -51,6 +51,8 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
+            key_server: Default::default(),
+            key_store_outages: Default::default(),
         },
         client: LoadClient {
             timeout_ms: 1e9,
@@ -407,7 +409,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 26] = [
+    let cases: [(&str, &[&str]); 29] = [
         (
             "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
             &[
@@ -443,8 +445,20 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
         (
-            "[server]\nworkers = 2\ncrash_rate = 0.1",
-            &["crash_rate", "does not model crashes"],
+            "[server]\nworkers = 2\n[provider]\nloss = 0.1",
+            &["[provider]", "does not model a provider or receipts"],
+        ),
+        (
+            "[server]\nworkers = 2\ncrash_rate = 1.5",
+            &["`server.crash_rate`", "1.5", "0 to 1"],
+        ),
+        (
+            "[key_store]\noutages = [{ from_s = 40, to_s = 10 }]",
+            &["`key_store.outages[0]`", "from_s < to_s"],
+        ),
+        (
+            "[key_store]\noutages = [{ from_s = 1, to_s = 2 }]\non_unavailable = \"maybe\"",
+            &["`key_store.on_unavailable`", "maybe", "fail_closed"],
         ),
         (
             "[sweep]\n\"server.error_rate\" = [0.1, 1.5]",

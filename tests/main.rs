@@ -16,6 +16,7 @@ mod engines;
 mod fuzz_regressions;
 mod json;
 mod load;
+mod loops_agree;
 mod mistakes;
 mod properties;
 mod queueing;

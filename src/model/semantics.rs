@@ -1,6 +1,15 @@
-//! Server semantics that more than one model shares (the timeline model and the load model
-//! simulate the same server with an Idempotency-Key): what it does with a failed first
-//! processing.
+//! Server semantics that more than one model shares, written once (issue #30): the timeline
+//! model (each payment on its own against an unlimited server) and the load model (every
+//! payment on one clock against a shared server) simulate the same server with an
+//! Idempotency-Key, and both call these decisions: what a failed first processing leaves
+//! ([`ErrorPolicy`]), where the key lives ([`KeyStore`], [`KeyServer`]), where a crash falls
+//! and what it leaves ([`CrashPoint`], [`crash_effect`]), how a `key_first` lock ends
+//! ([`lock_expiry_ms`], [`abandoned`], [`InFlight::fate`]), and whether the other store
+//! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]).
+//!
+//! The two loops keep their own event queues, draws and key records (the timeline's key
+//! also remembers a body and a stored 500; the load model's a stored answer); the rules about
+//! the key store are these functions, so a change to one is a change to both.
 
 /// What the server does with a first delivery that failed with a 500.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,4 +19,352 @@ pub enum ErrorPolicy {
     Store,
     /// The failure is not stored: the key is released and a retry is processed again.
     Retry,
+}
+
+/// Where the server keeps a payment's Idempotency-Key relative to the charge (article section
+/// 6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyStore {
+    /// The charge, the key and its stored response commit in one database transaction: a
+    /// crash before the commit leaves nothing (an in-flight row rolls back), after it
+    /// everything.
+    #[default]
+    SameTransaction,
+    /// The charge commits first, then the key and response are written to another store
+    /// (Redis): the write can fail, or a crash can fall in between, and the key is lost. A
+    /// `unique_key` in-flight marker lives with the request and dies with it.
+    SeparateStore,
+    /// `unique_key` reserves the key in another store before charging (SETNX with its own
+    /// lock TTL) and marks it complete after the commit: a crash after the reservation leaves
+    /// the key in flight until the lock expires (or the completer runs). A strategy that
+    /// reserves nothing uses it as [`KeyStore::SeparateStore`].
+    KeyFirst,
+}
+
+impl KeyStore {
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyStore::SameTransaction => "same_transaction",
+            KeyStore::SeparateStore => "separate_store",
+            KeyStore::KeyFirst => "key_first",
+        }
+    }
+
+    /// The store a strategy actually uses: one that reserves the key in the other store
+    /// (`reserves`: `unique_key`) uses it as written; one that does not (`check_then_insert`,
+    /// `lock_wait`, whose lock is the database's row lock, and `none`) uses `key_first` as
+    /// `separate_store`.
+    pub fn used_by(self, reserves: bool) -> KeyStore {
+        match self {
+            KeyStore::KeyFirst if !reserves => KeyStore::SeparateStore,
+            store => store,
+        }
+    }
+
+    /// Whether the key lives outside the charge's transaction (a write after the commit that
+    /// can fail or be cut by a crash).
+    pub fn is_separate(self) -> bool {
+        self != KeyStore::SameTransaction
+    }
+}
+
+/// Where a crash falls among the steps of one processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrashPoint {
+    /// Before the charge (and before calling the provider): nothing was done.
+    BeforeCharge,
+    /// After the charge, before the key and response are saved.
+    AfterCharge,
+    /// After the key and response are saved, before the receipt and response are sent.
+    AfterSave,
+}
+
+impl CrashPoint {
+    /// The point a uniform draw picks: each of the three with probability 1/3.
+    pub fn of(draw: f64) -> Self {
+        if draw < 1.0 / 3.0 {
+            CrashPoint::BeforeCharge
+        } else if draw < 2.0 / 3.0 {
+            CrashPoint::AfterCharge
+        } else {
+            CrashPoint::AfterSave
+        }
+    }
+}
+
+/// What survives a crash: whether the charge committed and whether the key with its response
+/// was saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrashEffect {
+    /// The charge committed (money taken).
+    pub charged: bool,
+    /// The key and its response were saved.
+    pub key_saved: bool,
+    /// A charge was made and rolled back with its transaction (`same_transaction`).
+    pub rolled_back: bool,
+}
+
+/// What a crash at `point` leaves when the key lives in `store` (the store the strategy
+/// uses, [`KeyStore::used_by`]): before the charge nothing; after the charge, in the
+/// charge's transaction nothing (the transaction never committed), elsewhere the charge
+/// without its key; after saving, the charge and the key.
+pub fn crash_effect(point: CrashPoint, store: KeyStore) -> CrashEffect {
+    match point {
+        CrashPoint::BeforeCharge => CrashEffect {
+            charged: false,
+            key_saved: false,
+            rolled_back: false,
+        },
+        CrashPoint::AfterCharge => CrashEffect {
+            charged: store.is_separate(),
+            key_saved: false,
+            rolled_back: !store.is_separate(),
+        },
+        CrashPoint::AfterSave => CrashEffect {
+            charged: true,
+            key_saved: true,
+            rolled_back: false,
+        },
+    }
+}
+
+/// The key settings of the server both models share: crashes and where the key lives. The
+/// default changes nothing (no crash, the key in the charge's transaction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyServer {
+    /// Probability that a processing crashes (0 to 1); the point is drawn among the three.
+    pub crash_rate: f64,
+    /// Where the key lives.
+    pub key_store: KeyStore,
+    /// Probability that writing the key to the other store after the commit fails
+    /// (`separate_store`, `key_first`; 0 to 1).
+    pub key_write_failure: f64,
+    /// How long a `key_first` reservation holds before the other store drops it (ms).
+    pub key_lock_ttl_ms: f64,
+    /// A recovery job that finds a `key_first` key left in flight this long after it was
+    /// abandoned and completes it (the charge committed) or releases it (ms); `None`: none.
+    pub completer_interval_ms: Option<f64>,
+}
+
+/// The default `key_lock_ttl_ms`: 30 s.
+pub const DEFAULT_KEY_LOCK_TTL_MS: f64 = 30_000.0;
+
+impl Default for KeyServer {
+    fn default() -> Self {
+        Self {
+            crash_rate: 0.0,
+            key_store: KeyStore::SameTransaction,
+            key_write_failure: 0.0,
+            key_lock_ttl_ms: DEFAULT_KEY_LOCK_TTL_MS,
+            completer_interval_ms: None,
+        }
+    }
+}
+
+/// When a reservation taken at `now` in `store` expires (ms): `now + key_lock_ttl_ms` for a
+/// `key_first` lock, never for the other stores (their in-flight marker lives as long as its
+/// request or its transaction).
+pub fn lock_expiry_ms(server: &KeyServer, store: KeyStore, now: f64) -> f64 {
+    match store {
+        KeyStore::KeyFirst => now + server.key_lock_ttl_ms,
+        _ => f64::INFINITY,
+    }
+}
+
+/// How a `key_first` key left in flight (its request crashed, or its completion write
+/// failed) leaves that state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Release {
+    /// When (ms): the completer's visit, or the lock's expiry.
+    pub at_ms: f64,
+    /// The key becomes complete (the completer found the charge committed); otherwise absent.
+    pub completes: bool,
+    /// The completer released it before the lock expired.
+    pub by_completer: bool,
+}
+
+/// A `key_first` key abandoned at `now` with its lock expiring at `lock_expires_ms`: the
+/// completer (if any, and sooner than the expiry) completes it if the charge `committed`, or
+/// releases it; otherwise the lock expires and the store drops it.
+pub fn abandoned(server: &KeyServer, now: f64, lock_expires_ms: f64, committed: bool) -> Release {
+    let completer = server
+        .completer_interval_ms
+        .map(|interval| now + interval)
+        .filter(|&at_ms| at_ms < lock_expires_ms);
+    match completer {
+        Some(at_ms) => Release {
+            at_ms,
+            completes: committed,
+            by_completer: true,
+        },
+        None => Release {
+            at_ms: lock_expires_ms,
+            completes: false,
+            by_completer: false,
+        },
+    }
+}
+
+/// A key in flight as the store sees it: its lock's expiry and, if it was abandoned, its
+/// release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InFlight {
+    /// When the lock expires (ms; infinite for a store without a lock TTL).
+    pub lock_expires_ms: f64,
+    /// Its release, if its request is gone ([`abandoned`]).
+    pub release: Option<Release>,
+}
+
+/// What an in-flight key is at a given time ([`InFlight::fate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Still in flight.
+    Held,
+    /// The completer completed it.
+    Completed,
+    /// Gone: the completer released it or the lock expired.
+    Gone,
+}
+
+impl InFlight {
+    /// What the key is at `now`: the release if it is due, else gone once the lock expired,
+    /// else still held.
+    pub fn fate(&self, now: f64) -> Fate {
+        match self.release.filter(|release| now >= release.at_ms) {
+            Some(release) if release.completes => Fate::Completed,
+            Some(_) => Fate::Gone,
+            None if now >= self.lock_expires_ms => Fate::Gone,
+            None => Fate::Held,
+        }
+    }
+}
+
+/// What the server does when it cannot reach the key store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnUnavailable {
+    /// Answer 503 at once: no double charge, lost goodput.
+    #[default]
+    FailClosed,
+    /// Process without the key (no look-up, no reservation, the key's write after the commit
+    /// fails): goodput kept, double charges possible.
+    FailOpen,
+}
+
+impl OnUnavailable {
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnUnavailable::FailClosed => "fail_closed",
+            OnUnavailable::FailOpen => "fail_open",
+        }
+    }
+}
+
+/// The other key store as a dependency that fails: windows of simulated time in which every
+/// call to it fails (`[from_ms, to_ms)`), and what the server does then. Only a key kept
+/// outside the charge's transaction has another store to lose.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeyStoreOutages {
+    /// The windows `(from_ms, to_ms)`, sorted, in ms of simulated time.
+    pub windows: Vec<(f64, f64)>,
+    /// Fail open or closed.
+    pub on_unavailable: OnUnavailable,
+}
+
+impl KeyStoreOutages {
+    /// Whether the store is down at `now`.
+    pub fn down_at(&self, now: f64) -> bool {
+        self.windows
+            .iter()
+            .any(|&(from_ms, to_ms)| (from_ms..to_ms).contains(&now))
+    }
+
+    /// Whether any outage is configured.
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crash_points_split_the_unit_interval_in_thirds() {
+        assert_eq!(CrashPoint::of(0.0), CrashPoint::BeforeCharge);
+        assert_eq!(CrashPoint::of(0.4), CrashPoint::AfterCharge);
+        assert_eq!(CrashPoint::of(0.9), CrashPoint::AfterSave);
+    }
+
+    /// The article's section 6.1 as a table: only a key outside the transaction can be lost
+    /// with its charge committed.
+    #[test]
+    fn a_crash_after_the_charge_loses_the_key_only_outside_the_transaction() {
+        let same = crash_effect(CrashPoint::AfterCharge, KeyStore::SameTransaction);
+        assert_eq!(
+            (same.charged, same.key_saved, same.rolled_back),
+            (false, false, true)
+        );
+        for store in [KeyStore::SeparateStore, KeyStore::KeyFirst] {
+            let effect = crash_effect(CrashPoint::AfterCharge, store);
+            assert_eq!((effect.charged, effect.key_saved), (true, false));
+        }
+        let before = crash_effect(CrashPoint::BeforeCharge, KeyStore::SeparateStore);
+        assert!(!before.charged && !before.key_saved);
+        let after = crash_effect(CrashPoint::AfterSave, KeyStore::SameTransaction);
+        assert!(after.charged && after.key_saved);
+        assert_eq!(KeyStore::KeyFirst.used_by(false), KeyStore::SeparateStore);
+        assert_eq!(KeyStore::KeyFirst.used_by(true), KeyStore::KeyFirst);
+    }
+
+    #[test]
+    fn a_completer_sooner_than_the_lock_decides_else_the_lock_expires() {
+        let server = KeyServer {
+            key_store: KeyStore::KeyFirst,
+            key_lock_ttl_ms: 3_000.0,
+            completer_interval_ms: Some(500.0),
+            ..KeyServer::default()
+        };
+        // Taken at 100 ms, abandoned at 400 ms: the completer comes at 900 ms.
+        let expiry = lock_expiry_ms(&server, KeyStore::KeyFirst, 100.0);
+        assert_eq!(expiry, 3_100.0);
+        let release = abandoned(&server, 400.0, expiry, true);
+        assert_eq!((release.at_ms, release.completes), (900.0, true));
+        let key = InFlight {
+            lock_expires_ms: expiry,
+            release: Some(release),
+        };
+        assert_eq!(key.fate(899.0), Fate::Held);
+        assert_eq!(key.fate(900.0), Fate::Completed);
+        // Abandoned at 2,800 ms: the completer would come after the expiry.
+        let late = abandoned(&server, 2_800.0, expiry, true);
+        assert_eq!(
+            (late.at_ms, late.completes, late.by_completer),
+            (3_100.0, false, false)
+        );
+        // Never abandoned: the lock expires under a slow processing all the same.
+        let held = InFlight {
+            lock_expires_ms: expiry,
+            release: None,
+        };
+        assert_eq!(held.fate(3_099.9), Fate::Held);
+        assert_eq!(held.fate(3_100.0), Fate::Gone);
+        assert_eq!(
+            lock_expiry_ms(&server, KeyStore::SeparateStore, 100.0),
+            f64::INFINITY
+        );
+    }
+
+    #[test]
+    fn an_outage_window_is_closed_at_its_start_and_open_at_its_end() {
+        let outages = KeyStoreOutages {
+            windows: vec![(10_000.0, 40_000.0)],
+            on_unavailable: OnUnavailable::FailOpen,
+        };
+        assert!(!outages.down_at(9_999.9));
+        assert!(outages.down_at(10_000.0));
+        assert!(!outages.down_at(40_000.0));
+        assert!(KeyStoreOutages::default().is_empty());
+    }
 }

@@ -433,6 +433,18 @@ pub const KEYS: &[Key] = &[
         Some("0"),
         "Share of receipt sends that fail.",
     ),
+    Key::scenario(
+        "key_store.outages",
+        WINDOWS,
+        None,
+        "A shared server: windows in which the other key store (separate_store, key_first) answers no call; a key in the charge's transaction has no other store.",
+    ),
+    Key::scenario(
+        "key_store.on_unavailable",
+        Kind::Choice(&["fail_closed", "fail_open"]),
+        Some("\"fail_closed\""),
+        "What the server does with a delivery while the key store is down: fail_closed answers 503 at once (lost goodput), fail_open processes it without the key (double charges possible; the key write after the commit fails).",
+    ),
     Key::file(
         "output.bucket_s",
         Kind::Duration {
@@ -476,6 +488,7 @@ pub const SHARED_SERVER_KEYS: &[&str] = &[
     "server.processing_per_in_flight_ms",
     "server.capacity",
     "network.outages",
+    "key_store.outages",
     "arrivals.clients",
     "arrivals.duration_s",
     "arrivals.phases",

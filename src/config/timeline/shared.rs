@@ -13,15 +13,16 @@ use crate::model::load::{
     AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,
     LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, TokenBucket, Window,
 };
+use crate::model::semantics::{KeyStoreOutages, OnUnavailable};
 use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
 
 /// Arrival window without phases (s).
 pub const DEFAULT_DURATION_S: f64 = 60.0;
 
-/// What a reason of refusal says about the keys the shared clock does not model yet.
+/// What a reason of refusal says about the tables the shared clock does not model yet.
 const NOT_ON_A_SHARED_SERVER: &str = "the shared server (workers, capacity, phases, ...) does \
-    not model crashes, key stores, providers or receipts yet; leave those keys out of a file \
-    with a shared server, or simulate them in a plain timeline file";
+    not model a provider or receipts yet (issue #30: their calls and the outbox relay would \
+    hold workers, which is not written); simulate them in a plain timeline file";
 
 /// The scenario named `name` that `lookup` sees, on a shared server.
 pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenario, ConfigError> {
@@ -45,19 +46,10 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenari
     })
 }
 
-/// Refuses what the shared clock does not model: the backend's keys, copies, body
+/// Refuses what the shared clock does not model: the provider and receipts, copies, body
 /// fingerprints and different bodies, burst or sequential arrivals, and the webhook
 /// receivers' answers.
 fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
-    if let Some(entry) = lookup.first_written(&[
-        "server.crash_rate",
-        "server.key_store",
-        "server.key_write_failure",
-        "server.key_lock_ttl_ms",
-        "server.completer_interval_ms",
-    ]) {
-        return Err(lookup.refuse(entry.key, NOT_ON_A_SHARED_SERVER));
-    }
     for table in ["provider", "receipts"] {
         if lookup.has_table(table) {
             let place = lookup
@@ -304,6 +296,17 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
             .into_iter()
             .map(|(window, workers)| CapacityWindow { window, workers })
             .collect(),
+        key_server: base.backend.key_server(),
+        key_store_outages: KeyStoreOutages {
+            windows: windows(lookup, "key_store.outages", false)?
+                .into_iter()
+                .map(|(window, _)| (window.from_ms, window.to_ms))
+                .collect(),
+            on_unavailable: match lookup.name("key_store.on_unavailable")? {
+                "fail_closed" => OnUnavailable::FailClosed,
+                _ => OnUnavailable::FailOpen,
+            },
+        },
     })
 }
 

@@ -59,29 +59,43 @@ fn refusals_name_the_key_written_and_its_value() {
         "3",
         "one copy per payment",
     );
-    // The timeline keys the shared clock does not model, each by its name.
-    for (line, key, value) in [
-        ("crash_rate = 0.1", "server.crash_rate", "0.1"),
-        (
-            "key_store = \"separate_store\"",
-            "server.key_store",
-            "\"separate_store\"",
-        ),
-        ("key_write_failure = 0.2", "server.key_write_failure", "0.2"),
-        ("key_lock_ttl_ms = 5", "server.key_lock_ttl_ms", "5"),
-        (
-            "completer_interval_ms = 7",
-            "server.completer_interval_ms",
-            "7",
-        ),
-    ] {
-        let text = format!("model = \"timeline\"\n[server]\nworkers = 2\n{line}\n");
-        let error = load(&text).unwrap_err();
-        let start =
-            format!("invalid value {value} for key `{key}` in config file sweep.toml (line 4");
-        assert!(error.starts_with(&start), "{text}: {error}");
-        assert!(error.contains("does not model"), "{error}");
-    }
+    // The key store's settings reach the shared clock; its outages' bad values are refused
+    // by key, value and place.
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\ncrash_rate = 0.1\n\
+                key_store = \"key_first\"\nkey_write_failure = 0.2\nkey_lock_ttl_ms = 5\n\
+                completer_interval_ms = 7\n[key_store]\non_unavailable = \"fail_open\"\n\
+                outages = [{ from_s = 10, to_s = 40 }]\n";
+    let server = &load(text).unwrap().model.scenarios[0].server;
+    let key = server.key_server;
+    assert_eq!(
+        (key.crash_rate, key.key_write_failure, key.key_lock_ttl_ms),
+        (0.1, 0.2, 5.0)
+    );
+    assert_eq!(key.key_store, crate::model::semantics::KeyStore::KeyFirst);
+    assert_eq!(key.completer_interval_ms, Some(7.0));
+    let outages = &server.key_store_outages;
+    assert_eq!(outages.windows, vec![(10_000.0, 40_000.0)]);
+    assert_eq!(
+        outages.on_unavailable,
+        crate::model::semantics::OnUnavailable::FailOpen
+    );
+    refused(
+        "[key_store]\non_unavailable = \"fail_sideways\"",
+        "key_store.on_unavailable",
+        "\"fail_sideways\"",
+        "\"fail_closed\" or \"fail_open\"",
+    );
+    let error = load(
+        "model = \"timeline\"\n[server]\nworkers = 2\n[key_store]\n\
+         outages = [{ from_s = 40, to_s = 10 }]\n",
+    )
+    .unwrap_err();
+    assert!(error.contains("line 5"), "{error}");
+    assert!(error.contains("from_s < to_s"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    // An outage alone puts a file on the shared clock, as a network outage does.
+    let alone = "model = \"timeline\"\n[key_store]\noutages = [{ from_s = 1, to_s = 2 }]\n";
+    assert!(load(alone).is_ok());
     for table in ["provider", "receipts"] {
         let text = format!("model = \"timeline\"\n[server]\nworkers = 2\n[{table}]\n");
         let error = load(&text).unwrap_err();
@@ -91,7 +105,10 @@ fn refusals_name_the_key_written_and_its_value() {
             )),
             "{error}"
         );
-        assert!(error.contains("does not model"), "{error}");
+        assert!(
+            error.contains("does not model a provider or receipts"),
+            "{error}"
+        );
     }
 }
 

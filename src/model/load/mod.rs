@@ -29,7 +29,7 @@ pub use client::{AdaptiveBucket, Breaker, TokenBucket};
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
-use crate::model::semantics::ErrorPolicy;
+use crate::model::semantics::{ErrorPolicy, KeyServer, KeyStoreOutages};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::parallel::map_chunks;
@@ -190,9 +190,21 @@ pub struct LoadServer {
     pub duplicate_answer: LoadDuplicateAnswer,
     /// Capacity changes (non-overlapping).
     pub capacity: Vec<CapacityWindow>,
+    /// Crashes and where the key lives, as the timeline model has them ([`KeyServer`]); the
+    /// default changes nothing.
+    pub key_server: KeyServer,
+    /// The other key store's outages and what the server does during them (a key in the
+    /// charge's transaction has no other store: none apply to it).
+    pub key_store_outages: KeyStoreOutages,
 }
 
 impl LoadServer {
+    /// Whether a key setting differs from the default (crashes, another store, its outages):
+    /// then `load_key_store.csv` is written.
+    pub fn uses_key_server(&self) -> bool {
+        self.key_server != KeyServer::default() || !self.key_store_outages.is_empty()
+    }
+
     /// Workers at `time_ms` (`u32::MAX` for an unlimited pool).
     pub fn workers_at(&self, time_ms: f64) -> u32 {
         self.capacity
@@ -251,15 +263,18 @@ pub struct LoadScenario {
 }
 
 impl LoadScenario {
-    /// The windows that trigger an overload: capacity changes and outages; without any, the
-    /// phases whose rate exceeds the first phase's (a spike). Sorted, possibly empty.
+    /// The windows that trigger an overload: capacity changes, network and key store outages;
+    /// without any, the phases whose rate exceeds the first phase's (a spike). Sorted,
+    /// possibly empty.
     pub fn trigger_windows(&self) -> Vec<Window> {
+        let key_store_outages = self.server.key_store_outages.windows.iter();
         let mut windows: Vec<Window> = self
             .server
             .capacity
             .iter()
             .map(|change| change.window)
             .chain(self.network.outages.iter().copied())
+            .chain(key_store_outages.map(|&(from_ms, to_ms)| Window { from_ms, to_ms }))
             .collect();
         if windows.is_empty() {
             windows = arrivals::spikes(&self.arrivals.phases);
@@ -402,5 +417,7 @@ pub fn simulate_one(
     Ok(tally)
 }
 
+#[cfg(test)]
+mod key_store_tests;
 #[cfg(test)]
 mod tests;

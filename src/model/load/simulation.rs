@@ -26,7 +26,7 @@ use super::draws::Draws;
 use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
-use crate::model::semantics::ErrorPolicy;
+use crate::model::semantics::{ErrorPolicy, KeyStore, Release};
 use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::queue::agenda::Agenda;
@@ -43,7 +43,7 @@ pub enum Answer {
     Error500,
     /// 409: the key is in flight.
     Conflict409,
-    /// 503: the queue is full.
+    /// 503: the queue is full, or the key store is down and the server fails closed.
     Shed503,
 }
 
@@ -58,6 +58,22 @@ struct Request {
     sent_ms: f64,
     /// When it reached the server (ms).
     reached_ms: f64,
+    /// What was done with its key before it waited for a worker.
+    front: Front,
+}
+
+/// What the server did with a request's key when it reached the server, before the queue:
+/// nothing (the worker looks the key up), or, with a `key_first` store in front of the
+/// database, the reservation or a pass without the key while that store was down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Front {
+    /// The worker that takes it looks the key up.
+    None,
+    /// It reserved the key in the other store (`key_first`): the worker processes it.
+    Reserved,
+    /// The key store was down and the server fails open: the worker processes it without the
+    /// key.
+    Unkeyed,
 }
 
 /// What happens on the clock.
@@ -153,6 +169,10 @@ struct Payment {
     key_created_ms: f64,
     /// Its key was pruned at least once.
     key_pruned: bool,
+    /// When its key's `key_first` lock expires (ms; infinite for the other stores).
+    lock_expires_ms: f64,
+    /// Its in-flight key's release, if its request is gone (a crash or a failed write).
+    release: Option<Release>,
     /// Charges made.
     charges: u32,
     /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
@@ -171,6 +191,13 @@ impl Payment {
             self.key_created_ms = now;
         }
         self.key = key;
+        self.release = None;
+    }
+
+    /// Its key is reserved in flight now, its lock expiring at `lock_expires_ms`.
+    fn reserve(&mut self, now: f64, lock_expires_ms: f64) {
+        self.store_key(Key::InFlight, now);
+        self.lock_expires_ms = lock_expires_ms;
     }
 }
 
@@ -235,6 +262,8 @@ pub struct Simulation<'a> {
     steady: SteadyRecorder,
     /// Fixed arrival times replacing the Poisson process (hand-worked cases), if any.
     script: Option<VecDeque<f64>>,
+    /// The key store the strategy uses ([`KeyStore::used_by`]).
+    key_store: KeyStore,
 }
 
 /// A duration distribution ready for sampling: the exponential's `-mean ln(1 - u)` from the
@@ -302,6 +331,11 @@ impl<'a> Simulation<'a> {
             busy_area: 0.0,
             steady: SteadyRecorder::new(0.0, scenario.arrivals.duration_ms),
             script: None,
+            key_store: scenario
+                .server
+                .key_server
+                .key_store
+                .used_by(strategy == LoadStrategy::UniqueKey),
         }
     }
 
@@ -450,6 +484,7 @@ impl<'a> Simulation<'a> {
                     attempt,
                     sent_ms,
                     reached_ms: now,
+                    front: Front::None,
                 };
                 self.reach(now, request);
             }
@@ -546,6 +581,8 @@ impl<'a> Simulation<'a> {
             key: Key::Absent,
             key_created_ms: 0.0,
             key_pruned: false,
+            lock_expires_ms: f64::INFINITY,
+            release: None,
             charges: 0,
             refs: 0,
             generation: 0,

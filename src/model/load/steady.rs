@@ -312,6 +312,8 @@ mod tests {
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity,
+            key_server: Default::default(),
+            key_store_outages: Default::default(),
         }
     }
 

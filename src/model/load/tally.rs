@@ -65,6 +65,42 @@ engine::counters! {
     }
 }
 
+engine::counters! {
+    /// What the key store did in one event loop (issue #30): crashes, keys lost, locks left in
+    /// flight and the other store's outages, declared once in `load_key_store.csv`'s column
+    /// order (written when some scenario sets a crash rate, another key store or its outages).
+    pub struct KeyStoreCounts {
+        /// Processings that crashed before the charge: nothing done, no answer.
+        crashes_before_charge: "processings",
+        /// Processings that crashed after the charge, before the key was saved: no answer.
+        crashes_after_charge: "processings",
+        /// Processings that crashed after saving the key, before answering.
+        crashes_after_save: "processings",
+        /// Charges rolled back with their transaction by a crash (`same_transaction`).
+        charges_lost_by_crash: "charges",
+        /// Writes of the key to the other store after the commit that failed
+        /// (`key_write_failure`, or the store down).
+        key_write_failures: "writes",
+        /// Committed charges whose key was never stored: a later delivery charges again.
+        keys_lost: "charges",
+        /// `key_first` keys left in flight by a crash or a failed write (409s until their lock
+        /// expires or the completer runs).
+        keys_abandoned: "keys",
+        /// Of those, the keys the completer completed or released before their lock expired.
+        completer_recoveries: "keys",
+        /// Deliveries that found their payment's `key_first` lock expired while the key was
+        /// still in flight (its request crashed, or still waited or processed): the store had
+        /// dropped it, and the delivery reserved it again.
+        lock_expiries: "deliveries",
+        /// Deliveries answered 503 at once because the key store was down
+        /// (`on_unavailable = "fail_closed"`).
+        key_store_unavailable: "deliveries",
+        /// Deliveries processed without their key because the key store was down
+        /// (`on_unavailable = "fail_open"`): double charges possible.
+        unkeyed_processings: "deliveries",
+    }
+}
+
 /// A value of a [`Bucket`] column.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BucketValue {
@@ -193,6 +229,8 @@ impl TimeHistogram {
 pub struct LoadTally {
     /// The totals.
     pub counts: LoadCounts,
+    /// What the key store did (all 0 with the default key settings).
+    pub key_store: KeyStoreCounts,
     /// Time spent at each queue length.
     pub queue: TimeHistogram,
     /// Time spent at each number of requests inside the server (queued or holding a worker).

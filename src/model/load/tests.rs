@@ -38,6 +38,8 @@ pub(super) fn scenario() -> LoadScenario {
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
             capacity: Vec::new(),
+            key_server: Default::default(),
+            key_store_outages: Default::default(),
         },
         client: LoadClient {
             timeout_ms: 1_000.0,

@@ -7,60 +7,7 @@ use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::rng::{PcgState, unit_f64};
 
-/// Where the server keeps a payment's Idempotency-Key relative to the charge (article section
-/// 6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeyStore {
-    /// The charge, the key and its stored response commit in one database transaction: a
-    /// crash before the commit leaves nothing (an in-flight row rolls back), after it
-    /// everything.
-    #[default]
-    SameTransaction,
-    /// The charge commits first, then the key and response are written to another store
-    /// (Redis): the write can fail, or a crash can fall in between, and the key is lost. A
-    /// `unique_key` in-flight marker lives with the request and dies with it.
-    SeparateStore,
-    /// `unique_key` reserves the key in another store before charging (SETNX with its own
-    /// lock TTL) and marks it complete after the commit: a crash after the reservation leaves
-    /// the key in flight until the lock expires (or the completer runs). `check_then_insert`
-    /// reserves nothing, so for it this is [`KeyStore::SeparateStore`].
-    KeyFirst,
-}
-
-impl KeyStore {
-    /// Its name in files and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            KeyStore::SameTransaction => "same_transaction",
-            KeyStore::SeparateStore => "separate_store",
-            KeyStore::KeyFirst => "key_first",
-        }
-    }
-}
-
-/// Where a crash falls among the steps of one processing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CrashPoint {
-    /// Before the charge (and before calling the provider): nothing was done.
-    BeforeCharge,
-    /// After the charge, before the key and response are saved.
-    AfterCharge,
-    /// After the key and response are saved, before the receipt and response are sent.
-    AfterSave,
-}
-
-impl CrashPoint {
-    /// The point a uniform draw picks: each of the three with probability 1/3.
-    pub fn of(draw: f64) -> Self {
-        if draw < 1.0 / 3.0 {
-            CrashPoint::BeforeCharge
-        } else if draw < 2.0 / 3.0 {
-            CrashPoint::AfterCharge
-        } else {
-            CrashPoint::AfterSave
-        }
-    }
-}
+pub use crate::model::semantics::{CrashPoint, DEFAULT_KEY_LOCK_TTL_MS, KeyServer, KeyStore};
 
 /// A downstream provider (card network, PSP) the server calls to move the money.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,9 +78,6 @@ pub struct Backend {
     pub receipts: Option<Receipts>,
 }
 
-/// The default `key_lock_ttl_ms`: 30 s.
-pub const DEFAULT_KEY_LOCK_TTL_MS: f64 = 30_000.0;
-
 impl Default for Backend {
     fn default() -> Self {
         Self {
@@ -153,6 +97,17 @@ impl Backend {
     /// backend columns and the backend charts are drawn).
     pub fn is_used(&self) -> bool {
         *self != Backend::default()
+    }
+
+    /// Its key settings, as the models share them ([`KeyServer`]).
+    pub fn key_server(&self) -> KeyServer {
+        KeyServer {
+            crash_rate: self.crash_rate,
+            key_store: self.key_store,
+            key_write_failure: self.key_write_failure,
+            key_lock_ttl_ms: self.key_lock_ttl_ms,
+            completer_interval_ms: self.completer_interval_ms,
+        }
     }
 
     /// Whether a payment needs its backend draws.
@@ -410,13 +365,6 @@ mod tests {
         // q = 0.5, one server retry: 1.5 calls per processing, a processing fails with 0.25,
         // one client retry: 1.25 processings: 1.875 calls.
         assert!((layered_provider_calls(0.5, 1, 1) - 1.875).abs() < 1e-12);
-    }
-
-    #[test]
-    fn crash_points_split_the_unit_interval_in_thirds() {
-        assert_eq!(CrashPoint::of(0.0), CrashPoint::BeforeCharge);
-        assert_eq!(CrashPoint::of(0.4), CrashPoint::AfterCharge);
-        assert_eq!(CrashPoint::of(0.9), CrashPoint::AfterSave);
     }
 
     /// Draw `k` of attempt `a` of copy `c` of payment `i` is the stream's draw

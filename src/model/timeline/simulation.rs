@@ -121,7 +121,7 @@ struct Key {
     lock_expires_ms: f64,
     /// A key left in flight by a crash: when it leaves that state (lock expiry or completer)
     /// and what it becomes then.
-    release: Option<(f64, KeyState)>,
+    release: Option<crate::model::semantics::Release>,
 }
 
 impl Key {

@@ -7,7 +7,7 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use crate::model::load::steady::{Steady, SteadyValue};
-use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
+use crate::model::load::tally::{Bucket, BucketValue, KeyStoreCounts, LoadCounts};
 use crate::model::load::{LoadResults, LoadRow};
 use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv, to_csv_with_header};
 
@@ -210,6 +210,70 @@ fn load_row(results: &LoadResults, row: &LoadRow) -> LoadCsvRow {
     };
     let (leading, trailing) = split_counters(&counts);
     (run, leading, derived, trailing, SteadyColumns(tally.steady))
+}
+
+/// The scenario's key settings in `load_key_store.csv`, after the [`RunColumns`].
+#[derive(Debug, Serialize)]
+pub struct KeyStoreSettings {
+    /// `same_transaction`, `separate_store` or `key_first`, as the file says (a strategy that
+    /// reserves nothing uses `key_first` as `separate_store`).
+    pub key_store: &'static str,
+    /// Probability that a processing crashes.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub crash_rate: f64,
+    /// Probability that a key write to the other store fails.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub key_write_failure: f64,
+    /// How long a `key_first` lock holds (ms).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub key_lock_ttl_ms: f64,
+    /// Total time the other key store is down (s; 0: never).
+    #[serde(serialize_with = "serialize_decimal")]
+    pub key_store_down_s: f64,
+    /// `fail_closed` or `fail_open` (empty when the store never goes down).
+    pub on_unavailable: &'static str,
+}
+
+/// One row of `load_key_store.csv`: one event loop's [`RunColumns`], its scenario's
+/// [`KeyStoreSettings`], then every counter of [`KeyStoreCounts`] (named after its field,
+/// documented there).
+pub type KeyStoreCsvRow = (RunColumns, KeyStoreSettings, CountColumns);
+
+/// The bytes of `load_key_store.csv`, by run, then scenario, then strategy; `None` when no
+/// scenario sets a crash rate, another key store or its outages (the file is not written).
+pub fn key_store_csv(results: &LoadResults) -> Option<Vec<u8>> {
+    let model = &results.model;
+    if !model.scenarios.iter().any(|s| s.server.uses_key_server()) {
+        return None;
+    }
+    let rows = results.rows.iter().map(|row| -> KeyStoreCsvRow {
+        let scenario = &model.scenarios[row.scenario];
+        let server = &scenario.server.key_server;
+        let outages = &scenario.server.key_store_outages;
+        let run = RunColumns {
+            run: row.run,
+            scenario: scenario.name.clone(),
+            strategy: row.strategy.name(),
+            seed: model.seed,
+        };
+        let settings = KeyStoreSettings {
+            key_store: server.key_store.name(),
+            crash_rate: server.crash_rate,
+            key_write_failure: server.key_write_failure,
+            key_lock_ttl_ms: server.key_lock_ttl_ms,
+            key_store_down_s: outages.windows.iter().fold(0.0, |total, (from_ms, to_ms)| {
+                total + (to_ms - from_ms) / 1000.0
+            }),
+            on_unavailable: if outages.is_empty() {
+                ""
+            } else {
+                outages.on_unavailable.name()
+            },
+        };
+        let counts: KeyStoreCounts = row.tally.key_store;
+        (run, settings, CountColumns(counts.columns().collect()))
+    });
+    Some(to_csv(rows))
 }
 
 /// The bytes of `load.csv`: by run, then scenario, then strategy.

@@ -1,4 +1,5 @@
-//! The load model's outputs: `load.csv`, `load_timeseries.csv`, `summary.csv` and
+//! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_key_store.csv` (when a
+//! scenario sets crashes or keeps its key in another store), `summary.csv` and
 //! `differences.csv` (the estimates over runs), the charts, `report.md`, the stdout table and
 //! the `--json` summary.
 
@@ -29,6 +30,9 @@ impl Report for LoadResults {
             OutputFile::new("load.csv", csv::load_csv(self)),
             OutputFile::new("load_timeseries.csv", csv::timeseries_csv(self)),
         ];
+        if let Some(bytes) = csv::key_store_csv(self) {
+            files.push(OutputFile::new("load_key_store.csv", bytes));
+        }
         let summary = self.summary();
         files.push(OutputFile::new("summary.csv", summary_csv(&summary)));
         files.push(OutputFile::new(

@@ -131,3 +131,62 @@ pub fn table(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         super::table(&header, &right, &rows)
     ))
 }
+
+/// `key-store-table FOLDER`: `output/FOLDER/load.csv` and `load_key_store.csv` (issue #30):
+/// per scenario and strategy, means over the runs of the share that succeeded, the double
+/// charges (with the runs' range), the goodput, and of the key store's counts that some run
+/// has: the deliveries answered 503 because the store was down, those processed without
+/// their key, the expired `key_first` locks and the keys lost.
+pub fn key_store_table(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
+    let folder = required(
+        argument,
+        "an output folder under output/ with a load_key_store.csv, e.g. key-store-outage",
+    )?;
+    let load = ctx.csv(&format!("output/{folder}/load.csv"))?;
+    let keys = ctx.csv(&format!("output/{folder}/load_key_store.csv"))?;
+    let optional = [
+        ("key_store_unavailable", "503s from the key store"),
+        ("unkeyed_processings", "processed without the key"),
+        ("lock_expiries", "expired locks met"),
+        ("keys_lost", "keys lost"),
+    ];
+    let used: Vec<_> = optional
+        .iter()
+        .filter(|(column, _)| keys.rows().any(|row| row.num(column) > 0.0))
+        .collect();
+    let mut rows = Vec::new();
+    let mut count = 0;
+    for scenario in load.distinct("scenario") {
+        for strategy in load.distinct("strategy") {
+            let runs = runs(&load, &scenario, &strategy);
+            let key_runs = self::runs(&keys, &scenario, &strategy);
+            count = runs.len();
+            let mut cells = vec![
+                scenario.clone(),
+                strategy.clone(),
+                decimal(100.0 * succeeded(&runs), 1),
+                mean_and_range(&runs, "double_charges"),
+                decimal(mean(&runs, "goodput_per_s"), 1),
+            ];
+            for (column, _) in &used {
+                cells.push(decimal(mean(&key_runs, column), 1));
+            }
+            rows.push(cells);
+        }
+    }
+    let mut header = vec![
+        "scenario",
+        "strategy",
+        "succeeded %",
+        "charged twice (runs' range)",
+        "goodput/s",
+    ];
+    header.extend(used.iter().map(|(_, title)| *title));
+    let mut right = vec![false, false];
+    right.resize(header.len(), true);
+    Ok(format!(
+        "Means over {count} runs (the run with the fewest and the most double charges in \
+         brackets); the key store's counts are deliveries per run.\n\n{}",
+        super::table(&header, &right, &rows)
+    ))
+}

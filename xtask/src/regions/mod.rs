@@ -30,6 +30,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("aws-comparison", contention::comparison),
     // docs/models/load.md.
     ("load-table", load::table),
+    ("key-store-table", load::key_store_table),
     // docs/validation.md.
     ("brooker-retry-comparison", brooker::retry),
     ("brooker-collapse-comparison", brooker::collapse),

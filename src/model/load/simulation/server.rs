@@ -1,15 +1,29 @@
 //! The server's side of the load model's event loop: a request's arrival at the server, the
 //! FIFO queue and the workers, the strategy applied to the key the request meets (processing,
 //! a 409, a replay, a lock wait), the end of a processing (the charge or the 500, the key
-//! stored, the lock waiters woken) and the answer sent back.
+//! stored, the lock waiters woken) and the answer sent back. What the key store does
+//! (crashes, a write after the commit, a `key_first` lock and its expiry, the completer, the
+//! store's outages) is decided by the rules both models share, `crate::model::semantics`.
+//!
+//! With `key_first` under `unique_key` the reservation is the other store's (a SETNX in front
+//! of the database): it is made when the request reaches the server, before it waits for a
+//! worker, so its lock's TTL runs while the request queues; a request whose key is held is
+//! answered 409, one whose key is complete its replay, there and then.
 
 use super::*;
+use crate::model::semantics::{self, CrashPoint, Fate, InFlight, OnUnavailable};
 
 impl Simulation<'_> {
     /// A request reaches the server: a worker, the queue, or a 503.
-    pub(super) fn reach(&mut self, now: f64, request: Request) {
+    pub(super) fn reach(&mut self, now: f64, mut request: Request) {
         self.tally.counts.calls += 1;
         self.bucket.calls += 1;
+        if self.key_store == KeyStore::KeyFirst {
+            match self.reserve_in_front(now, request) {
+                Some(front) => request.front = front,
+                None => return,
+            }
+        }
         if self.fifo.is_empty() && self.busy < self.scenario.server.workers_at(now) {
             self.start(now, request, false);
         } else if self
@@ -20,10 +34,69 @@ impl Simulation<'_> {
         {
             self.tally.counts.shed += 1;
             self.bucket.shed += 1;
+            self.cancel_reservation(request);
             self.answer(now, request.payment, request.attempt, Answer::Shed503);
         } else {
             self.payments[request.payment as usize].refs += 1;
             self.fifo.push_back(request);
+        }
+    }
+
+    /// `key_first` (`unique_key`): the key is reserved in the other store as the request
+    /// reaches the server. `Some(front)`: it goes on to a worker; `None`: it was answered at
+    /// once (409 for a key held, the stored answer for a complete one, 503 for a store down
+    /// that fails closed).
+    fn reserve_in_front(&mut self, now: f64, request: Request) -> Option<Front> {
+        if self.store_down(now) {
+            return self.unavailable(now, request).then_some(Front::Unkeyed);
+        }
+        match self.key_met(now, request.payment) {
+            Key::Absent => {
+                let server = &self.scenario.server.key_server;
+                let expiry = semantics::lock_expiry_ms(server, KeyStore::KeyFirst, now);
+                self.payments[request.payment as usize].reserve(now, expiry);
+                Some(Front::Reserved)
+            }
+            Key::InFlight => {
+                self.conflict(now, request);
+                None
+            }
+            Key::Completed { ok } => {
+                self.answer_stored(now, request, ok);
+                None
+            }
+        }
+    }
+
+    /// Whether the other key store is down at `now` (a key in the charge's transaction has
+    /// none).
+    fn store_down(&self, now: f64) -> bool {
+        let outages = &self.scenario.server.key_store_outages;
+        !outages.is_empty() && self.key_store.is_separate() && outages.down_at(now)
+    }
+
+    /// The key store is down as a delivery needs it: fail closed (503 at once; `false`) or
+    /// open (process it without the key; `true`).
+    fn unavailable(&mut self, now: f64, request: Request) -> bool {
+        match self.scenario.server.key_store_outages.on_unavailable {
+            OnUnavailable::FailClosed => {
+                self.tally.key_store.key_store_unavailable += 1;
+                self.answer(now, request.payment, request.attempt, Answer::Shed503);
+                false
+            }
+            OnUnavailable::FailOpen => {
+                self.tally.key_store.unkeyed_processings += 1;
+                true
+            }
+        }
+    }
+
+    /// A request that reserved its key will not be processed (shed, or dropped expired): the
+    /// server deletes its reservation.
+    fn cancel_reservation(&mut self, request: Request) {
+        let slot = &mut self.payments[request.payment as usize];
+        if request.front == Front::Reserved && slot.key == Key::InFlight {
+            slot.key = Key::Absent;
         }
     }
 
@@ -48,6 +121,22 @@ impl Simulation<'_> {
         if server.drop_expired && now - request.sent_ms > self.scenario.client.timeout_ms {
             self.tally.counts.dropped_expired += 1;
             self.steady.left(now, request.reached_ms);
+            self.cancel_reservation(request);
+            return;
+        }
+        if request.front != Front::None {
+            // Its key was dealt with in front of the queue.
+            self.busy += 1;
+            self.process(now, request);
+            return;
+        }
+        if self.strategy != LoadStrategy::None && self.store_down(now) {
+            if self.unavailable(now, request) {
+                self.busy += 1;
+                self.process(now, request);
+            } else {
+                self.steady.left(now, request.reached_ms);
+            }
             return;
         }
         let key = self.key_met(now, request.payment);
@@ -62,7 +151,7 @@ impl Simulation<'_> {
                 self.answer_stored(now, request, ok);
             }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
-                self.payments[request.payment as usize].store_key(Key::InFlight, now);
+                self.payments[request.payment as usize].reserve(now, f64::INFINITY);
                 self.busy += 1;
                 self.process(now, request);
             }
@@ -93,6 +182,22 @@ impl Simulation<'_> {
         {
             slot.key = Key::Absent;
             slot.key_pruned = true;
+        }
+        if slot.key == Key::InFlight && slot.lock_expires_ms.is_finite() {
+            let in_flight = InFlight {
+                lock_expires_ms: slot.lock_expires_ms,
+                release: slot.release,
+            };
+            match in_flight.fate(now) {
+                Fate::Held => {}
+                Fate::Completed => slot.store_key(Key::Completed { ok: true }, now),
+                Fate::Gone => {
+                    let expired = slot.release.is_none_or(|release| !release.by_completer);
+                    self.tally.key_store.lock_expiries += u64::from(expired);
+                    slot.key = Key::Absent;
+                    slot.release = None;
+                }
+            }
         }
         slot.key
     }
@@ -166,13 +271,22 @@ impl Simulation<'_> {
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
         let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
+        let crash_rate = server.key_server.crash_rate;
+        if !failed && crash_rate > 0.0 && self.stream.uniform() < crash_rate {
+            let point = CrashPoint::of(self.stream.uniform());
+            self.crash(now, payment, after_expiry, point);
+            if !self.payments[payment as usize].waiters.is_empty() {
+                self.wake(now, payment);
+            }
+            self.fill(now);
+            return;
+        }
         let keyed = self.strategy != LoadStrategy::None;
         let error_policy = server.error_policy;
-        let slot = &mut self.payments[payment as usize];
         let answer = if failed {
             self.tally.counts.server_errors += 1;
             if keyed {
-                slot.store_key(
+                self.payments[payment as usize].store_key(
                     match error_policy {
                         ErrorPolicy::Store => Key::Completed { ok: false },
                         ErrorPolicy::Retry => Key::Absent,
@@ -182,17 +296,11 @@ impl Simulation<'_> {
             }
             Answer::Error500
         } else {
-            self.tally.counts.charges += 1;
-            self.tally.counts.expired_key_charges += u64::from(after_expiry);
-            slot.charges += 1;
-            if slot.charges == 2 {
-                self.tally.counts.double_charges += 1;
-            }
-            if keyed {
-                slot.store_key(Key::Completed { ok: true }, now);
-            }
+            self.charge(payment, after_expiry);
+            self.save_key(now, payment);
             Answer::Ok
         };
+        let slot = &self.payments[payment as usize];
         if slot.done || slot.attempt != attempt || !slot.waiting {
             self.tally.counts.wasted_work += 1;
         }
@@ -201,6 +309,81 @@ impl Simulation<'_> {
             self.wake(now, payment);
         }
         self.fill(now);
+    }
+
+    /// A processing's charge commits (`after_expiry`: its delivery was taken after the key
+    /// had been pruned).
+    fn charge(&mut self, payment: u32, after_expiry: bool) {
+        self.tally.counts.charges += 1;
+        self.tally.counts.expired_key_charges += u64::from(after_expiry);
+        let slot = &mut self.payments[payment as usize];
+        slot.charges += 1;
+        if slot.charges == 2 {
+            self.tally.counts.double_charges += 1;
+        }
+    }
+
+    /// A keeping strategy stores the success with the key: in the charge's transaction, or
+    /// written to the other store after it, where the write can fail (`key_write_failure`, or
+    /// the store down).
+    fn save_key(&mut self, now: f64, payment: u32) {
+        if self.strategy == LoadStrategy::None {
+            return;
+        }
+        if self.key_store.is_separate() {
+            let failure = self.scenario.server.key_server.key_write_failure;
+            let fails = self.store_down(now) || (failure > 0.0 && self.stream.uniform() < failure);
+            if fails {
+                self.tally.key_store.key_write_failures += 1;
+                self.lose_key(now, payment, true);
+                return;
+            }
+        }
+        self.payments[payment as usize].store_key(Key::Completed { ok: true }, now);
+    }
+
+    /// The key of a committed charge (`committed`) or of nothing is not stored: a key still to
+    /// be written is lost; a `key_first` reservation stays in flight until its lock expires
+    /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
+    fn lose_key(&mut self, now: f64, payment: u32, committed: bool) {
+        let keyed = self.strategy != LoadStrategy::None;
+        let slot = &mut self.payments[payment as usize];
+        if committed && keyed && matches!(slot.key, Key::Absent | Key::InFlight) {
+            self.tally.key_store.keys_lost += 1;
+        }
+        if slot.key != Key::InFlight {
+            return;
+        }
+        if self.key_store == KeyStore::KeyFirst {
+            let server = &self.scenario.server.key_server;
+            let release = semantics::abandoned(server, now, slot.lock_expires_ms, committed);
+            self.tally.key_store.keys_abandoned += 1;
+            self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
+            slot.release = Some(release);
+        } else {
+            slot.key = Key::Absent;
+        }
+    }
+
+    /// The server crashes at `point` of a processing of `payment`: nothing is answered; what
+    /// survives depends on the key store ([`semantics::crash_effect`]).
+    fn crash(&mut self, now: f64, payment: u32, after_expiry: bool, point: CrashPoint) {
+        let counts = &mut self.tally.key_store;
+        match point {
+            CrashPoint::BeforeCharge => counts.crashes_before_charge += 1,
+            CrashPoint::AfterCharge => counts.crashes_after_charge += 1,
+            CrashPoint::AfterSave => counts.crashes_after_save += 1,
+        }
+        let effect = semantics::crash_effect(point, self.key_store);
+        counts.charges_lost_by_crash += u64::from(effect.rolled_back);
+        if effect.charged {
+            self.charge(payment, after_expiry);
+        }
+        if effect.key_saved {
+            self.save_key(now, payment);
+        } else {
+            self.lose_key(now, payment, effect.charged);
+        }
     }
 
     /// The lock of `payment` was released: waiters get the stored answer, or (a 500 not

@@ -3,6 +3,7 @@
 //! writes, the receipts and the response sent back.
 
 use super::*;
+use crate::model::semantics::{self, Fate, InFlight};
 
 impl PaymentRun<'_> {
     /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
@@ -19,10 +20,11 @@ impl PaymentRun<'_> {
                     state: KeyState::InFlight,
                     created_ms: now,
                     body: delivery.body,
-                    lock_expires_ms: match backend.key_store {
-                        KeyStore::KeyFirst => now + backend.key_lock_ttl_ms,
-                        _ => f64::INFINITY,
-                    },
+                    lock_expires_ms: semantics::lock_expiry_ms(
+                        &backend.key_server(),
+                        backend.key_store,
+                        now,
+                    ),
                     release: None,
                 };
                 None
@@ -66,11 +68,20 @@ impl PaymentRun<'_> {
             self.state.pruned = true;
         }
         if key.state == KeyState::InFlight {
-            if let Some((_, state)) = key.release.filter(|&(at_ms, _)| now >= at_ms) {
-                key.state = state;
-                key.release = None;
-            } else if now >= key.lock_expires_ms {
-                key.state = KeyState::Absent;
+            let in_flight = InFlight {
+                lock_expires_ms: key.lock_expires_ms,
+                release: key.release,
+            };
+            match in_flight.fate(now) {
+                Fate::Held => {}
+                Fate::Completed => {
+                    key.state = KeyState::Complete;
+                    key.release = None;
+                }
+                Fate::Gone => {
+                    key.state = KeyState::Absent;
+                    key.release = None;
+                }
             }
         }
     }
@@ -226,11 +237,10 @@ impl PaymentRun<'_> {
     /// The key store this strategy actually uses: `check_then_insert` reserves nothing, so
     /// `key_first` is `separate_store` for it (and for `none`, which keeps no key).
     fn key_store(&self) -> KeyStore {
-        match (self.strategy, self.scenario.backend.key_store) {
-            (Strategy::UniqueKey, store) => store,
-            (_, KeyStore::KeyFirst) => KeyStore::SeparateStore,
-            (_, store) => store,
-        }
+        self.scenario
+            .backend
+            .key_store
+            .used_by(self.strategy == Strategy::UniqueKey)
     }
 
     /// A keeping strategy stores the success with the key: in the charge's transaction, or
@@ -239,8 +249,7 @@ impl PaymentRun<'_> {
         if self.strategy == Strategy::None {
             return;
         }
-        let store = self.key_store();
-        if store != KeyStore::SameTransaction {
+        if self.key_store().is_separate() {
             let draw = self
                 .backend
                 .processing(processing.copy, processing.attempt)
@@ -276,48 +285,37 @@ impl PaymentRun<'_> {
     /// the completer (if sooner) completes it (`committed`) or releases it.
     fn abandon(&mut self, now: f64, committed: bool) {
         let state = &mut self.state;
-        let expiry = state.key.lock_expires_ms;
-        let completer = self
-            .scenario
-            .backend
-            .completer_interval_ms
-            .map(|interval| now + interval)
-            .filter(|&at_ms| at_ms < expiry);
-        let (at_ms, becomes) = match completer {
-            Some(at_ms) if committed => (at_ms, KeyState::Complete),
-            Some(at_ms) => (at_ms, KeyState::Absent),
-            None => (expiry, KeyState::Absent),
-        };
-        state.counts.completer_recoveries += u64::from(completer.is_some());
-        state.counts.stuck_in_flight_ms += (at_ms - now).round() as u64;
+        let release = semantics::abandoned(
+            &self.scenario.backend.key_server(),
+            now,
+            state.key.lock_expires_ms,
+            committed,
+        );
+        state.counts.completer_recoveries += u64::from(release.by_completer);
+        state.counts.stuck_in_flight_ms += (release.at_ms - now).round() as u64;
         state.stuck = true;
-        state.key.release = Some((at_ms, becomes));
+        state.key.release = Some(release);
     }
 
     /// The server crashes at `point` of a processing: nothing is answered; what survives
     /// depends on the key store.
     fn crash(&mut self, now: f64, processing: Processing, point: CrashPoint) {
+        let effect = semantics::crash_effect(point, self.key_store());
+        let counts = &mut self.state.counts;
         match point {
-            CrashPoint::BeforeCharge => {
-                self.state.counts.crashes_before_charge += 1;
-                self.lose_key(now, false);
-            }
-            CrashPoint::AfterCharge => {
-                self.state.counts.crashes_after_charge += 1;
-                if self.key_store() == KeyStore::SameTransaction {
-                    // The transaction never committed: charge, key and outbox row roll back.
-                    self.state.counts.charges_lost_by_crash += 1;
-                    self.lose_key(now, false);
-                } else {
-                    self.charge(processing);
-                    self.lose_key(now, true);
-                }
-            }
-            CrashPoint::AfterSave => {
-                self.state.counts.crashes_after_save += 1;
-                self.charge(processing);
-                self.save_key(now, processing);
-            }
+            CrashPoint::BeforeCharge => counts.crashes_before_charge += 1,
+            CrashPoint::AfterCharge => counts.crashes_after_charge += 1,
+            CrashPoint::AfterSave => counts.crashes_after_save += 1,
+        }
+        // A transaction that never committed rolls back its charge, key and outbox row.
+        counts.charges_lost_by_crash += u64::from(effect.rolled_back);
+        if effect.charged {
+            self.charge(processing);
+        }
+        if effect.key_saved {
+            self.save_key(now, processing);
+        } else {
+            self.lose_key(now, effect.charged);
         }
     }
 

@@ -1,0 +1,175 @@
+//! The key store on the shared clock, worked by hand (issue #30): a `key_first` lock that
+//! expires while its request waits in the queue, and the key store down with the server
+//! failing open or closed. Every expected count follows from the fixed latencies in the
+//! comments, not from the code.
+
+use super::tests::{run, scenario};
+use super::*;
+use crate::model::semantics::{KeyServer, KeyStore, KeyStoreOutages, OnUnavailable};
+use engine::distribution::Distribution;
+
+/// One worker, 1,000 ms processing, 10 ms each way, a 1,500 ms timeout and one retry sent at
+/// once, the key in `store` with a 1,200 ms lock.
+fn lock_scenario(store: KeyStore) -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.server.processing = Distribution::Fixed { ms: 1_000.0 };
+    scenario.client.timeout_ms = 1_500.0;
+    scenario.client.max_retries = 1;
+    scenario.server.key_server = KeyServer {
+        key_store: store,
+        key_lock_ttl_ms: 1_200.0,
+        ..KeyServer::default()
+    };
+    scenario
+}
+
+/// A and B arrive at 0 ms and reach the server at 10. A takes the worker (10 to 1,010 ms,
+/// answered at 1,020: a success). B reserves its key at 10 (the lock holds until 1,210) and
+/// waits for the worker until 1,010, then processes until 2,010. B's client times out at
+/// 1,500 and retries at once; the retry reaches at 1,510, after the lock expired: it reserves
+/// the key again and queues behind B's first delivery. At 2,010 the first delivery charges
+/// (its answer is for an attempt the client no longer waits for); the retry takes the worker
+/// and charges again at 3,010, after its client gave up at 3,000 (1,500 + 1,500). So three
+/// charges, B charged twice and told it failed.
+#[test]
+fn a_lock_that_expires_while_its_request_waits_in_the_queue_charges_twice() {
+    let tally = run(
+        &lock_scenario(KeyStore::KeyFirst),
+        LoadStrategy::UniqueKey,
+        &[0.0, 0.0],
+    );
+    let counts = tally.counts;
+    assert_eq!((counts.charges, counts.double_charges), (3, 1));
+    assert_eq!(tally.key_store.lock_expiries, 1);
+    assert_eq!(
+        (counts.succeeded, counts.failed, counts.failed_charged),
+        (1, 1, 1)
+    );
+    assert_eq!((counts.conflicts, counts.wasted_work), (0, 2));
+}
+
+/// The same arrivals with a lock that outlasts the queue (30 s): B's retry at 1,510 finds the
+/// key held and gets a 409 at once (answered at 1,520), and B gives up then; its first
+/// delivery charges once at 2,010.
+#[test]
+fn a_lock_longer_than_the_queue_answers_409_and_charges_once() {
+    let mut scenario = lock_scenario(KeyStore::KeyFirst);
+    scenario.server.key_server.key_lock_ttl_ms = 30_000.0;
+    let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0, 0.0]);
+    let counts = tally.counts;
+    assert_eq!((counts.charges, counts.double_charges), (2, 0));
+    assert_eq!((counts.conflicts, tally.key_store.lock_expiries), (1, 0));
+    assert_eq!((counts.failed, counts.failed_charged), (1, 1));
+}
+
+/// The key in the charge's transaction, checked by the worker: B's first delivery marks it in
+/// flight at 1,010 and completes it at 2,010; the retry, queued since 1,510, is taken at 2,010
+/// and gets the replay, answered at 2,020, before its client's timeout at 3,000: B succeeds.
+/// One charge each.
+#[test]
+fn the_same_wait_with_the_key_in_the_transaction_charges_once() {
+    let tally = run(
+        &lock_scenario(KeyStore::SameTransaction),
+        LoadStrategy::UniqueKey,
+        &[0.0, 0.0],
+    );
+    let counts = tally.counts;
+    assert_eq!((counts.charges, counts.double_charges), (2, 0));
+    assert_eq!((counts.replays, counts.succeeded, counts.failed), (1, 2, 0));
+    assert_eq!(tally.key_store.lock_expiries, 0);
+}
+
+/// Unlimited workers, 100 ms processing, 10 ms each way, a 50 ms timeout and one retry at
+/// once, the key written to Redis after the commit (`separate_store`), Redis down from 0 to
+/// 100 ms.
+fn outage_scenario(on_unavailable: OnUnavailable) -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.server.workers = None;
+    scenario.client.timeout_ms = 50.0;
+    scenario.client.max_retries = 1;
+    scenario.server.key_server.key_store = KeyStore::SeparateStore;
+    scenario.server.key_store_outages = KeyStoreOutages {
+        windows: vec![(0.0, 100.0)],
+        on_unavailable,
+    };
+    scenario
+}
+
+/// Fail open: the first delivery reaches at 10 ms with Redis down, is processed without its
+/// key and charges at 110, when Redis is back: its key is written. The client timed out at
+/// 50 and retried; the retry reached at 60, Redis still down, and was processed without the
+/// key too: a second charge at 160 (its answer, at 170, comes after its client gave up at
+/// 100). Two unkeyed processings, no failed write, a double charge.
+#[test]
+fn a_fail_open_outage_processes_the_retry_without_its_key() {
+    let tally = run(
+        &outage_scenario(OnUnavailable::FailOpen),
+        LoadStrategy::UniqueKey,
+        &[0.0],
+    );
+    let counts = tally.counts;
+    assert_eq!((counts.charges, counts.double_charges), (2, 1));
+    assert_eq!(tally.key_store.unkeyed_processings, 2);
+    assert_eq!(
+        (
+            tally.key_store.key_write_failures,
+            tally.key_store.keys_lost
+        ),
+        (0, 0)
+    );
+    assert_eq!((counts.failed, counts.failed_charged), (1, 1));
+}
+
+/// Fail closed: the first delivery gets a 503 at 10 ms (answered at 20), the retry sent at
+/// once reaches at 30 and gets a 503 too (answered at 40), and the client gives up: nothing
+/// charged, the payment lost.
+#[test]
+fn a_fail_closed_outage_answers_503_and_charges_nothing() {
+    let tally = run(
+        &outage_scenario(OnUnavailable::FailClosed),
+        LoadStrategy::UniqueKey,
+        &[0.0],
+    );
+    let counts = tally.counts;
+    assert_eq!(counts.charges, 0);
+    assert_eq!(tally.key_store.key_store_unavailable, 2);
+    assert_eq!((counts.succeeded, counts.failed), (0, 1));
+    assert_eq!(counts.processings, 0);
+}
+
+/// No outage: the first delivery is processed 10 to 110 ms, the retry reaching at 60 finds
+/// the key in flight and gets a 409; one charge.
+#[test]
+fn without_the_outage_the_retry_meets_its_key() {
+    let mut scenario = outage_scenario(OnUnavailable::FailOpen);
+    scenario.server.key_store_outages = KeyStoreOutages::default();
+    let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0]);
+    assert_eq!((tally.counts.charges, tally.counts.conflicts), (1, 1));
+}
+
+/// `key_first` with Redis going down at 15 ms (until 1 s), failing closed; one worker, 100 ms
+/// processing, no retry. A reaches at 10 with Redis up: it reserves its key and takes the
+/// worker; B reaches at 20, Redis down: its reservation fails and it gets a 503 there and then,
+/// without waiting for the busy worker. A charges at 110, but its key's completion write fails
+/// (Redis still down): the key is lost and its reservation stays in flight until the lock
+/// expires (30 s). A still gets its success.
+#[test]
+fn a_key_first_outage_answers_before_the_queue_and_strands_the_lock() {
+    let mut scenario = scenario();
+    scenario.client.max_retries = 0;
+    scenario.server.key_server.key_store = KeyStore::KeyFirst;
+    scenario.server.key_store_outages = KeyStoreOutages {
+        windows: vec![(15.0, 1_000.0)],
+        on_unavailable: OnUnavailable::FailClosed,
+    };
+    let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0, 10.0]);
+    let (counts, keys) = (tally.counts, tally.key_store);
+    assert_eq!((counts.charges, counts.succeeded, counts.failed), (1, 1, 1));
+    assert_eq!(keys.key_store_unavailable, 1);
+    // Only A reached a worker; B never queued.
+    assert_eq!((tally.dequeued, tally.queue_wait_ms), (1, 0.0));
+    assert_eq!(
+        (keys.key_write_failures, keys.keys_lost, keys.keys_abandoned),
+        (1, 1, 1)
+    );
+}

@@ -1,0 +1,281 @@
+//! The two event loops against each other (issue #30): at unlimited capacity the shared
+//! clock's server is the timeline's server (no queue, every payment its own client), so the
+//! same parameters must give the same metrics per payment, up to sampling noise, although
+//! the loops draw from different streams in a different order.
+//!
+//! Each loop runs `RUNS` independent runs; a metric's per-payment mean over each run is one
+//! sample, and the two loops are compared with Welch's z, `(m1 − m2) / √(s1²/R + s2²/R)`.
+//! Tolerance: Bonferroni over every comparison made (`m` = 208: 16 metrics in 13 cells) at a
+//! family-wise false-alarm rate of 0.001, two-sided, puts the normal quantile at
+//! `Φ⁻¹(1 − 0.0005 / m)` = 4.57; the variances are estimated from 12 runs each, so the
+//! statistic has Student's tails, with Welch's degrees of freedom from 11 (one loop's
+//! variance dominating) to 22 (equal variances), whose quantiles at that level are 8.26 and
+//! 6.01. The limit used, [`Z_LIMIT`], is 6.0: exact for equal variances, a little stricter
+//! than the Bonferroni level otherwise. A real difference in the rules moves metrics far
+//! beyond it at this size: making the shared clock's crashes roll back as in the charge's
+//! transaction whatever the store gives |z| from 7 to 17 on 24 comparisons.
+//!
+//! The files compared are `configs/redis-vs-transaction.toml` (crashes, the three key
+//! stores, failed key writes, a `key_first` lock and the completer) and the `store` scenario
+//! of `configs/error-replay.toml` under `unique_key` (a first processing failing with a
+//! stored 500, replayed: the one case where the loops' 500s agree, since the shared clock
+//! fails every processing with `error_rate` and the timeline the first one only).
+//! `receipts-outbox.toml`, `provider-without-key.toml` and `same-key-burst.toml` are not
+//! compared: the shared clock refuses receipts, a provider, copies and burst arrivals.
+
+use std::path::Path;
+
+use engine::Silent;
+use simulate::config::{Job, Overrides, TimelineConfig};
+use simulate::model::load::{
+    self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
+    LoadServer, LoadStrategy, Phase, PhaseRate,
+};
+use simulate::model::timeline::{self, ArrivalProcess, DuplicateAnswer, Scenario, Strategy};
+
+/// Independent runs per loop.
+const RUNS: u32 = 12;
+/// Payments per run (the shared clock's Poisson count has this mean).
+const PAYMENTS: u64 = 1_500;
+/// The largest |z| accepted (see the module's header).
+const Z_LIMIT: f64 = 6.0;
+
+/// A shipped timeline file's model with `RUNS` runs of `PAYMENTS` payments.
+fn timeline_model(name: &str) -> timeline::TimelineModel {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(name);
+    let overrides = Overrides {
+        config: Some(path),
+        ..Default::default()
+    };
+    let Job::Timeline(TimelineConfig { mut model, .. }) =
+        Job::from_overrides(&overrides).expect("a shipped file")
+    else {
+        panic!("{name} is a plain timeline file");
+    };
+    model.runs = RUNS;
+    model.payments = PAYMENTS;
+    model
+}
+
+/// The same scenario on the shared clock with unlimited workers: Poisson arrivals at the
+/// file's rate for as long as `PAYMENTS` take on average, every payment its own client.
+fn on_shared_clock(scenario: &Scenario) -> LoadScenario {
+    let ArrivalProcess::Poisson { rate_per_s } = scenario.arrivals.process else {
+        panic!("the compared files have Poisson arrivals");
+    };
+    let duration_ms = PAYMENTS as f64 / rate_per_s * 1000.0;
+    LoadScenario {
+        name: scenario.name.clone(),
+        arrivals: LoadArrivals {
+            clients: None,
+            duration_ms,
+            phases: vec![Phase {
+                until_ms: duration_ms,
+                rate: PhaseRate::Constant(rate_per_s),
+            }],
+        },
+        network: LoadNetwork {
+            request_latency: scenario.network.request_latency,
+            response_latency: scenario.network.response_latency,
+            request_loss: scenario.network.request_loss,
+            ack_loss: scenario.network.ack_loss,
+            outages: Vec::new(),
+        },
+        server: LoadServer {
+            workers: None,
+            queue_limit: None,
+            drop_expired: false,
+            processing: scenario.processing,
+            processing_per_in_flight_ms: 0.0,
+            error_rate: scenario.key.error_rate,
+            error_policy: scenario.key.error_policy,
+            key_ttl_ms: scenario.key.key_ttl_ms,
+            duplicate_answer: match scenario.key.duplicate_answer {
+                DuplicateAnswer::Replay => LoadDuplicateAnswer::Replay,
+                DuplicateAnswer::Conflict409 => LoadDuplicateAnswer::Conflict409,
+                other => panic!("not on the shared clock: {other:?}"),
+            },
+            capacity: Vec::new(),
+            key_server: scenario.backend.key_server(),
+            key_store_outages: Default::default(),
+        },
+        client: LoadClient {
+            timeout_ms: scenario.client.timeout_ms,
+            max_retries: scenario.client.max_retries,
+            backoff: scenario.client.backoff,
+            token_bucket: None,
+            adaptive_bucket: None,
+            breaker: None,
+            retry_ratio: None,
+            payment_deadline_ms: None,
+        },
+    }
+}
+
+/// The metrics both loops count, per payment, in the timeline's names: each loop's run as a
+/// list of `(name, total)`, with the run's payments.
+type Metrics = (u64, Vec<(&'static str, u64)>);
+
+fn timeline_metrics(counts: &timeline::Counters) -> Metrics {
+    (
+        counts.payments,
+        vec![
+            ("succeeded", counts.succeeded),
+            ("gave_up_charged", counts.gave_up_charged),
+            ("attempts", counts.attempts),
+            ("deliveries", counts.deliveries),
+            ("charges", counts.charges),
+            ("double_charged_payments", counts.double_charged_payments),
+            ("conflicts", counts.conflicts),
+            ("replays", counts.replays + counts.errors_replayed),
+            ("server_errors", counts.server_errors),
+            ("crashes_before_charge", counts.crashes_before_charge),
+            ("crashes_after_charge", counts.crashes_after_charge),
+            ("crashes_after_save", counts.crashes_after_save),
+            ("charges_lost_by_crash", counts.charges_lost_by_crash),
+            ("key_write_failures", counts.key_write_failures),
+            ("keys_lost", counts.keys_lost),
+            ("completer_recoveries", counts.completer_recoveries),
+        ],
+    )
+}
+
+fn load_metrics(tally: &load::LoadTally) -> Metrics {
+    let (counts, keys) = (&tally.counts, &tally.key_store);
+    (
+        counts.payments,
+        vec![
+            ("succeeded", counts.succeeded),
+            ("gave_up_charged", counts.failed_charged),
+            ("attempts", counts.attempts),
+            ("deliveries", counts.calls),
+            ("charges", counts.charges),
+            ("double_charged_payments", counts.double_charges),
+            ("conflicts", counts.conflicts),
+            ("replays", counts.replays),
+            ("server_errors", counts.server_errors),
+            ("crashes_before_charge", keys.crashes_before_charge),
+            ("crashes_after_charge", keys.crashes_after_charge),
+            ("crashes_after_save", keys.crashes_after_save),
+            ("charges_lost_by_crash", keys.charges_lost_by_crash),
+            ("key_write_failures", keys.key_write_failures),
+            ("keys_lost", keys.keys_lost),
+            ("completer_recoveries", keys.completer_recoveries),
+        ],
+    )
+}
+
+/// Mean and variance over the runs of each metric's per-payment mean.
+fn per_payment(runs: &[Metrics]) -> Vec<(&'static str, f64, f64)> {
+    let names: Vec<&str> = runs[0].1.iter().map(|(name, _)| *name).collect();
+    names
+        .iter()
+        .enumerate()
+        .map(|(index, &name)| {
+            let samples: Vec<f64> = runs
+                .iter()
+                .map(|(payments, values)| values[index].1 as f64 / *payments as f64)
+                .collect();
+            let n = samples.len() as f64;
+            let mean = samples.iter().sum::<f64>() / n;
+            let variance = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            (name, mean, variance)
+        })
+        .collect()
+}
+
+/// Runs `file`'s scenarios (those `keep` selects) under `strategies` on both loops and
+/// returns every comparison `(cell, metric, timeline mean, shared mean, z)`.
+fn compare(
+    file: &str,
+    keep: impl Fn(&Scenario) -> bool,
+    strategies: &[Strategy],
+) -> Vec<(String, &'static str, f64, f64, f64)> {
+    let mut model = timeline_model(file);
+    model.scenarios.retain(|scenario| keep(scenario));
+    model.strategies = strategies.to_vec();
+    let plain = timeline::simulate(&model, 2, &Silent).expect("not interrupted");
+    let shared = LoadModel {
+        title: model.title.clone(),
+        seed: model.seed,
+        runs: RUNS,
+        strategies: strategies
+            .iter()
+            .map(|strategy| LoadStrategy::from_name(strategy.name()).expect("shared names"))
+            .collect(),
+        scenarios: model.scenarios.iter().map(on_shared_clock).collect(),
+        bucket_ms: 1_000.0,
+        warm_up_ms: 0.0,
+        recovery_window_ms: 5_000.0,
+    };
+    let loaded = load::simulate(&shared, 2, &Silent).expect("not interrupted");
+    let mut comparisons = Vec::new();
+    for (index, scenario) in model.scenarios.iter().enumerate() {
+        for &strategy in strategies {
+            let timeline_runs: Vec<Metrics> = plain
+                .every_run()
+                .filter(|row| row.scenario == index && row.strategy == strategy)
+                .map(|row| timeline_metrics(&row.counts))
+                .collect();
+            let load_runs: Vec<Metrics> = loaded
+                .rows
+                .iter()
+                .filter(|row| row.scenario == index && row.strategy.name() == strategy.name())
+                .map(|row| load_metrics(&row.tally))
+                .collect();
+            assert_eq!(
+                (timeline_runs.len(), load_runs.len()),
+                (RUNS as usize, RUNS as usize)
+            );
+            let cell = format!("{} / {}", scenario.name, strategy.name());
+            for ((name, m1, v1), (_, m2, v2)) in per_payment(&timeline_runs)
+                .into_iter()
+                .zip(per_payment(&load_runs))
+            {
+                let se = ((v1 + v2) / f64::from(RUNS)).sqrt();
+                let z = if se > 0.0 {
+                    (m1 - m2) / se
+                } else if m1 == m2 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                };
+                comparisons.push((cell.clone(), name, m1, m2, z));
+            }
+        }
+    }
+    comparisons
+}
+
+#[test]
+fn at_unlimited_capacity_the_two_loops_agree_on_every_metric() {
+    let mut comparisons = compare("redis-vs-transaction.toml", |_| true, &Strategy::ALL);
+    comparisons.extend(compare(
+        "error-replay.toml",
+        |scenario| scenario.name == "store",
+        &[Strategy::UniqueKey],
+    ));
+    // The comparisons have power: the crashes and lost keys are there to be compared.
+    let lost: f64 = comparisons
+        .iter()
+        .filter(|(_, name, ..)| *name == "keys_lost")
+        .map(|(_, _, m1, ..)| m1)
+        .sum();
+    assert!(lost > 0.01, "the redis scenarios lose keys: {lost}");
+    let off: Vec<String> = comparisons
+        .iter()
+        .filter(|(.., z)| z.abs() > Z_LIMIT)
+        .map(|(cell, name, m1, m2, z)| {
+            format!("{cell} {name}: timeline {m1:.5} shared {m2:.5} per payment, z = {z:.1}")
+        })
+        .collect();
+    assert!(
+        off.is_empty(),
+        "{} of {} comparisons beyond |z| = {Z_LIMIT}:\n{}",
+        off.len(),
+        comparisons.len(),
+        off.join("\n")
+    );
+}
