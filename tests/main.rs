@@ -15,6 +15,7 @@ mod engines;
 mod fuzz_regressions;
 mod json;
 mod load;
+mod measured;
 mod mistakes;
 mod properties;
 mod queueing;

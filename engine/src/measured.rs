@@ -247,6 +247,14 @@ impl Measured {
         })
     }
 
+    /// The same distribution described as coming from `source`.
+    pub fn named(self, source: impl Into<String>) -> Self {
+        Self {
+            source: source.into(),
+            ..self
+        }
+    }
+
     /// This distribution for the rest of the process, kept once however often it is made:
     /// a config read again (a sweep's points) shares the first copy.
     pub fn leak(self) -> &'static Measured {

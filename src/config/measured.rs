@@ -73,6 +73,8 @@ pub fn read(folder: &Path, file: &str, request: &Request) -> Result<&'static Mea
         Request::Prometheus { metric, unit } => prometheus(&text, &shown, metric.as_deref(), *unit),
         Request::Hgrm { unit } => hgrm(&text, &shown, unit),
     }?
+    // Described by the path as the config file writes it, wherever the tool runs from.
+    .named(file)
     .leak();
     lock().push((key, measured));
     Ok(measured)

@@ -40,7 +40,7 @@ pub const TIMELINE_FILES: [&str; 7] = [
 ];
 
 /// The timeline scenarios shipped in `configs/`, by file name (`key-ttl.toml` is a sweep).
-pub const SCENARIOS: [&str; 9] = [
+pub const SCENARIOS: [&str; 10] = [
     "same-key-burst.toml",
     "mobile-network.toml",
     "retry-storm.toml",
@@ -50,6 +50,7 @@ pub const SCENARIOS: [&str; 9] = [
     "redis-vs-transaction.toml",
     "receipts-outbox.toml",
     "provider-without-key.toml",
+    "measured-latency.toml",
 ];
 
 /// The `simulate` binary built by cargo for these tests.

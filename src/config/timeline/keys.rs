@@ -43,8 +43,11 @@ const TOKENS: Kind = Kind::Number {
 /// A distribution of durations, in ms.
 pub const DISTRIBUTION: Kind = Kind::Special {
     expected: "a distribution of durations in ms: { distribution = \"fixed\", ms = 20 }, \
-               \"uniform\" (low_ms, high_ms), \"exponential\" (mean_ms) or \"log_normal\" \
-               (median_ms, p99_ms)",
+               \"uniform\" (low_ms, high_ms), \"exponential\" (mean_ms), \"log_normal\" \
+               (median_ms, p99_ms), or measured: \"percentiles\" (two or more of p50_ms, \
+               p75_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms), \"empirical\" (file, \
+               column, unit) or \"histogram\" (le_ms and cumulative counts, or file, format, \
+               metric, unit)",
 };
 /// The time windows of a list such as `outages`.
 const WINDOWS: Kind = Kind::Special {
