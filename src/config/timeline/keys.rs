@@ -310,6 +310,18 @@ pub const KEYS: &[Key] = &[
         "Share of retries that carry a different body under the same key (a client bug).",
     ),
     Key::scenario(
+        "client.retry_client",
+        Kind::Choice(crate::model::load::RetryClient::NAMES),
+        None,
+        "A shared server: a retry client as an SDK ships it, which sets client.max_retries, client.backoff and client.token_bucket (each key written overrides it). \"aws_standard\": botocore's standard mode (3 attempts, backoff rand x min(2^(n-1) s, 20 s), quota 500, retry cost 5, timeout cost 10, a success refunds its last retry's cost or 1); \"aws_standard_2_1\": retry behaviour 2.1, the same with every retry (timeouts too) costing 14 and base 50 ms.",
+    ),
+    Key::scenario(
+        "client.token_bucket.refund",
+        Kind::Choice(&["fixed", "last_retry_cost"]),
+        Some("\"fixed\""),
+        "What a success gives back: always success_refund, or (botocore) the tokens the payment's last retry took, success_refund if it sent none. A retry_client sets last_retry_cost.",
+    ),
+    Key::scenario(
         "client.token_bucket.capacity",
         TOKENS,
         Some("500"),
@@ -484,6 +496,7 @@ pub const SHARED_SERVER_KEYS: &[&str] = &[
     "arrivals.phases",
     "client.retry_ratio",
     "client.payment_deadline_ms",
+    "client.retry_client",
 ];
 
 /// The tables whose presence puts a file on the shared server's clock.
