@@ -562,6 +562,7 @@ fn shipped_load_charts_draw_their_data() {
         ("key-ttl-under-load", 42),
         ("brooker-retry", 2022),
         ("brooker-collapse", 2023),
+        ("aws-retry-2-1", 42),
     ] {
         let run = shipped_load_run(scenario);
         for (name, svg) in load_charts(&run.path().join("out")) {

@@ -193,6 +193,7 @@ fn stormy(strategy_seed: u64) -> LoadModel {
         retry_cost: 5.0,
         timeout_cost: 10.0,
         success_refund: 1.0,
+        refund: load::Refund::Fixed,
     });
     scenario.client.breaker = Some(load::Breaker {
         threshold: 0.8,

@@ -17,6 +17,7 @@ mod fuzz_regressions;
 mod json;
 mod load;
 mod loops_agree;
+mod measured;
 mod mistakes;
 mod properties;
 mod queueing;

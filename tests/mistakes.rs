@@ -105,7 +105,9 @@ fn each_mistake_is_one_exact_line() {
             "model = \"timeline\"\n[server]\nprocessing = { distribution = \"fixed\", msec = 50 }\n",
             "invalid value 50 for key `server.processing.msec` in config file msec.toml (line 3, \
              column 47): `msec` is not a field of a distribution: its fields are distribution, \
-             ms, low_ms, high_ms, mean_ms, median_ms, p99_ms (did you mean `ms`?)",
+             ms, low_ms, high_ms, mean_ms, median_ms, p50_ms, p75_ms, p90_ms, p95_ms, p99_ms, \
+             p999_ms, p9999_ms, file, column, unit, le_ms, counts, format, metric (did you mean \
+             `ms`?)",
         ),
         // Phases back in time.
         (

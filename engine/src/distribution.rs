@@ -1,6 +1,9 @@
 //! Latency and processing-time distributions, sampled by inverse transform from one uniform
 //! draw each, so that every strategy sees the same sampled times (common random numbers),
-//! and the standard normal quantile the log-normal needs ([`normal_quantile`]).
+//! and the standard normal quantile the log-normal needs ([`normal_quantile`]). Measured
+//! distributions (percentiles, samples, histograms) are [`crate::measured`]'s.
+
+use crate::measured::Measured;
 
 /// The standard normal quantile at 0.99: `scipy.stats.norm.ppf(0.99)`.
 pub const Z_99: f64 = 2.326_347_874_040_841;
@@ -33,6 +36,9 @@ pub enum Distribution {
         /// The 99th-percentile duration (ms, at least `median_ms`).
         p99_ms: f64,
     },
+    /// Given by measurements: percentiles, samples or a histogram's buckets (see
+    /// [`crate::measured`]).
+    Measured(&'static Measured),
 }
 
 impl Distribution {
@@ -46,6 +52,7 @@ impl Distribution {
                 let sigma = (p99_ms / median_ms).ln() / Z_99;
                 median_ms * crate::numerics::exp::exp(sigma * normal_quantile(u))
             }
+            Distribution::Measured(measured) => measured.quantile(u),
         }
     }
 
@@ -77,6 +84,7 @@ impl Distribution {
                 let sigma = (p99_ms / median_ms).ln() / Z_99;
                 median_ms * (sigma * sigma / 2.0).exp()
             }
+            Distribution::Measured(measured) => measured.mean_ms(),
         }
     }
 
@@ -86,6 +94,7 @@ impl Distribution {
             Distribution::Fixed { ms } => ms,
             Distribution::Uniform { high_ms, .. } => high_ms,
             Distribution::Exponential { .. } | Distribution::LogNormal { .. } => f64::INFINITY,
+            Distribution::Measured(measured) => measured.max_ms(),
         }
     }
 
@@ -98,6 +107,7 @@ impl Distribution {
             Distribution::LogNormal { median_ms, p99_ms } => {
                 format!("log-normal median {median_ms} ms, p99 {p99_ms} ms")
             }
+            Distribution::Measured(measured) => measured.describe(),
         }
     }
 }

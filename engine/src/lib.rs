@@ -2,7 +2,8 @@
 //!
 //! - [`rng`]: numpy's `SeedSequence` and PCG64, bit for bit, with jump-ahead;
 //! - [`distribution`] and [`backoff`]: latency distributions sampled by inverse transform and
-//!   the retry backoff policies;
+//!   the retry backoff policies; [`measured`]: distributions given by percentiles, samples or
+//!   histogram buckets;
 //! - [`numerics`]: the C library's `exp` and `log1p` replicated bit for bit, one value or a
 //!   vector of lanes at a time, and the fast estimate of `ln(1 - u)`; [`cpu`] is the one place
 //!   that decides which vector instructions they use;
@@ -23,6 +24,7 @@ pub mod cpu;
 pub mod distribution;
 pub mod estimate;
 pub mod latency;
+pub mod measured;
 pub mod metric;
 pub mod numerics;
 pub mod parallel;

@@ -160,6 +160,13 @@ impl<'t> Document<'t> {
         }
     }
 
+    /// The folder a relative path written in this document is read from: the config file's
+    /// (also for a value of its `[sweep]`), or the working directory for a `--set` flag's.
+    pub fn folder(&self) -> PathBuf {
+        let file = self.swept_at().map_or(self.path, |(path, _)| path);
+        file.parent().map(Path::to_path_buf).unwrap_or_default()
+    }
+
     /// The top-level value of `key`, if written.
     pub fn top(&self, key: &str) -> Option<&Value<'t>> {
         self.root

@@ -15,6 +15,7 @@ pub mod contention;
 pub mod document;
 pub mod key;
 pub mod lookup;
+pub mod measured;
 pub mod overrides;
 pub mod read;
 pub mod set;

@@ -59,6 +59,12 @@ impl<'v, 't> Found<'v, 't> {
         }
     }
 
+    /// The folder a relative path in this value is read from: its config file's, or the
+    /// working directory for a flag's value or a default.
+    pub fn folder(&self) -> PathBuf {
+        self.document.map(Document::folder).unwrap_or_default()
+    }
+
     /// The key as the user reads it.
     pub fn key(&self) -> &str {
         &self.key

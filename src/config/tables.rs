@@ -5,14 +5,35 @@
 
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
+use engine::measured::{Measured, MeasuredError};
 use toml::de::DeValue;
 
 use super::ConfigError;
 use super::key::{DURATION_MS as DURATION, Key, Kind, POSITIVE_MS as POSITIVE, quoted_list};
+use super::measured;
 use super::read::{Found, Scalar, scalar};
 
 /// The distributions' names.
-pub const DISTRIBUTIONS: &[&str] = &["fixed", "uniform", "exponential", "log_normal"];
+pub const DISTRIBUTIONS: &[&str] = &[
+    "fixed",
+    "uniform",
+    "exponential",
+    "log_normal",
+    "percentiles",
+    "empirical",
+    "histogram",
+];
+
+/// The fields of a `percentiles` distribution and their probabilities, lowest first.
+pub const PERCENTILES: &[(&str, f64)] = &[
+    ("p50_ms", 0.5),
+    ("p75_ms", 0.75),
+    ("p90_ms", 0.9),
+    ("p95_ms", 0.95),
+    ("p99_ms", 0.99),
+    ("p999_ms", 0.999),
+    ("p9999_ms", 0.9999),
+];
 /// The backoff policies' names.
 pub const POLICIES: &[&str] = &[
     "none",
@@ -35,6 +56,108 @@ struct Fields<'v, 't> {
 }
 
 impl Fields<'_, '_> {
+    /// Whether field `name` is written.
+    fn has(&self, name: &str) -> bool {
+        self.fields.iter().any(|(field, _)| *field == name)
+    }
+
+    /// Field `name`, if written.
+    fn get(&self, name: &str) -> Option<&Found<'_, '_>> {
+        self.fields
+            .iter()
+            .find(|(field, _)| *field == name)
+            .map(|(_, found)| found)
+    }
+
+    /// Field `name`, a string (`what` it is, for errors).
+    fn text(&self, name: &'static str, what: &str) -> Result<String, ConfigError> {
+        match self.optional_text(name)? {
+            Some(text) => Ok(text),
+            None => Err(self
+                .whole
+                .invalid(format!("{} needs `{name}`, {what}", self.what))),
+        }
+    }
+
+    /// Field `name`, a string, if written.
+    fn optional_text(&self, name: &str) -> Result<Option<String>, ConfigError> {
+        let Some(found) = self.get(name) else {
+            return Ok(None);
+        };
+        match found.value {
+            DeValue::String(text) if !text.is_empty() => Ok(Some(text.to_string())),
+            _ => Err(found.invalid(format!("`{name}` must be a string, e.g. \"latency_ms\""))),
+        }
+    }
+
+    /// Field `name`, one of `names`, if written.
+    fn optional_name(
+        &self,
+        name: &str,
+        names: &'static [&'static str],
+    ) -> Result<Option<&'static str>, ConfigError> {
+        let Some(found) = self.get(name) else {
+            return Ok(None);
+        };
+        let key = Key::file("", Kind::Choice(names), None, "");
+        match scalar(&key, found)? {
+            Scalar::Name(name) => Ok(Some(name)),
+            other => unreachable!("a choice reads as a name, not {other:?}"),
+        }
+    }
+
+    /// Field `name`, a list of numbers at least 0 (and `inf` last if `infinite_last`), with
+    /// where it is.
+    fn numbers(
+        &self,
+        name: &'static str,
+        infinite_last: bool,
+    ) -> Result<(Vec<f64>, Found<'_, '_>), ConfigError> {
+        let Some(found) = self.get(name) else {
+            return Err(self.whole.invalid(format!(
+                "{} needs `{name}`, e.g. {{ distribution = \"histogram\", le_ms = [10, 50, \
+                 250, inf], counts = [120, 870, 990, 1000] }}",
+                self.what
+            )));
+        };
+        let items = found.list()?;
+        let last = items.len().saturating_sub(1);
+        let mut values = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let value = match item.value {
+                DeValue::Integer(_) | DeValue::Float(_) => super::read::as_number(item.value),
+                _ => None,
+            };
+            match value {
+                Some(value) if value == f64::INFINITY && infinite_last && index == last => {
+                    values.push(value);
+                }
+                Some(value) if value >= 0.0 && value.is_finite() => values.push(value),
+                _ => {
+                    return Err(item.invalid(format!(
+                        "expected a number at least 0{}",
+                        if infinite_last {
+                            " (inf as the last bound: the +Inf bucket)"
+                        } else {
+                            ""
+                        }
+                    )));
+                }
+            }
+        }
+        Ok((values, found.clone()))
+    }
+
+    /// The distribution in data file `file` (relative to the config file).
+    fn read_file(
+        &self,
+        file: &str,
+        request: &measured::Request,
+    ) -> Result<&'static Measured, ConfigError> {
+        let found = self.get("file").expect("read above");
+        measured::read(&found.folder(), file, request).map_err(|why| found.invalid(why))
+    }
+
     /// Field `name` read as `kind`.
     fn duration(&self, name: &'static str, kind: Kind) -> Result<f64, ConfigError> {
         let Some((_, found)) = self.fields.iter().find(|(field, _)| *field == name) else {
@@ -125,15 +248,18 @@ fn only(fields: &Fields<'_, '_>, allowed: &[&str]) -> Result<(), ConfigError> {
 /// A distribution of durations.
 pub fn distribution(found: &Found<'_, '_>) -> Result<Distribution, ConfigError> {
     let example = "{ distribution = \"fixed\", ms = 20 }";
-    let fields = [
+    let mut fields = vec![
         "distribution",
         "ms",
         "low_ms",
         "high_ms",
         "mean_ms",
         "median_ms",
-        "p99_ms",
     ];
+    fields.extend(PERCENTILES.iter().map(|(name, _)| *name));
+    fields.extend([
+        "file", "column", "unit", "le_ms", "counts", "format", "metric",
+    ]);
     let (name, fields) = tagged(
         found,
         ("distribution", DISTRIBUTIONS),
@@ -162,7 +288,7 @@ pub fn distribution(found: &Found<'_, '_>) -> Result<Distribution, ConfigError> 
                 mean_ms: fields.duration("mean_ms", POSITIVE)?,
             }
         }
-        _ => {
+        "log_normal" => {
             only(&fields, &["median_ms", "p99_ms"])?;
             let median_ms = fields.duration("median_ms", POSITIVE)?;
             Distribution::LogNormal {
@@ -170,7 +296,103 @@ pub fn distribution(found: &Found<'_, '_>) -> Result<Distribution, ConfigError> 
                 p99_ms: fields.at_least("p99_ms", POSITIVE, "median_ms", median_ms)?,
             }
         }
+        "percentiles" => Distribution::Measured(percentiles(&fields)?),
+        "empirical" => Distribution::Measured(empirical(&fields)?),
+        _ => Distribution::Measured(histogram(&fields)?),
     })
+}
+
+/// `{ distribution = "percentiles", p50_ms, p90_ms, ... }`: at least two of
+/// [`PERCENTILES`], increasing.
+fn percentiles(fields: &Fields<'_, '_>) -> Result<&'static Measured, ConfigError> {
+    let names: Vec<&str> = PERCENTILES.iter().map(|(name, _)| *name).collect();
+    only(fields, &names)?;
+    let mut points = Vec::new();
+    let mut given = Vec::new();
+    for &(name, p) in PERCENTILES {
+        if fields.has(name) {
+            points.push((p, fields.duration(name, POSITIVE)?));
+            given.push(name);
+        }
+    }
+    Measured::percentiles(&points, &given)
+        .map(Measured::leak)
+        .map_err(|error| {
+            let at = match &error {
+                MeasuredError::NotIncreasing { later, .. } => fields.get(later),
+                _ => None,
+            };
+            at.unwrap_or(&fields.whole)
+                .invalid(format!("{}: {error}", fields.what))
+        })
+}
+
+/// `{ distribution = "empirical", file, column, unit }`.
+fn empirical(fields: &Fields<'_, '_>) -> Result<&'static Measured, ConfigError> {
+    only(fields, &["file", "column", "unit"])?;
+    let file = fields.text("file", "a path relative to the config file")?;
+    let column = fields.optional_text("column")?;
+    let unit = fields
+        .optional_name("unit", measured::UNIT_NAMES)?
+        .unwrap_or("ms");
+    let request = measured::Request::Samples { column, unit };
+    fields.read_file(&file, &request)
+}
+
+/// `{ distribution = "histogram", le_ms, counts }` or `{ ..., file, format, metric, unit }`.
+fn histogram(fields: &Fields<'_, '_>) -> Result<&'static Measured, ConfigError> {
+    if !fields.has("file") {
+        only(fields, &["le_ms", "counts"])?;
+        let (upper, _) = fields.numbers("le_ms", true)?;
+        let (counts, counts_found) = fields.numbers("counts", false)?;
+        if upper.len() != counts.len() {
+            return Err(counts_found.invalid(format!(
+                "{} needs one cumulative count per bound: {} bounds in le_ms, {} counts",
+                fields.what,
+                upper.len(),
+                counts.len()
+            )));
+        }
+        let at = |field: &str, index: usize| format!("{field}[{index}]");
+        return Measured::buckets(
+            0.0,
+            &upper,
+            &counts,
+            "le_ms",
+            |index| at("le_ms", index),
+            |index| at("counts", index),
+        )
+        .map(Measured::leak)
+        .map_err(|error| fields.whole.invalid(format!("{}: {error}", fields.what)));
+    }
+    only(fields, &["file", "format", "metric", "unit"])?;
+    let file = fields.text("file", "a path relative to the config file")?;
+    let unit = fields.optional_name("unit", measured::UNIT_NAMES)?;
+    let format = match fields.optional_name("format", measured::FORMATS)? {
+        Some(format) => format,
+        None if file.ends_with(".hgrm") => "hgrm",
+        None => "prometheus",
+    };
+    let metric = fields.optional_text("metric")?;
+    let request = if format == "hgrm" {
+        if metric.is_some() {
+            return Err(fields.whole.invalid(format!(
+                "{}: `metric` names a Prometheus histogram; an .hgrm file holds one",
+                fields.what
+            )));
+        }
+        let Some(unit) = unit else {
+            return Err(fields.whole.invalid(format!(
+                "{} read from an .hgrm file needs `unit` (\"us\", \"ms\" or \"s\"): its \
+                 values are in the unit its writer scaled them to (wrk2 writes ms)",
+                fields.what
+            )));
+        };
+        measured::Request::Hgrm { unit }
+    } else {
+        measured::Request::Prometheus { metric, unit }
+    };
+    fields.read_file(&file, &request)
 }
 
 /// A backoff policy.
@@ -308,6 +530,95 @@ mod tests {
         assert!(error.contains("has no `ms`"), "{error}");
         let error = read("20", distribution).unwrap_err();
         assert!(error.contains("expected a distribution"), "{error}");
+    }
+
+    #[test]
+    fn measured_distributions_read_from_the_table() {
+        let percentiles = read(
+            "{ distribution = \"percentiles\", p50_ms = 120, p90_ms = \"310ms\", p999_ms = \"2.4s\" }",
+            distribution,
+        )
+        .unwrap();
+        assert_eq!(percentiles.quantile(0.5), 120.0);
+        assert!((percentiles.quantile(0.999) - 2400.0).abs() < 1e-9);
+        let histogram = read(
+            "{ distribution = \"histogram\", le_ms = [10, 20, inf], counts = [5, 10, 10] }",
+            distribution,
+        )
+        .unwrap();
+        assert!((histogram.quantile(0.75) - 15.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_measured_distributions_name_the_keys() {
+        let error = read(
+            "{ distribution = \"percentiles\", p50_ms = 120, p90_ms = 100 }",
+            distribution,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error,
+            "invalid value 100 for key `network.request_latency.p90_ms` in config file f.toml \
+             (line 1, column 64): a percentiles distribution: p90_ms (100) must be more than \
+             p50_ms (120)"
+        );
+        let error = read(
+            "{ distribution = \"percentiles\", p99_ms = 120 }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(
+            error.ends_with("needs at least 2 percentiles, found 1"),
+            "{error}"
+        );
+        let error = read(
+            "{ distribution = \"percentiles\", p50_ms = 1, p99_ms = 2, ms = 3 }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(error.contains("has no `ms`"), "{error}");
+        let error = read(
+            "{ distribution = \"histogram\", le_ms = [10, 20], counts = [5] }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(error.ends_with("2 bounds in le_ms, 1 counts"), "{error}");
+        let error = read(
+            "{ distribution = \"histogram\", le_ms = [10, inf, 20], counts = [5, 6, 7] }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("`network.request_latency.le_ms[1]`")
+                && error.contains("inf as the last bound"),
+            "{error}"
+        );
+        let error = read(
+            "{ distribution = \"histogram\", le_ms = [10, 20], counts = [5, 4] }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("counts[1] (cumulative, less than counts[0] = 5)"),
+            "{error}"
+        );
+        let error = read("{ distribution = \"empirical\" }", distribution).unwrap_err();
+        assert!(
+            error.ends_with("needs `file`, a path relative to the config file"),
+            "{error}"
+        );
+        let error = read(
+            "{ distribution = \"histogram\", file = \"x.hgrm\" }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(error.contains("needs `unit`"), "{error}");
+        let error = read(
+            "{ distribution = \"empirical\", file = \"nonexistent.csv\", unit = \"min\" }",
+            distribution,
+        )
+        .unwrap_err();
+        assert!(error.contains("`network.request_latency.unit`"), "{error}");
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub const TIMELINE_FILES: [&str; 8] = [
 ];
 
 /// The timeline scenarios shipped in `configs/`, by file name (`key-ttl.toml` is a sweep).
-pub const SCENARIOS: [&str; 9] = [
+pub const SCENARIOS: [&str; 10] = [
     "same-key-burst.toml",
     "mobile-network.toml",
     "retry-storm.toml",
@@ -52,6 +52,7 @@ pub const SCENARIOS: [&str; 9] = [
     "redis-vs-transaction.toml",
     "receipts-outbox.toml",
     "provider-without-key.toml",
+    "measured-latency.toml",
 ];
 
 /// The `simulate` binary built by cargo for these tests.

@@ -43,8 +43,11 @@ const TOKENS: Kind = Kind::Number {
 /// A distribution of durations, in ms.
 pub const DISTRIBUTION: Kind = Kind::Special {
     expected: "a distribution of durations in ms: { distribution = \"fixed\", ms = 20 }, \
-               \"uniform\" (low_ms, high_ms), \"exponential\" (mean_ms) or \"log_normal\" \
-               (median_ms, p99_ms)",
+               \"uniform\" (low_ms, high_ms), \"exponential\" (mean_ms), \"log_normal\" \
+               (median_ms, p99_ms), or measured: \"percentiles\" (two or more of p50_ms, \
+               p75_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms), \"empirical\" (file, \
+               column, unit) or \"histogram\" (le_ms and cumulative counts, or file, format, \
+               metric, unit)",
 };
 /// The time windows of a list such as `outages`.
 const WINDOWS: Kind = Kind::Special {
@@ -307,6 +310,18 @@ pub const KEYS: &[Key] = &[
         "Share of retries that carry a different body under the same key (a client bug).",
     ),
     Key::scenario(
+        "client.retry_client",
+        Kind::Choice(crate::model::load::RetryClient::NAMES),
+        None,
+        "A shared server: a retry client as an SDK ships it, which sets client.max_retries, client.backoff and client.token_bucket (each key written overrides it). \"aws_standard\": botocore's standard mode (3 attempts, backoff rand x min(2^(n-1) s, 20 s), quota 500, retry cost 5, timeout cost 10, a success refunds its last retry's cost or 1); \"aws_standard_2_1\": retry behaviour 2.1, the same with every retry (timeouts too) costing 14 and base 50 ms.",
+    ),
+    Key::scenario(
+        "client.token_bucket.refund",
+        Kind::Choice(&["fixed", "last_retry_cost"]),
+        Some("\"fixed\""),
+        "What a success gives back: always success_refund, or (botocore) the tokens the payment's last retry took, success_refund if it sent none. A retry_client sets last_retry_cost.",
+    ),
+    Key::scenario(
         "client.token_bucket.capacity",
         TOKENS,
         Some("500"),
@@ -494,6 +509,7 @@ pub const SHARED_SERVER_KEYS: &[&str] = &[
     "arrivals.phases",
     "client.retry_ratio",
     "client.payment_deadline_ms",
+    "client.retry_client",
 ];
 
 /// The tables whose presence puts a file on the shared server's clock.

@@ -11,7 +11,8 @@ use crate::config::lookup::Lookup;
 use crate::config::read::{Found, Scalar, scalar};
 use crate::model::load::{
     AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,
-    LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, TokenBucket, Window,
+    LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, Refund, RetryClient, TokenBucket,
+    Window,
 };
 use crate::model::semantics::{KeyStoreOutages, OnUnavailable};
 use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
@@ -312,10 +313,28 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
 
 /// `[client]` on a shared server: the plain client's retries and the retry controls.
 fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, ConfigError> {
-    let token_bucket = if lookup.has_table("client.token_bucket") {
-        let capacity = lookup.number("client.token_bucket.capacity")?;
-        let within = |name: &str| -> Result<f64, ConfigError> {
-            let value = lookup.number(name)?;
+    // A retry client sets the retries, the backoff and the bucket; a key written overrides.
+    let retry_client = if lookup.written("client.retry_client") {
+        RetryClient::named(lookup.name("client.retry_client")?)
+    } else {
+        None
+    };
+    let preset = |name: &str, value: f64| -> Result<f64, ConfigError> {
+        if lookup.written(name) {
+            lookup.number(name)
+        } else {
+            Ok(value)
+        }
+    };
+    let token_bucket = if lookup.has_table("client.token_bucket") || retry_client.is_some() {
+        let shipped = retry_client.map(RetryClient::token_bucket);
+        let field = |name: &str, pick: fn(&TokenBucket) -> f64| match &shipped {
+            Some(bucket) => preset(name, pick(bucket)),
+            None => lookup.number(name),
+        };
+        let capacity = field("client.token_bucket.capacity", |bucket| bucket.capacity)?;
+        let within = |name: &str, pick: fn(&TokenBucket) -> f64| -> Result<f64, ConfigError> {
+            let value = field(name, pick)?;
             if value > capacity {
                 return Err(lookup.refuse(
                     name,
@@ -325,14 +344,34 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
             }
             Ok(value)
         };
+        let refund = match (lookup.written("client.token_bucket.refund"), &shipped) {
+            (false, Some(bucket)) => bucket.refund,
+            _ => match lookup.name("client.token_bucket.refund")? {
+                "last_retry_cost" => Refund::LastRetryCost,
+                _ => Refund::Fixed,
+            },
+        };
         Some(TokenBucket {
             capacity,
-            retry_cost: within("client.token_bucket.retry_cost")?,
-            timeout_cost: within("client.token_bucket.timeout_cost")?,
-            success_refund: within("client.token_bucket.success_refund")?,
+            retry_cost: within("client.token_bucket.retry_cost", |bucket| bucket.retry_cost)?,
+            timeout_cost: within("client.token_bucket.timeout_cost", |bucket| {
+                bucket.timeout_cost
+            })?,
+            success_refund: within("client.token_bucket.success_refund", |bucket| {
+                bucket.success_refund
+            })?,
+            refund,
         })
     } else {
         None
+    };
+    let max_retries = match retry_client {
+        Some(client) if !lookup.written("client.max_retries") => client.max_retries(),
+        _ => base.client.max_retries,
+    };
+    let backoff = match retry_client {
+        Some(client) if !lookup.written("client.backoff") => client.backoff(),
+        _ => base.client.backoff,
     };
     let adaptive_bucket = if lookup.has_table("client.adaptive_bucket") {
         Some(AdaptiveBucket {
@@ -357,8 +396,8 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
     };
     Ok(LoadClient {
         timeout_ms: base.client.timeout_ms,
-        max_retries: base.client.max_retries,
-        backoff: base.client.backoff,
+        max_retries,
+        backoff,
         token_bucket,
         adaptive_bucket,
         breaker,

@@ -353,3 +353,60 @@ fn the_warm_up_is_a_duration_before_the_end_of_the_arrivals() {
         assert!(!error.contains('\n'), "{value}: {error}");
     }
 }
+
+/// A retry client by name sets the retries, the backoff and the quota as botocore ships them
+/// (3 attempts; rand x min(2^(n-1) s, 20 s); 500 tokens, 5 a retry, 10 after a timeout, the
+/// last retry's cost refunded); each key written overrides its part; retry behaviour 2.1
+/// costs 14 a retry (a timeout too) with a 50 ms base. A retry client puts the file on the
+/// shared server's clock.
+#[test]
+fn a_retry_client_by_name_with_its_parameters_overridable() {
+    use crate::model::load::{Refund, TokenBucket};
+    use engine::backoff::Backoff;
+    let text = "model = \"timeline\"\n[client]\nretry_client = \"aws_standard\"\n\
+                [[scenario]]\nname = \"shipped\"\n\
+                [[scenario]]\nname = \"overridden\"\n\
+                client = { max_retries = 4, token_bucket = { retry_cost = 2 } }\n\
+                [[scenario]]\nname = \"v2.1\"\nclient = { retry_client = \"aws_standard_2_1\" }\n";
+    let config = load(text).unwrap();
+    let [shipped, overridden, v21] = &config.model.scenarios[..] else {
+        panic!("three scenarios");
+    };
+    assert_eq!(shipped.client.max_retries, 2);
+    assert_eq!(
+        shipped.client.backoff,
+        Backoff::FullJitter {
+            base_ms: 1000.0,
+            cap_ms: 20_000.0
+        }
+    );
+    assert_eq!(
+        shipped.client.token_bucket,
+        Some(TokenBucket {
+            capacity: 500.0,
+            retry_cost: 5.0,
+            timeout_cost: 10.0,
+            success_refund: 1.0,
+            refund: Refund::LastRetryCost,
+        })
+    );
+    assert_eq!(overridden.client.max_retries, 4);
+    let bucket = overridden.client.token_bucket.unwrap();
+    assert_eq!((bucket.retry_cost, bucket.timeout_cost), (2.0, 10.0));
+    assert_eq!(overridden.client.backoff, shipped.client.backoff);
+    let bucket = v21.client.token_bucket.unwrap();
+    assert_eq!((bucket.retry_cost, bucket.timeout_cost), (14.0, 14.0));
+    assert_eq!(
+        v21.client.backoff,
+        Backoff::FullJitter {
+            base_ms: 50.0,
+            cap_ms: 20_000.0
+        }
+    );
+    refused(
+        "[client]\nretry_client = \"aws_legacy\"",
+        "client.retry_client",
+        "\"aws_legacy\"",
+        "\"aws_standard\"",
+    );
+}

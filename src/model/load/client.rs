@@ -1,8 +1,89 @@
 //! A client's retry control: the AWS SDK's retry token bucket, Brooker's adaptive bucket, a
 //! circuit breaker on retries and the SRE retry-ratio budget, each optional and combined (a
-//! retry goes out only if every configured mechanism lets it).
+//! retry goes out only if every configured mechanism lets it); and the retry clients as they
+//! ship, by name ([`RetryClient`]).
+
+use engine::backoff::Backoff;
 
 use super::LoadClient;
+
+/// A retry client as an SDK ships it, by name: its attempts, backoff and retry quota, each of
+/// which a file may override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryClient {
+    /// botocore's "standard" retry mode (`botocore/retries/standard.py` and `quota.py`): 3
+    /// attempts, backoff `rand × min(2^(n-1) s, 20 s)` after attempt `n`, a quota of 500
+    /// tokens, 5 a retry, 10 a retry after a timeout; a success refunds what its last retry
+    /// took, or 1 without a retry.
+    AwsStandard,
+    /// The AWS SDKs' retry behaviour 2.1 (from November 2026; botocore 1.43 with
+    /// `AWS_NEW_RETRIES_2026=true`, the default from 1.44): as [`RetryClient::AwsStandard`]
+    /// but a retry costs 14 tokens, after a timeout too (only throttling errors, which this
+    /// model does not answer, cost 5), and the backoff's base is 50 ms,
+    /// `rand × min(0.05 × 2^(n-1) s, 20 s)`.
+    AwsStandard21,
+}
+
+impl RetryClient {
+    /// Every retry client's name, as a file writes it, in [`RetryClient::ALL`]'s order.
+    pub const NAMES: &[&str] = &["aws_standard", "aws_standard_2_1"];
+    /// Every retry client.
+    pub const ALL: [RetryClient; 2] = [RetryClient::AwsStandard, RetryClient::AwsStandard21];
+
+    /// The client named `name`, if one is.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .position(|known| *known == name)
+            .map(|index| Self::ALL[index])
+    }
+
+    /// Retries after the first attempt: botocore's `max_attempts` 3, less the first.
+    pub fn max_retries(self) -> u32 {
+        2
+    }
+
+    /// The wait before a retry: full jitter, `uniform(0, min(cap, base × 2^retry))` with
+    /// `retry` = 0 for the first, which is botocore's `random() × min(2^(attempt - 1), 20)`
+    /// seconds for the 1-based attempt that failed.
+    pub fn backoff(self) -> Backoff {
+        let base_ms = match self {
+            RetryClient::AwsStandard => 1000.0,
+            RetryClient::AwsStandard21 => 50.0,
+        };
+        Backoff::FullJitter {
+            base_ms,
+            cap_ms: 20_000.0,
+        }
+    }
+
+    /// The retry quota: botocore's `RetryQuota(500)` and `RetryQuotaChecker`'s costs.
+    pub fn token_bucket(self) -> TokenBucket {
+        TokenBucket {
+            capacity: 500.0,
+            retry_cost: match self {
+                RetryClient::AwsStandard => 5.0,
+                RetryClient::AwsStandard21 => 14.0,
+            },
+            timeout_cost: match self {
+                RetryClient::AwsStandard => 10.0,
+                RetryClient::AwsStandard21 => 14.0,
+            },
+            success_refund: 1.0,
+            refund: Refund::LastRetryCost,
+        }
+    }
+}
+
+/// What a success puts back in a [`TokenBucket`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refund {
+    /// Always `success_refund`.
+    Fixed,
+    /// botocore's `release_retry_quota`: the tokens the payment's last retry took if it
+    /// retried, else `success_refund` (its `_NO_RETRY_INCREMENT`).
+    LastRetryCost,
+}
 
 /// AWS SDK "standard" retry mode: a quota of tokens per client; a retry after an error costs
 /// `retry_cost`, a retry after a timeout `timeout_cost`; every success refunds
@@ -15,8 +96,21 @@ pub struct TokenBucket {
     pub retry_cost: f64,
     /// Tokens a retry after a timeout costs (tokens, at most `capacity`).
     pub timeout_cost: f64,
-    /// Tokens a success puts back (tokens, at least 0).
+    /// Tokens a success puts back (tokens, at least 0); with [`Refund::LastRetryCost`], only
+    /// a success without a retry.
     pub success_refund: f64,
+    /// What a success puts back.
+    pub refund: Refund,
+}
+
+impl TokenBucket {
+    /// The tokens a retry after `failure` takes.
+    pub fn cost(&self, failure: Failure) -> f64 {
+        match failure {
+            Failure::Timeout => self.timeout_cost,
+            Failure::Error => self.retry_cost,
+        }
+    }
 }
 
 /// Brooker's adaptive bucket (retry_sim): every new payment deposits `deposit` tokens up to
@@ -123,10 +217,16 @@ impl ClientState {
         }
     }
 
-    /// One of the client's attempts succeeded at `now_ms`.
-    pub fn on_success(&mut self, policy: &LoadClient, now_ms: f64) {
+    /// One of the client's attempts succeeded at `now_ms`; `last_retry` is why the payment's
+    /// last retry was sent (`None` if it sent none), for a refund of what that retry took.
+    pub fn on_success(&mut self, policy: &LoadClient, now_ms: f64, last_retry: Option<Failure>) {
         if let Some(bucket) = policy.token_bucket {
-            self.tokens = (self.tokens + bucket.success_refund).min(bucket.capacity);
+            let refund = match (bucket.refund, last_retry) {
+                (Refund::LastRetryCost, Some(failure)) => bucket.cost(failure),
+                _ => bucket.success_refund,
+            };
+            // botocore's `RetryQuota.release`: never above the quota.
+            self.tokens = (self.tokens + refund).min(bucket.capacity);
         }
         if let BreakerState::HalfOpen { .. } = self.state {
             self.state = BreakerState::Closed;
@@ -181,10 +281,7 @@ impl ClientState {
         {
             return false;
         }
-        let cost = policy.token_bucket.map(|bucket| match failure {
-            Failure::Timeout => bucket.timeout_cost,
-            Failure::Error => bucket.retry_cost,
-        });
+        let cost = policy.token_bucket.map(|bucket| bucket.cost(failure));
         if cost.is_some_and(|cost| self.tokens < cost) {
             return false;
         }
@@ -233,6 +330,7 @@ mod tests {
             retry_cost: 5.0,
             timeout_cost: 10.0,
             success_refund: 1.0,
+            refund: Refund::Fixed,
         });
         let mut client = ClientState::new(&policy);
         // 20 → 10 (timeout) → 5 (error) → 0 (error) → refused.
@@ -243,7 +341,7 @@ mod tests {
         assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
         // Five successes put 5 back: one error retry, not a timeout retry.
         for _ in 0..5 {
-            client.on_success(&policy, 0.0);
+            client.on_success(&policy, 0.0, Some(Failure::Error));
         }
         assert!(!client.allow_retry(&policy, Failure::Timeout, 0.0));
         assert!(client.allow_retry(&policy, Failure::Error, 0.0));
@@ -303,7 +401,7 @@ mod tests {
         assert!(!client.allow_retry(&policy, Failure::Error, 2_099.0));
         assert!(client.allow_retry(&policy, Failure::Error, 2_100.0));
         // A success closes it and starts the counts again.
-        client.on_success(&policy, 2_200.0);
+        client.on_success(&policy, 2_200.0, None);
         assert!(!client.breaker_open());
         client.on_payment(&policy, 2_300.0);
         client.on_failure(&policy, 2_400.0);
@@ -347,5 +445,97 @@ mod tests {
         client.on_payment(&policy, 0.0);
         assert!(client.allow_retry(&policy, Failure::Error, 0.0));
         assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+    }
+
+    /// The load loop's decision after a failed attempt (`fail` in `simulation.rs`): give up
+    /// once `max_retries` retries were sent, else ask the client state; the delay of a retry.
+    fn decide(
+        client: &mut ClientState,
+        policy: &LoadClient,
+        retries: u32,
+        failure: Failure,
+        u: f64,
+    ) -> Option<f64> {
+        if retries >= policy.max_retries || !client.allow_retry(policy, failure, 0.0) {
+            return None;
+        }
+        Some(policy.backoff.delay_ms(retries, 0.0, u))
+    }
+
+    /// benches/botocore_conformance.sh: botocore's RetryHandler and RetryQuotaChecker on
+    /// seeded sequences of payments, successes, 500s and timeouts, one client's quota, in its
+    /// classic standard mode and in retry behaviour 2.1. Every decision, every delay and the
+    /// tokens after every event agree (the delays to 1e-12: botocore multiplies seconds).
+    #[test]
+    fn retry_clients_decide_as_botocore_does() {
+        let text = include_str!("../../../benches/botocore_retry_reference.csv");
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let mut state: Option<(&str, LoadClient, ClientState)> = None;
+        let mut payments: std::collections::HashMap<u64, (u32, Option<Failure>)> =
+            std::collections::HashMap::new();
+        let mut refusals = 0;
+        let mut rows = 0;
+        for record in reader.records() {
+            let record = record.unwrap();
+            let mode = record[0].to_string();
+            if state.as_ref().is_none_or(|(current, ..)| *current != mode) {
+                let shipped = RetryClient::named(&mode).expect("a retry client");
+                let mut policy = policy();
+                policy.max_retries = shipped.max_retries();
+                policy.backoff = shipped.backoff();
+                policy.token_bucket = Some(shipped.token_bucket());
+                let client = ClientState::new(&policy);
+                state = Some((
+                    RetryClient::NAMES
+                        [RetryClient::ALL.iter().position(|c| *c == shipped).unwrap()],
+                    policy,
+                    client,
+                ));
+                payments.clear();
+            }
+            let (_, policy, client) = state.as_mut().unwrap();
+            let payment: u64 = record[2].parse().unwrap();
+            let at = format!("{mode} step {}", &record[1]);
+            match &record[3] {
+                "call" => {
+                    client.on_payment(policy, 0.0);
+                    payments.insert(payment, (0, None));
+                }
+                "ok" => {
+                    let (_, last_retry) = payments.remove(&payment).unwrap();
+                    client.on_success(policy, 0.0, last_retry);
+                }
+                event => {
+                    let failure = if event == "timeout" {
+                        Failure::Timeout
+                    } else {
+                        Failure::Error
+                    };
+                    let (retries, _) = payments[&payment];
+                    let u: f64 = record[5].parse().unwrap();
+                    match (decide(client, policy, retries, failure, u), &record[6]) {
+                        (Some(delay), "retry") => {
+                            let expected: f64 = record[7].parse().unwrap();
+                            assert!(
+                                (delay - expected).abs() <= 1e-12 * expected,
+                                "{at}: {delay} vs {expected}"
+                            );
+                            payments.insert(payment, (retries + 1, Some(failure)));
+                        }
+                        (None, "give_up") => {
+                            refusals += u32::from(retries < policy.max_retries);
+                            payments.remove(&payment);
+                        }
+                        (ours, botocore) => panic!("{at}: ours {ours:?}, botocore {botocore}"),
+                    }
+                }
+            }
+            let tokens: f64 = record[8].parse().unwrap();
+            assert_eq!(client.tokens(), tokens, "{at}: tokens");
+            rows += 1;
+        }
+        assert_eq!(rows, 4000);
+        // The quota ran dry (retries refused before the third attempt) in both modes.
+        assert!(refusals > 500, "{refusals} refusals");
     }
 }

@@ -25,7 +25,7 @@ pub mod steady;
 pub mod tally;
 
 pub use arrivals::{Phase, PhaseRate};
-pub use client::{AdaptiveBucket, Breaker, TokenBucket};
+pub use client::{AdaptiveBucket, Breaker, Refund, RetryClient, TokenBucket};
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 

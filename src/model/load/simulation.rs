@@ -154,6 +154,8 @@ struct Payment {
     attempt: u32,
     /// Retries sent.
     retries: u32,
+    /// Why its last retry was sent, if it sent one (for a refund of what that retry took).
+    last_retry: Option<Failure>,
     /// The previous backoff (ms).
     previous_sleep_ms: f64,
     /// Whether an attempt is out and neither answered nor timed out.
@@ -574,6 +576,7 @@ impl<'a> Simulation<'a> {
             started_ms: now,
             attempt: 0,
             retries: 0,
+            last_retry: None,
             previous_sleep_ms: self.scenario.client.backoff.initial_ms(),
             waiting: false,
             done: false,
@@ -668,7 +671,8 @@ impl<'a> Simulation<'a> {
             self.tally.counts.succeeded += 1;
             self.bucket.successes += 1;
             let policy = &self.scenario.client;
-            self.client(payment).on_success(policy, now);
+            let last_retry = slot.last_retry;
+            self.client(payment).on_success(policy, now, last_retry);
         } else {
             self.fail(now, payment, Failure::Error);
         }
@@ -710,6 +714,7 @@ impl<'a> Simulation<'a> {
         }
         let slot = &mut self.payments[payment as usize];
         slot.previous_sleep_ms = delay;
+        slot.last_retry = Some(failure);
         slot.retries += 1;
         slot.attempt += 1;
         self.tally.counts.retries += 1;
