@@ -15,7 +15,10 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code for an error returned by [`crate::run`].
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.is::<ConfigError>() || error.is::<limits::TooMuchMemory>() {
+    if error.is::<ConfigError>()
+        || error.is::<limits::TooMuchMemory>()
+        || error.is::<crate::shard::ShardError>()
+    {
         EXIT_USAGE
     } else if error.is::<Interrupted>()
         || matches!(
