@@ -128,8 +128,9 @@ impl ShardFlag {
                         "{variable} is not set: run it as a task of a {} (or give the index, \
                          --shard K/{})",
                         match scheduler {
-                            Scheduler::Slurm => "Slurm job array (sbatch --array=0-N-1)",
-                            Scheduler::Kubernetes => "Kubernetes Indexed Job",
+                            Scheduler::Slurm =>
+                                format!("Slurm job array (sbatch --array=0-{})", self.count - 1),
+                            Scheduler::Kubernetes => "Kubernetes Indexed Job".to_string(),
                         },
                         self.count
                     ))
