@@ -45,7 +45,8 @@ pub struct Manifest {
     pub shard: Shard,
     /// The run's cells in all, over every sweep point.
     pub cells_total: usize,
-    /// The cells this shard holds, ascending.
+    /// The cells this shard holds, ascending: indices into every point's cells, point by
+    /// point.
     pub cells: Vec<usize>,
     /// The command line's arguments after the program's name, as given.
     pub arguments: Vec<String>,

@@ -44,24 +44,51 @@ pub(super) fn shard_folder(output: &mut OutputSettings, overrides: &Overrides, s
     }
 }
 
+/// A sweep's points (a run of one point without a sweep): each point's values, as labels,
+/// and its config.
+type Points<M> = Vec<(Vec<String>, M)>;
+
+/// What is done with a job's points, whatever their model: a job of one run is one point
+/// without swept keys.
+trait WithPoints {
+    /// Does it with the swept `keys` (none without a sweep) and the `points`.
+    fn with<M: Model>(self, keys: Vec<String>, points: Points<M>) -> anyhow::Result<()>;
+}
+
+/// `work` done with `job`'s points.
+fn by_model(job: Job, work: impl WithPoints) -> anyhow::Result<()> {
+    match job {
+        Job::Article(config) => work.with(Vec::new(), vec![(Vec::new(), config)]),
+        Job::Timeline(config) => work.with(Vec::new(), vec![(Vec::new(), config)]),
+        Job::Contention(config) => work.with(Vec::new(), vec![(Vec::new(), config)]),
+        Job::Load(config) => work.with(Vec::new(), vec![(Vec::new(), config)]),
+        Job::Sweep(sweep) => match &sweep.points[0].1 {
+            Job::Article(_) => work.with(sweep.keys, points!(sweep, Article)),
+            Job::Timeline(_) => work.with(sweep.keys, points!(sweep, Timeline)),
+            Job::Contention(_) => work.with(sweep.keys, points!(sweep, Contention)),
+            Job::Load(_) => work.with(sweep.keys, points!(sweep, Load)),
+            Job::Sweep(_) => unreachable!("a sweep's points are not sweeps"),
+        },
+    }
+}
+
 /// Runs this shard's cells of `job` into its partial folder.
 pub(super) fn run(job: Job, mut output: OutputSettings, run: ShardRun<'_>) -> anyhow::Result<()> {
     shard_folder(&mut output, run.overrides, run.shard);
-    match job {
-        Job::Article(config) => run_points(Vec::new(), vec![(Vec::new(), config)], output, run),
-        Job::Timeline(config) => run_points(Vec::new(), vec![(Vec::new(), config)], output, run),
-        Job::Contention(config) => run_points(Vec::new(), vec![(Vec::new(), config)], output, run),
-        Job::Load(config) => run_points(Vec::new(), vec![(Vec::new(), config)], output, run),
-        Job::Sweep(sweep) => {
-            let keys = sweep.keys;
-            match &sweep.points[0].1 {
-                Job::Article(_) => run_points(keys, points!(sweep, Article), output, run),
-                Job::Timeline(_) => run_points(keys, points!(sweep, Timeline), output, run),
-                Job::Contention(_) => run_points(keys, points!(sweep, Contention), output, run),
-                Job::Load(_) => run_points(keys, points!(sweep, Load), output, run),
-                Job::Sweep(_) => unreachable!("a sweep's points are not sweeps"),
-            }
-        }
+    by_model(job, Sharding { output, run })
+}
+
+/// A shard's run of a job.
+struct Sharding<'a> {
+    /// Where its partial folder goes and what is printed.
+    output: OutputSettings,
+    /// The shard and the run's inputs.
+    run: ShardRun<'a>,
+}
+
+impl WithPoints for Sharding<'_> {
+    fn with<M: Model>(self, keys: Vec<String>, points: Points<M>) -> anyhow::Result<()> {
+        run_points(keys, points, self.output, self.run)
     }
 }
 
@@ -182,12 +209,7 @@ pub fn merge(
     let output = job.output().clone();
     let page = page_inputs(&overrides, text, &output.out_dir)?;
     let hash = |model: &str| shard::config_hash(model, text, &html::command_line(&overrides));
-    let merge = Merge {
-        shards: &shards,
-        output,
-        page,
-    };
-    let check = |model: &str| {
+    let check = move |model: &str| {
         if hash(model) == first.config_hash {
             Ok(())
         } else {
@@ -201,20 +223,22 @@ pub fn merge(
             })
         }
     };
-    match job {
-        Job::Article(config) => merge_one(config, merge, check),
-        Job::Timeline(config) => merge_one(config, merge, check),
-        Job::Contention(config) => merge_one(config, merge, check),
-        Job::Load(config) => merge_one(config, merge, check),
-        Job::Sweep(sweep) => {
-            let keys = sweep.keys;
-            match &sweep.points[0].1 {
-                Job::Article(_) => merge_sweep(keys, points!(sweep, Article), merge, check),
-                Job::Timeline(_) => merge_sweep(keys, points!(sweep, Timeline), merge, check),
-                Job::Contention(_) => merge_sweep(keys, points!(sweep, Contention), merge, check),
-                Job::Load(_) => merge_sweep(keys, points!(sweep, Load), merge, check),
-                Job::Sweep(_) => unreachable!("a sweep's points are not sweeps"),
-            }
+    let merge = Merge {
+        shards: &shards,
+        output,
+        page,
+        check: &check,
+    };
+    by_model(job, merge)
+}
+
+impl WithPoints for Merge<'_> {
+    fn with<M: Model>(self, keys: Vec<String>, points: Points<M>) -> anyhow::Result<()> {
+        if keys.is_empty() {
+            let config = points.into_iter().next().expect("one point").1;
+            merge_one(config, self)
+        } else {
+            merge_sweep(keys, points, self)
         }
     }
 }
@@ -227,15 +251,17 @@ struct Merge<'a> {
     output: OutputSettings,
     /// What report.html shows of the run's inputs.
     page: html::Inputs,
+    /// Refuses shards whose configuration hash is not that of the configuration they hold,
+    /// read back as the model named.
+    check: &'a dyn Fn(&str) -> Result<(), ShardError>,
 }
 
 /// Every cell's results of `points`, from the shards, each point's in cell order.
 fn cells_of<M: Model>(
     points: &[(Vec<String>, M)],
     merge: &Merge<'_>,
-    check: impl Fn(&str) -> Result<(), ShardError>,
 ) -> anyhow::Result<Vec<Vec<M::Cell>>> {
-    check(M::NAME)?;
+    (merge.check)(M::NAME)?;
     let (spans, seconds, _) = layout(points);
     let (first_folder, first) = &merge.shards[0];
     if first.model != M::NAME || first.cells_total != seconds.len() {
@@ -271,13 +297,9 @@ fn cells_of<M: Model>(
 }
 
 /// Merges the shards of a run of one point.
-fn merge_one<M: Model>(
-    config: M,
-    merge: Merge<'_>,
-    check: impl Fn(&str) -> Result<(), ShardError>,
-) -> anyhow::Result<()> {
+fn merge_one<M: Model>(config: M, merge: Merge<'_>) -> anyhow::Result<()> {
     let points = vec![(Vec::new(), config)];
-    let cells = cells_of(&points, &merge, check)?;
+    let cells = cells_of(&points, &merge)?;
     let (_, config) = points.into_iter().next().expect("one point");
     let results = config.assemble(cells.into_iter().next().expect("one point"));
     let rendered = render::<M>(&results, &merge.output, &merge.page);
@@ -289,9 +311,8 @@ fn merge_sweep<M: Model>(
     keys: Vec<String>,
     points: Vec<(Vec<String>, M)>,
     merge: Merge<'_>,
-    check: impl Fn(&str) -> Result<(), ShardError>,
 ) -> anyhow::Result<()> {
-    let cells = cells_of(&points, &merge, check)?;
+    let cells = cells_of(&points, &merge)?;
     let results = points
         .into_iter()
         .zip(cells)

@@ -43,15 +43,10 @@ impl Model for ContentionConfig {
             .collect()
     }
 
-    fn simulate_cells(
-        &self,
-        cells: &[usize],
-        progress: &dyn Progress,
-    ) -> Result<Vec<RunTally>, Interrupted> {
-        contention::simulate_cells(&self.model, self.threads, cells, progress)
-    }
-
-    fn assemble(&self, cells: Vec<RunTally>) -> ContentionResults {
-        contention::assemble(&self.model, cells)
-    }
+    cells_on_threads!(
+        contention,
+        RunTally,
+        ContentionResults,
+        std::convert::identity
+    );
 }

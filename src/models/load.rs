@@ -84,17 +84,7 @@ impl Model for LoadConfig {
             .collect()
     }
 
-    fn simulate_cells(
-        &self,
-        cells: &[usize],
-        progress: &dyn Progress,
-    ) -> Result<Vec<LoadTally>, Interrupted> {
-        load::simulate_cells(&self.model, self.threads, cells, progress)
-    }
-
-    fn assemble(&self, cells: Vec<LoadTally>) -> LoadResults {
-        load::assemble(&self.model, cells)
-    }
+    cells_on_threads!(load, LoadTally, LoadResults, std::convert::identity);
 }
 
 /// The warning for a scenario whose server is offered more work from the start than its

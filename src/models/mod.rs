@@ -4,6 +4,25 @@
 //! layer (`config/`, `model/`, `report/`), one implementation here and one line of
 //! [`crate::driver::run`]'s dispatch.
 
+/// The [`Model`] methods `simulate_cells` and `assemble` of a model whose `$module` (under
+/// `model/`) computes its cells as `simulate_cells(&model, threads, cells, progress)` and
+/// assembles them with `assemble(&model, cells)`, the results wrapped by `$wrap`.
+macro_rules! cells_on_threads {
+    ($module:ident, $cell:ty, $results:ty, $wrap:expr) => {
+        fn simulate_cells(
+            &self,
+            cells: &[usize],
+            progress: &dyn Progress,
+        ) -> Result<Vec<$cell>, Interrupted> {
+            $module::simulate_cells(&self.model, self.threads, cells, progress)
+        }
+
+        fn assemble(&self, cells: Vec<$cell>) -> $results {
+            $wrap($module::assemble(&self.model, cells))
+        }
+    };
+}
+
 pub mod article;
 pub mod contention;
 pub mod load;

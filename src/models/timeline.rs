@@ -87,15 +87,5 @@ impl Model for TimelineConfig {
             .collect()
     }
 
-    fn simulate_cells(
-        &self,
-        cells: &[usize],
-        progress: &dyn Progress,
-    ) -> Result<Vec<CellTallies>, Interrupted> {
-        timeline::simulate_cells(&self.model, self.threads, cells, progress)
-    }
-
-    fn assemble(&self, cells: Vec<CellTallies>) -> TimelineReport {
-        TimelineReport::new(timeline::assemble(&self.model, cells))
-    }
+    cells_on_threads!(timeline, CellTallies, TimelineReport, TimelineReport::new);
 }

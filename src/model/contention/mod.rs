@@ -162,6 +162,16 @@ pub struct ContentionResults {
 /// Simulations per unit of parallel work (and per progress report).
 const CHUNK: usize = 16;
 
+/// Runs every simulation of `model` on `threads` threads.
+pub fn simulate(
+    model: &ContentionModel,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<ContentionResults, Interrupted> {
+    let every: Vec<usize> = (0..tasks(model).len()).collect();
+    simulate_cells(model, threads, &every, progress).map(|tallies| assemble(model, tallies))
+}
+
 /// Every simulation of `model` as (clients, policy, run), by client count, then policy,
 /// then run: the cells of a run (`--shard`), cell `k` being the `k`-th.
 pub fn tasks(model: &ContentionModel) -> Vec<(u32, Policy, u32)> {
@@ -177,29 +187,17 @@ pub fn tasks(model: &ContentionModel) -> Vec<(u32, Policy, u32)> {
         .collect()
 }
 
-/// Runs every simulation of `model` on `threads` threads.
-pub fn simulate(
-    model: &ContentionModel,
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<ContentionResults, Interrupted> {
-    let cells: Vec<usize> = (0..tasks(model).len()).collect();
-    Ok(assemble(
-        model,
-        simulate_cells(model, threads, &cells, progress)?,
-    ))
-}
-
-/// The tallies of the simulations `cells` (indices into [`tasks`]), in that order, on
-/// `threads` threads.
+/// The tallies of the simulations `cells` (indices into [`tasks`]) on `threads` threads.
 pub fn simulate_cells(
     model: &ContentionModel,
     threads: usize,
     cells: &[usize],
     progress: &dyn Progress,
 ) -> Result<Vec<RunTally>, Interrupted> {
-    let tasks = tasks(model);
-    let chosen: Vec<(u32, Policy, u32)> = cells.iter().map(|&cell| tasks[cell]).collect();
+    let chosen: Vec<(u32, Policy, u32)> = {
+        let every = tasks(model);
+        cells.iter().map(|&cell| every[cell]).collect()
+    };
     map_chunks(&chosen, CHUNK, threads, progress, |chunk| {
         let mut simulator = Simulator::default();
         Ok(chunk

@@ -341,6 +341,19 @@ pub struct LoadResults {
 /// One event loop to run: the run, the scenario and the strategy.
 type Task = (u32, usize, LoadStrategy);
 
+/// Runs every (run, scenario, strategy) of `model` on `threads` threads.
+pub fn simulate(
+    model: &LoadModel,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<LoadResults, Interrupted> {
+    let cells: Vec<usize> = (0..tasks(model).len()).collect();
+    Ok(assemble(
+        model,
+        simulate_cells(model, threads, &cells, progress)?,
+    ))
+}
+
 /// Every event loop of `model`, by run, then scenario, then strategy: the cells of a run
 /// (`--shard`), cell `k` being the `k`-th.
 pub fn tasks(model: &LoadModel) -> Vec<(u32, usize, LoadStrategy)> {
@@ -354,19 +367,6 @@ pub fn tasks(model: &LoadModel) -> Vec<(u32, usize, LoadStrategy)> {
             })
         })
         .collect()
-}
-
-/// Runs every (run, scenario, strategy) of `model` on `threads` threads.
-pub fn simulate(
-    model: &LoadModel,
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<LoadResults, Interrupted> {
-    let cells: Vec<usize> = (0..tasks(model).len()).collect();
-    Ok(assemble(
-        model,
-        simulate_cells(model, threads, &cells, progress)?,
-    ))
 }
 
 /// The tallies of the event loops `cells` (indices into [`tasks`]), in that order, on
@@ -391,16 +391,15 @@ pub fn simulate_cells(
 
 /// The results of every event loop's tally, in the order of [`tasks`].
 pub fn assemble(model: &LoadModel, tallies: Vec<LoadTally>) -> LoadResults {
-    let rows = tasks(model)
-        .into_iter()
-        .zip(tallies)
-        .map(|((run, scenario, strategy), tally)| LoadRow {
+    let mut rows = Vec::with_capacity(tallies.len());
+    for ((run, scenario, strategy), tally) in tasks(model).into_iter().zip(tallies) {
+        rows.push(LoadRow {
             run,
             scenario,
             strategy,
             tally,
-        })
-        .collect();
+        });
+    }
     LoadResults {
         model: model.clone(),
         rows,
