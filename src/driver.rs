@@ -21,13 +21,29 @@ use crate::report::{html, parameters};
 use crate::{output, signals};
 use engine::Interrupted;
 
+mod sharded;
+pub use sharded::{ParseArguments, merge};
+
 /// Runs a simulation: validates the configuration, simulates, writes the files atomically
 /// and prints the table and the paths written (or the JSON summary with `--json`, nothing
 /// with `--quiet`). A stop request (see [`signals`]) at any stage before the files are put in
 /// place ends it with [`OutputError::Interrupted`] within a few tens of milliseconds.
 pub fn run(overrides: Overrides) -> anyhow::Result<()> {
+    let shard = overrides
+        .shard
+        .as_ref()
+        .map(|flag| flag.resolve(|name| std::env::var(name).ok()))
+        .transpose()?;
     let (job, text) = Job::with_text(&overrides)?;
     let output = job.output().clone();
+    if let Some(shard) = shard {
+        let run = sharded::ShardRun {
+            shard,
+            text,
+            overrides: &overrides,
+        };
+        return sharded::run(job, output, run);
+    }
     let page = page_inputs(&overrides, text.as_deref(), &output.out_dir)?;
     match job {
         Job::Article(config) => run_model(config, output, page),
@@ -129,101 +145,131 @@ fn sweep_model<M: Model>(
     output: OutputSettings,
     page: html::Inputs,
 ) -> anyhow::Result<()> {
-    let machine = Machine::this();
-    let mut seconds = 0.0;
-    let mut how = String::new();
-    let mut warnings = Vec::new();
-    for (labels, config) in &points {
-        config.check(machine)?;
-        let plan = config.plan(machine);
-        seconds += plan.seconds;
-        how = plan.how;
-        warnings.push((labels.clone(), config.warnings()));
-    }
-    let long_run = crate::limits::long_run_warning(seconds, &how);
-    if !output.quiet {
-        for warning in sweep_warnings(&keys, &warnings).iter().chain(&long_run) {
-            eprintln!("{warning}");
-        }
-    }
+    announce(&keys, &points, 1.0, output.quiet)?;
     let units = points.iter().map(|(_, config)| config.work_units()).sum();
     let progress = Reporter::new(units, M::UNIT, output.quiet);
     let worker = (output.clone(), progress.clone());
     let rendered = in_background(&output.out_dir, &progress, move || {
         let (output, progress) = worker;
-        let mut combined = SweepFiles::new(keys.clone());
-        let mut after = Vec::new();
-        let mut summaries = Vec::new();
-        let mut marks = Vec::new();
-        let mut label = String::new();
-        // The model's --json shape and the first point's parameters, for a sweep's --json.
-        let mut json_base = None;
-        for (labels, config) in points {
-            let results = config.simulate(&progress)?;
-            after.push((labels.clone(), M::result_warnings(&results)));
-            label = results.run_label();
-            if output.json && json_base.is_none() {
-                let parameters = serde_json::from_slice::<serde_json::Value>(&results.json(&[]))
-                    .map(|mut value| value["parameters"].take())
-                    .unwrap_or_default();
-                json_base = Some(((M::Results::JSON_SHAPE)(), parameters));
-            }
-            for mark in results.sweep_marks(&keys[0]) {
-                if !marks.contains(&mark) {
-                    marks.push(mark);
-                }
-            }
-            if let Some(summary) = results.summary() {
-                summaries.push((labels.clone(), summary));
-            }
-            combined.add(labels, results.files());
-        }
-        let mut files = combined.files();
-        files.extend(crate::report::sweep_chart::charts(
-            &label,
-            &keys,
-            &summaries,
-            M::Results::HEADLINE,
-            &marks,
-        ));
-        files.push(crate::report::sweep::report_md(
-            M::NAME,
-            &keys,
-            combined.points(),
-            &files,
-        ));
-        let values = crate::report::sweep::axis_values(&keys, combined.points());
-        let swept: Vec<(String, Vec<String>)> = keys.iter().cloned().zip(values).collect();
-        files.push(parameters::file(M::NAME, &page.scenarios, &swept));
-        files.push(html::sweep_page(
-            M::NAME,
-            &page,
-            &keys,
-            combined.points(),
-            &files,
-        ));
-        let written = paths(&output.out_dir, &files);
-        let stdout = if output.json {
-            let (shape, parameters) = json_base.expect("a sweep has points");
-            crate::report::sweep::json(
-                &shape,
-                parameters,
-                &keys,
-                combined.points(),
-                &files,
-                &written,
-            )
-        } else {
-            let table = crate::report::sweep::table(&keys, combined.points());
-            told(&table, &written, output.quiet)
-        };
-        Ok(Rendered {
-            files,
-            stdout,
-            warnings: sweep_warnings(&keys, &after),
-        })
+        let results = points.into_iter().map(|(labels, config)| {
+            config
+                .simulate(&progress)
+                .map(|results| (labels, results))
+                .map_err(anyhow::Error::from)
+        });
+        render_sweep::<M>(keys, results, &output, &page)
     })?;
     publish(&output, M::NAME, &rendered)
+}
+
+/// The points checked against this machine (a refusal is the error), then their warnings
+/// and, for a run estimated to take long, the estimate printed (unless `quiet`): the whole
+/// run's, or `share` of it.
+fn announce<M: Model>(
+    keys: &[String],
+    points: &[(Vec<String>, M)],
+    share: f64,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let machine = Machine::this();
+    let mut seconds = 0.0;
+    let mut how = String::new();
+    let mut warnings = Vec::new();
+    for (labels, config) in points {
+        config.check(machine)?;
+        let plan = config.plan(machine);
+        seconds += plan.seconds * share;
+        how = plan.how;
+        warnings.push((labels.clone(), config.warnings()));
+    }
+    let long_run = crate::limits::long_run_warning(seconds, &how);
+    if !quiet {
+        for warning in sweep_warnings(keys, &warnings).iter().chain(&long_run) {
+            eprintln!("{warning}");
+        }
+    }
+    Ok(())
+}
+
+/// A sweep's files and stdout from every point's results, in point order (computed as they
+/// are asked for, so only one point's results are held at a time).
+fn render_sweep<M: Model>(
+    keys: Vec<String>,
+    points: impl Iterator<Item = anyhow::Result<(Vec<String>, M::Results)>>,
+    output: &OutputSettings,
+    page: &html::Inputs,
+) -> anyhow::Result<Rendered> {
+    let mut combined = SweepFiles::new(keys.clone());
+    let mut after = Vec::new();
+    let mut summaries = Vec::new();
+    let mut marks = Vec::new();
+    let mut label = String::new();
+    // The model's --json shape and the first point's parameters, for a sweep's --json.
+    let mut json_base = None;
+    for point in points {
+        let (labels, results) = point?;
+        after.push((labels.clone(), M::result_warnings(&results)));
+        label = results.run_label();
+        if output.json && json_base.is_none() {
+            let parameters = serde_json::from_slice::<serde_json::Value>(&results.json(&[]))
+                .map(|mut value| value["parameters"].take())
+                .unwrap_or_default();
+            json_base = Some(((M::Results::JSON_SHAPE)(), parameters));
+        }
+        for mark in results.sweep_marks(&keys[0]) {
+            if !marks.contains(&mark) {
+                marks.push(mark);
+            }
+        }
+        if let Some(summary) = results.summary() {
+            summaries.push((labels.clone(), summary));
+        }
+        combined.add(labels, results.files());
+    }
+    let mut files = combined.files();
+    files.extend(crate::report::sweep_chart::charts(
+        &label,
+        &keys,
+        &summaries,
+        M::Results::HEADLINE,
+        &marks,
+    ));
+    files.push(crate::report::sweep::report_md(
+        M::NAME,
+        &keys,
+        combined.points(),
+        &files,
+    ));
+    let values = crate::report::sweep::axis_values(&keys, combined.points());
+    let swept: Vec<(String, Vec<String>)> = keys.iter().cloned().zip(values).collect();
+    files.push(parameters::file(M::NAME, &page.scenarios, &swept));
+    files.push(html::sweep_page(
+        M::NAME,
+        page,
+        &keys,
+        combined.points(),
+        &files,
+    ));
+    let written = paths(&output.out_dir, &files);
+    let stdout = if output.json {
+        let (shape, parameters) = json_base.expect("a sweep has points");
+        crate::report::sweep::json(
+            &shape,
+            parameters,
+            &keys,
+            combined.points(),
+            &files,
+            &written,
+        )
+    } else {
+        let table = crate::report::sweep::table(&keys, combined.points());
+        told(&table, &written, output.quiet)
+    };
+    Ok(Rendered {
+        files,
+        stdout,
+        warnings: sweep_warnings(&keys, &after),
+    })
 }
 
 /// What `simulate check` finds in a config file: every scenario's settings, the estimate on
@@ -408,23 +454,32 @@ fn run_model<M: Model>(
     let rendered = in_background(&output.out_dir, &progress, move || {
         let (output, progress) = worker;
         let results = config.simulate(&progress)?;
-        let warnings = M::result_warnings(&results);
-        let mut files = results.files();
-        files.push(parameters::file(M::NAME, &page.scenarios, &[]));
-        files.push(html::page(M::NAME, &page, &results, &files));
-        let written = paths(&output.out_dir, &files);
-        let stdout = if output.json {
-            results.json(&written)
-        } else {
-            told(&results.table(), &written, output.quiet)
-        };
-        Ok(Rendered {
-            files,
-            stdout,
-            warnings,
-        })
+        Ok(render::<M>(&results, &output, &page))
     })?;
     publish(&output, M::NAME, &rendered)
+}
+
+/// A run's files (report.html last) and stdout from its results.
+fn render<M: Model>(
+    results: &M::Results,
+    output: &OutputSettings,
+    page: &html::Inputs,
+) -> Rendered {
+    let warnings = M::result_warnings(results);
+    let mut files = results.files();
+    files.push(parameters::file(M::NAME, &page.scenarios, &[]));
+    files.push(html::page(M::NAME, page, results, &files));
+    let written = paths(&output.out_dir, &files);
+    let stdout = if output.json {
+        results.json(&written)
+    } else {
+        told(&results.table(), &written, output.quiet)
+    };
+    Rendered {
+        files,
+        stdout,
+        warnings,
+    }
 }
 
 /// Writes a run's files, tells what it wrote and prints its warnings on stderr.

@@ -19,6 +19,7 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.is::<ConfigError>()
         || error.is::<limits::TooMuchMemory>()
         || error.is::<CompareError>()
+        || error.is::<crate::shard::ShardError>()
     {
         EXIT_USAGE
     } else if error.is::<Interrupted>()

@@ -5,7 +5,8 @@
 //! knows clap) builds [`config::Overrides`] → [`config`] (file + flags → one validated value
 //! per model) → [`model`] (pure; each model under its own folder, built from the `engine`
 //! crate) → [`report`] (results → bytes) → [`driver`], generic over [`models::Model`],
-//! writes the files through [`output`],
+//! writes the files through [`output`] (or a
+//! share of the cells into a partial folder that `simulate merge` joins, [`shard`]),
 //! with the [`progress`] bar and the [`signals`] that stop a run; [`exit`] maps errors to exit
 //! codes. The models never print or read files. [`compare`] reads output folders back and
 //! writes their comparison.
@@ -21,6 +22,7 @@ pub mod output;
 pub mod parse;
 pub mod progress;
 pub mod report;
+pub mod shard;
 pub mod signals;
 
 pub use driver::run;

@@ -43,6 +43,22 @@ fn main() -> ExitCode {
             title,
             quiet,
         }),
+        Some(Command::Merge {
+            folders,
+            out,
+            quiet,
+            json,
+        }) => {
+            // A shard's flags are read back as the command line reads them.
+            let parse = |arguments: &[String]| {
+                let words =
+                    std::iter::once("simulate".to_string()).chain(arguments.iter().cloned());
+                cli::parse_args(words)
+                    .map(|cli| cli.overrides())
+                    .map_err(|error| anyhow::anyhow!("a shard's command line: {error}"))
+            };
+            simulate::driver::merge(&folders, out, quiet, json, &parse)
+        }
         None => simulate::run(cli.overrides()),
     };
     match outcome {

@@ -23,6 +23,7 @@ mod properties;
 mod queueing;
 mod readable;
 mod reliability;
+mod sharding;
 mod statistics;
 mod sweeps;
 mod timeline;

@@ -31,7 +31,8 @@ impl Column {
 /// unit (`name: "unit",`), in CSV column order; then, optionally, a `trailing { ... }` group of
 /// counters that the reports write apart, after other columns (the timeline's backend
 /// counters, the load model's `events`). The struct gets `Default`, `Add`, `AddAssign` (field
-/// by field, so sums merge exactly in any grouping), `columns()` (every counter as `(name,
+/// by field, so sums merge exactly in any grouping), serde's `Serialize` and `Deserialize` (the
+/// caller's crate depends on `serde`), `columns()` (every counter as `(name,
 /// value)` in order, the trailing group last), `COLUMNS` (every counter's [`Column`], in the
 /// same order) and `TRAILING_COLUMNS` (how many of those are trailing).
 #[macro_export]
@@ -47,6 +48,7 @@ macro_rules! counters {
     ) => {
         $(#[doc = $struct_doc])+
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        #[derive(::serde::Serialize, ::serde::Deserialize)]
         pub struct $counters {
             $( $(#[doc = $doc])+ #[doc = concat!("\n\nUnit: ", $unit, ".")] pub $name: u64, )+
             $( $( $(#[doc = $trailing_doc])+ #[doc = concat!("\n\nUnit: ", $trailing_unit, ".")]

@@ -42,6 +42,39 @@ impl PartialEq for LatencyHistogram {
     }
 }
 
+/// Serialised as its non-empty buckets, `[highest value of the bucket (µs), payments]` shortest
+/// first: counting each bucket's highest value that often puts every payment back in its
+/// bucket, so the histogram that reads back equals the one written (and gives the same
+/// quantiles to the bit).
+impl serde::Serialize for LatencyHistogram {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.histogram
+                .iter_recorded()
+                .map(|bucket| (bucket.value_iterated_to(), bucket.count_at_value())),
+        )
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LatencyHistogram {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let buckets = Vec::<(u64, u64)>::deserialize(deserializer)?;
+        let mut histogram = Self::default();
+        for (us, payments) in buckets {
+            if us > LONGEST_US {
+                return Err(serde::de::Error::custom(format!(
+                    "a latency of {us} µs is beyond the longest the histogram holds"
+                )));
+            }
+            histogram
+                .histogram
+                .record_n(us, payments)
+                .expect("an auto-resizing histogram holds values up to LONGEST_US");
+        }
+        Ok(histogram)
+    }
+}
+
 impl LatencyHistogram {
     /// Counts one latency (ms), rounded to whole microseconds (at most [`LONGEST_US`]).
     pub fn record(&mut self, ms: f64) {
@@ -208,5 +241,28 @@ mod tests {
         assert_eq!(histogram.count(), 2);
         assert!(histogram.quantile_ms(1.0).unwrap() >= LONGEST_US as f64 / 1000.0 * 0.999);
         assert_eq!(histogram.quantile_ms(0.5), Some(0.0));
+    }
+
+    #[test]
+    fn a_histogram_reads_back_as_it_was_written() {
+        // Latencies over nine decades, three in one bucket: at 3 digits the buckets within
+        // [2^19, 2^20) µs are 512 µs wide, so 1,000,000 and 1,000,200 µs both lie in
+        // [1953 x 512, 1954 x 512) = [999,936, 1,000,448) µs.
+        let mut histogram = LatencyHistogram::default();
+        for ms in [0.001, 0.5, 12.25, 1000.0, 1000.2, 1000.2, 7.5e4, 3.3e6, 9e8] {
+            histogram.record(ms);
+        }
+        let json = serde_json::to_string(&histogram).unwrap();
+        let back: LatencyHistogram = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, histogram);
+        assert_eq!(back.count(), 9);
+        for q in [0.1, 0.5, 0.6, 0.9, 0.99, 1.0] {
+            assert_eq!(back.quantile_ms(q), histogram.quantile_ms(q), "{q}");
+        }
+        // The three latencies in one bucket are one entry: seven entries in all.
+        assert_eq!(json.matches('[').count(), 1 + 7, "{json}");
+        let empty: LatencyHistogram = serde_json::from_str("[]").unwrap();
+        assert_eq!(empty.count(), 0);
+        assert!(serde_json::from_str::<LatencyHistogram>("[[9223372036854775807,1]]").is_err());
     }
 }

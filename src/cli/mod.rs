@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use simulate::config::set::Assignment;
+use simulate::config::shard::ShardFlag;
 use simulate::config::sweep::SweepFlag;
 use simulate::config::{EngineName, Overrides};
 use simulate::exit::{EXIT_FAILURE, EXIT_USAGE};
@@ -125,6 +126,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "KEY=VALUES", value_parser = capped(SweepFlag::parse), allow_hyphen_values = true)]
     pub sweep: Vec<SweepFlag>,
 
+    /// Run shard K of N (K from 0 to N-1) of the run's cells, balanced by their estimated
+    /// cost, into a partial folder (--out; `simulate merge` joins the N folders into the
+    /// unsharded run's files, byte for byte). `slurm/N` reads K from SLURM_ARRAY_TASK_ID,
+    /// `k8s/N` from JOB_COMPLETION_INDEX
+    #[arg(long, value_name = "K/N", value_parser = capped(ShardFlag::parse))]
+    pub shard: Option<ShardFlag>,
+
     /// Print nothing on success and draw no progress bar (errors still go to stderr)
     #[arg(long, short)]
     pub quiet: bool,
@@ -193,6 +201,23 @@ pub enum Command {
         /// Print nothing on success
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Join the partial folders of a run sharded with `--shard K/N` (one per shard, 0 to
+    /// N-1) into the files the unsharded run writes, byte for byte; a missing, duplicated or
+    /// foreign shard is refused (exit 2) and nothing is written
+    Merge {
+        /// The shards' folders
+        #[arg(value_name = "DIR", required = true)]
+        folders: Vec<PathBuf>,
+        /// Folder the merged files are written to (created if missing)
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Print nothing on success (errors still go to stderr)
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print the results as JSON on stdout instead of the table
+        #[arg(long, conflicts_with = "quiet")]
+        json: bool,
     },
 }
 
@@ -453,6 +478,7 @@ impl RunArgs {
             json: self.json,
             set: self.set.clone(),
             sweep: self.sweep.clone(),
+            shard: self.shard.clone(),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod overrides;
 pub mod read;
 pub mod set;
 pub mod settings;
+pub mod shard;
 pub mod sweep;
 pub mod tables;
 pub mod timeline;

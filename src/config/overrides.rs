@@ -54,6 +54,8 @@ pub struct Overrides {
     pub set: Vec<crate::config::set::Assignment>,
     /// Keys run at several values (`--sweep KEY=VALUES`), in order.
     pub sweep: Vec<crate::config::sweep::SweepFlag>,
+    /// The share of the run's cells to run, into a partial folder (`--shard K/N`).
+    pub shard: Option<crate::config::shard::ShardFlag>,
 }
 
 impl Overrides {

@@ -1,9 +1,9 @@
 //! The article model as the driver runs it.
 
-use super::{Model, Plan};
+use super::{CellCost, Model, Plan};
 use crate::config::ArticleConfig;
 use crate::limits::{Machine, human_bytes, on_threads};
-use crate::model::article::{self, ArticleResults, Engine, estimate};
+use crate::model::article::{self, ArticleModel, ArticleResults, Engine, RunCounts, estimate};
 use engine::estimate::{Estimate, threads_at_once};
 use engine::{Interrupted, Progress};
 
@@ -11,6 +11,7 @@ impl Model for ArticleConfig {
     const NAME: &'static str = "article";
     const UNIT: &'static str = "requests";
     type Results = ArticleResults;
+    type Cell = RunCounts;
 
     fn work_units(&self) -> u64 {
         article::work_units(&self.model, self.engine)
@@ -20,8 +21,37 @@ impl Model for ArticleConfig {
         plan(self, machine)
     }
 
-    fn simulate(&self, progress: &dyn Progress) -> Result<ArticleResults, Interrupted> {
-        article::simulate(&self.model, self.engine, progress)
+    /// One cell per run, all alike: a run's estimate on one thread.
+    fn cells(&self) -> Vec<CellCost> {
+        let one = ArticleModel {
+            runs: 1,
+            ..self.model.clone()
+        };
+        let engine = match self.engine {
+            Engine::Fast { .. } => Engine::Fast { threads: 1 },
+            Engine::Servers => Engine::Servers,
+        };
+        let cost = CellCost {
+            seconds: estimate::estimate(&one, engine).seconds,
+            units: article::work_units(&one, engine),
+        };
+        vec![cost; self.model.runs as usize]
+    }
+
+    fn simulate_cells(
+        &self,
+        cells: &[usize],
+        progress: &dyn Progress,
+    ) -> Result<Vec<RunCounts>, Interrupted> {
+        let runs: Vec<u32> = cells
+            .iter()
+            .map(|&run| u32::try_from(run).expect("a run"))
+            .collect();
+        article::simulate_runs(&self.model, self.engine, &runs, progress)
+    }
+
+    fn assemble(&self, cells: Vec<RunCounts>) -> ArticleResults {
+        article::assemble(&self.model, cells)
     }
 }
 

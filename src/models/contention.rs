@@ -1,15 +1,16 @@
 //! The contention model as the driver runs it.
 
-use super::{Model, Plan};
+use super::{CellCost, Model, Plan};
 use crate::config::ContentionConfig;
 use crate::limits::Machine;
-use crate::model::contention::{self, ContentionResults, estimate};
+use crate::model::contention::{self, ContentionModel, ContentionResults, RunTally, estimate};
 use engine::{Interrupted, Progress};
 
 impl Model for ContentionConfig {
     const NAME: &'static str = "contention";
     const UNIT: &'static str = "runs";
     type Results = ContentionResults;
+    type Cell = RunTally;
 
     fn work_units(&self) -> u64 {
         self.model.simulations()
@@ -22,7 +23,30 @@ impl Model for ContentionConfig {
         Plan::on_threads(seconds, threads, self.threads)
     }
 
-    fn simulate(&self, progress: &dyn Progress) -> Result<ContentionResults, Interrupted> {
-        contention::simulate(&self.model, self.threads, progress)
+    /// One cell per simulation (client count, policy, run): its estimate on one thread.
+    fn cells(&self) -> Vec<CellCost> {
+        let model = &self.model;
+        contention::tasks(model)
+            .into_iter()
+            .map(|(clients, policy, _)| {
+                let one = ContentionModel {
+                    runs: 1,
+                    clients: vec![clients],
+                    policies: vec![policy],
+                    ..model.clone()
+                };
+                CellCost {
+                    seconds: estimate::estimate(&one, 1).seconds,
+                    units: 1,
+                }
+            })
+            .collect()
     }
+
+    cells_on_threads!(
+        contention,
+        RunTally,
+        ContentionResults,
+        std::convert::identity
+    );
 }

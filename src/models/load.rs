@@ -1,15 +1,16 @@
 //! The load model (a timeline file with a shared server) as the driver runs it.
 
-use super::{Model, Plan, timeout_warning, ttl_warning};
+use super::{CellCost, Model, Plan, timeout_warning, ttl_warning};
 use crate::config::LoadConfig;
 use crate::limits::{Machine, human_bytes, on_threads};
-use crate::model::load::{self, LoadResults, estimate};
+use crate::model::load::{self, LoadModel, LoadResults, LoadTally, estimate};
 use engine::{Interrupted, Progress};
 
 impl Model for LoadConfig {
     const NAME: &'static str = "load";
     const UNIT: &'static str = "runs";
     type Results = LoadResults;
+    type Cell = LoadTally;
 
     fn work_units(&self) -> u64 {
         self.model.simulations()
@@ -59,9 +60,31 @@ impl Model for LoadConfig {
         .collect()
     }
 
-    fn simulate(&self, progress: &dyn Progress) -> Result<LoadResults, Interrupted> {
-        load::simulate(&self.model, self.threads, progress)
+    /// One cell per event loop (run, scenario, strategy): the loop's estimate on one thread.
+    fn cells(&self) -> Vec<CellCost> {
+        let model = &self.model;
+        let seconds = |scenario: usize, strategy| {
+            let one = LoadModel {
+                runs: 1,
+                scenarios: vec![model.scenarios[scenario].clone()],
+                strategies: vec![strategy],
+                ..model.clone()
+            };
+            estimate::estimate(&one, 1, 1).seconds
+        };
+        let mut known = std::collections::HashMap::new();
+        load::tasks(model)
+            .into_iter()
+            .map(|(_, scenario, strategy)| CellCost {
+                seconds: *known
+                    .entry((scenario, strategy))
+                    .or_insert_with(|| seconds(scenario, strategy)),
+                units: 1,
+            })
+            .collect()
     }
+
+    cells_on_threads!(load, LoadTally, LoadResults, std::convert::identity);
 }
 
 /// The warning for a scenario whose server is offered more work from the start than its

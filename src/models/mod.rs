@@ -4,6 +4,25 @@
 //! layer (`config/`, `model/`, `report/`), one implementation here and one line of
 //! [`crate::driver::run`]'s dispatch.
 
+/// The [`Model`] methods `simulate_cells` and `assemble` of a model whose `$module` (under
+/// `model/`) computes its cells as `simulate_cells(&model, threads, cells, progress)` and
+/// assembles them with `assemble(&model, cells)`, the results wrapped by `$wrap`.
+macro_rules! cells_on_threads {
+    ($module:ident, $cell:ty, $results:ty, $wrap:expr) => {
+        fn simulate_cells(
+            &self,
+            cells: &[usize],
+            progress: &dyn Progress,
+        ) -> Result<Vec<$cell>, Interrupted> {
+            $module::simulate_cells(&self.model, self.threads, cells, progress)
+        }
+
+        fn assemble(&self, cells: Vec<$cell>) -> $results {
+            $wrap($module::assemble(&self.model, cells))
+        }
+    };
+}
+
 pub mod article;
 pub mod contention;
 pub mod load;
@@ -56,8 +75,41 @@ pub trait Model: Send + 'static {
         Vec::new()
     }
 
-    /// Runs it, telling `progress` how far it came and stopping when asked.
-    fn simulate(&self, progress: &dyn Progress) -> Result<Self::Results, Interrupted>;
+    /// What one cell of the run gives: a cell is a share of the work that is a pure
+    /// function of its index and the seed (a run, or a run of one scenario and strategy), the
+    /// unit a sharded run (`--shard`, see [`crate::shard`]) hands out. Serialised without loss
+    /// (every float reads back bit for bit), so that `simulate merge` rebuilds the results.
+    type Cell: serde::Serialize + serde::de::DeserializeOwned + Send + 'static;
+
+    /// The run's cells in order, each with its estimated cost.
+    fn cells(&self) -> Vec<CellCost>;
+
+    /// The results of the cells `cells` (indices into [`Model::cells`], ascending), in that
+    /// order, telling `progress` how far they came and stopping when asked.
+    fn simulate_cells(
+        &self,
+        cells: &[usize],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Self::Cell>, Interrupted>;
+
+    /// The results of every cell's results, in cell order.
+    fn assemble(&self, cells: Vec<Self::Cell>) -> Self::Results;
+
+    /// Runs it, telling `progress` how far it came and stopping when asked: every cell, then
+    /// their results assembled, as a sharded run's merge does.
+    fn simulate(&self, progress: &dyn Progress) -> Result<Self::Results, Interrupted> {
+        let cells: Vec<usize> = (0..self.cells().len()).collect();
+        Ok(self.assemble(self.simulate_cells(&cells, progress)?))
+    }
+}
+
+/// What one cell of a run is estimated to cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellCost {
+    /// Its time on one thread, as the model's estimate gives it (s).
+    pub seconds: f64,
+    /// Its units of progress ([`Model::UNIT`]).
+    pub units: u64,
 }
 
 /// What a run will cost on a machine, as its model estimates it.

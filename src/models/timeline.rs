@@ -1,9 +1,9 @@
 //! The timeline model as the driver runs it.
 
-use super::{Model, Plan, timeout_warning, ttl_warning};
+use super::{CellCost, Model, Plan, timeout_warning, ttl_warning};
 use crate::config::TimelineConfig;
 use crate::limits::Machine;
-use crate::model::timeline::{self, estimate};
+use crate::model::timeline::{self, CellTallies, TimelineModel, estimate};
 use crate::report::timeline::TimelineReport;
 use engine::{Interrupted, Progress};
 
@@ -11,6 +11,7 @@ impl Model for TimelineConfig {
     const NAME: &'static str = "timeline";
     const UNIT: &'static str = "payments";
     type Results = TimelineReport;
+    type Cell = CellTallies;
 
     fn work_units(&self) -> u64 {
         self.model.work_units()
@@ -63,7 +64,28 @@ impl Model for TimelineConfig {
         .collect()
     }
 
-    fn simulate(&self, progress: &dyn Progress) -> Result<TimelineReport, Interrupted> {
-        timeline::simulate(&self.model, self.threads, progress).map(TimelineReport::new)
+    /// One cell per run and scenario: one run of the scenario's estimate on one thread.
+    fn cells(&self) -> Vec<CellCost> {
+        let model = &self.model;
+        let per_scenario: Vec<CellCost> = model
+            .scenarios
+            .iter()
+            .map(|scenario| {
+                let one = TimelineModel {
+                    runs: 1,
+                    scenarios: vec![scenario.clone()],
+                    ..model.clone()
+                };
+                CellCost {
+                    seconds: estimate::estimate(&one, 1).seconds,
+                    units: one.work_units(),
+                }
+            })
+            .collect();
+        (0..model.runs)
+            .flat_map(|_| per_scenario.iter().copied())
+            .collect()
     }
+
+    cells_on_threads!(timeline, CellTallies, TimelineReport, TimelineReport::new);
 }

@@ -7,7 +7,7 @@ use crate::model::article::server::{ServerKind, ServerTally};
 /// any request made are stored, so memory is `O(largest attempts)` (at most `O(max_retries)`),
 /// whatever the requests: a run that keeps one histogram per p does not hold 1,001 counters per
 /// p when `--max-retries 1000` but requests stop after a few attempts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AttemptHistogram {
     /// The retry limit: attempts range over `1..=max_retries + 1`.
     max_retries: u32,

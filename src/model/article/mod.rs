@@ -105,8 +105,10 @@ pub fn work_units(model: &ArticleModel, engine: Engine) -> u64 {
     per_run.saturating_mul(u64::from(model.runs))
 }
 
-/// One run's counts per p: the attempts and what each server did.
-type RunCounts = Vec<(AttemptHistogram, [ServerTally; 2])>;
+/// One run's counts per p, in the order of [`ArticleModel::ack_loss`]: the attempts and what
+/// each server did. A run is one cell of a sharded run (`--shard`): it is all a shard writes
+/// of it and all [`assemble`] needs.
+pub type RunCounts = Vec<(AttemptHistogram, [ServerTally; 2])>;
 
 /// Runs the experiment.
 pub fn simulate(
@@ -114,13 +116,27 @@ pub fn simulate(
     engine: Engine,
     progress: &dyn Progress,
 ) -> Result<ArticleResults, Interrupted> {
-    let runs: Vec<RunCounts> = match engine {
+    let runs: Vec<u32> = (0..model.runs).collect();
+    Ok(assemble(
+        model,
+        simulate_runs(model, engine, &runs, progress)?,
+    ))
+}
+
+/// The counts of the runs `runs` (each below [`ArticleModel::runs`]), in that order: each
+/// run reads its own stream, so a run's counts do not depend on which others are computed.
+pub fn simulate_runs(
+    model: &ArticleModel,
+    engine: Engine,
+    runs: &[u32],
+    progress: &dyn Progress,
+) -> Result<Vec<RunCounts>, Interrupted> {
+    match engine {
         // Runs in parallel too, so that many small runs use every core; rayon collects
         // them in run order.
         Engine::Fast { threads } => engine::parallel::thread_pool(threads).install(|| {
-            (0..model.runs)
-                .into_par_iter()
-                .map(|run| {
+            runs.par_iter()
+                .map(|&run| {
                     let histograms = kernel::attempt_histograms(
                         &model.seed_sequence(run),
                         model.requests,
@@ -137,9 +153,10 @@ pub fn simulate(
                         .collect())
                 })
                 .collect::<Result<_, Interrupted>>()
-        })?,
-        Engine::Servers => (0..model.runs)
-            .map(|run| {
+        }),
+        Engine::Servers => runs
+            .iter()
+            .map(|&run| {
                 let seeds = model.seed_sequence(run);
                 model
                     .ack_loss
@@ -155,8 +172,12 @@ pub fn simulate(
                     })
                     .collect()
             })
-            .collect::<Result<_, Interrupted>>()?,
-    };
+            .collect::<Result<_, Interrupted>>(),
+    }
+}
+
+/// The results of every run's counts, `runs[k]` being run `k`'s.
+pub fn assemble(model: &ArticleModel, runs: Vec<RunCounts>) -> ArticleResults {
     let points = runs
         .into_iter()
         .zip(0..)
@@ -173,10 +194,10 @@ pub fn simulate(
                 })
         })
         .collect();
-    Ok(ArticleResults {
+    ArticleResults {
         model: model.clone(),
         points,
-    })
+    }
 }
 
 impl ArticleResults {

@@ -132,7 +132,7 @@ impl Ledger {
 }
 
 /// A server's counters, all in numbers of deliveries, charges or requests.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerTally {
     /// Deliveries the server received.
     pub deliveries: u64,

@@ -168,7 +168,14 @@ pub fn simulate(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<ContentionResults, Interrupted> {
-    let tasks: Vec<(u32, Policy, u32)> = model
+    let every: Vec<usize> = (0..tasks(model).len()).collect();
+    simulate_cells(model, threads, &every, progress).map(|tallies| assemble(model, tallies))
+}
+
+/// Every simulation of `model` as (clients, policy, run), by client count, then policy,
+/// then run: the cells of a run (`--shard`), cell `k` being the `k`-th.
+pub fn tasks(model: &ContentionModel) -> Vec<(u32, Policy, u32)> {
+    model
         .clients
         .iter()
         .flat_map(|&clients| {
@@ -177,23 +184,47 @@ pub fn simulate(
                 .iter()
                 .flat_map(move |&policy| (0..model.runs).map(move |run| (clients, policy, run)))
         })
-        .collect();
-    let rows = map_chunks(&tasks, CHUNK, threads, progress, |chunk| {
+        .collect()
+}
+
+/// The tallies of the simulations `cells` (indices into [`tasks`]) on `threads` threads.
+pub fn simulate_cells(
+    model: &ContentionModel,
+    threads: usize,
+    cells: &[usize],
+    progress: &dyn Progress,
+) -> Result<Vec<RunTally>, Interrupted> {
+    let chosen: Vec<(u32, Policy, u32)> = {
+        let every = tasks(model);
+        cells.iter().map(|&cell| every[cell]).collect()
+    };
+    map_chunks(&chosen, CHUNK, threads, progress, |chunk| {
         let mut simulator = Simulator::default();
         Ok(chunk
             .iter()
-            .map(|&(clients, policy, run)| ContentionRow {
-                clients,
-                policy,
-                run,
-                tally: simulate_one(model, &mut simulator, clients, policy, run),
+            .map(|&(clients, policy, run)| {
+                simulate_one(model, &mut simulator, clients, policy, run)
             })
             .collect())
-    })?;
-    Ok(ContentionResults {
+    })
+}
+
+/// The results of every simulation's tally, in the order of [`tasks`].
+pub fn assemble(model: &ContentionModel, tallies: Vec<RunTally>) -> ContentionResults {
+    let rows = tasks(model)
+        .into_iter()
+        .zip(tallies)
+        .map(|((clients, policy, run), tally)| ContentionRow {
+            clients,
+            policy,
+            run,
+            tally,
+        })
+        .collect();
+    ContentionResults {
         model: model.clone(),
         rows,
-    })
+    }
 }
 
 /// One simulation: `clients` clients with `policy` in run `run`.

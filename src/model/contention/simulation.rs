@@ -81,7 +81,7 @@ pub enum Request {
 }
 
 /// What one run counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunTally {
     /// Read requests the server answered (calls).
     pub reads: u64,

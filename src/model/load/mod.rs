@@ -362,7 +362,17 @@ pub fn simulate(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<LoadResults, Interrupted> {
-    let tasks: Vec<Task> = (0..model.runs)
+    let cells: Vec<usize> = (0..tasks(model).len()).collect();
+    Ok(assemble(
+        model,
+        simulate_cells(model, threads, &cells, progress)?,
+    ))
+}
+
+/// Every event loop of `model`, by run, then scenario, then strategy: the cells of a run
+/// (`--shard`), cell `k` being the `k`-th.
+pub fn tasks(model: &LoadModel) -> Vec<(u32, usize, LoadStrategy)> {
+    (0..model.runs)
         .flat_map(|run| {
             (0..model.scenarios.len()).flat_map(move |scenario| {
                 model
@@ -371,24 +381,44 @@ pub fn simulate(
                     .map(move |&strategy| (run, scenario, strategy))
             })
         })
-        .collect();
-    let rows = map_chunks(&tasks, 1, threads, progress, |chunk| {
+        .collect()
+}
+
+/// The tallies of the event loops `cells` (indices into [`tasks`]), in that order, on
+/// `threads` threads.
+pub fn simulate_cells(
+    model: &LoadModel,
+    threads: usize,
+    cells: &[usize],
+    progress: &dyn Progress,
+) -> Result<Vec<LoadTally>, Interrupted> {
+    let tasks = tasks(model);
+    let chosen: Vec<Task> = cells.iter().map(|&cell| tasks[cell]).collect();
+    map_chunks(&chosen, 1, threads, progress, |chunk| {
         chunk
             .iter()
             .map(|&(run, scenario, strategy)| {
-                Ok(LoadRow {
-                    run,
-                    scenario,
-                    strategy,
-                    tally: simulate_one(model, run, scenario, strategy, progress)?,
-                })
+                simulate_one(model, run, scenario, strategy, progress)
             })
             .collect()
-    })?;
-    Ok(LoadResults {
+    })
+}
+
+/// The results of every event loop's tally, in the order of [`tasks`].
+pub fn assemble(model: &LoadModel, tallies: Vec<LoadTally>) -> LoadResults {
+    let mut rows = Vec::with_capacity(tallies.len());
+    for ((run, scenario, strategy), tally) in tasks(model).into_iter().zip(tallies) {
+        rows.push(LoadRow {
+            run,
+            scenario,
+            strategy,
+            tally,
+        });
+    }
+    LoadResults {
         model: model.clone(),
         rows,
-    })
+    }
 }
 
 /// One event loop: scenario `scenario` of run `run` under `strategy`, its recovery computed

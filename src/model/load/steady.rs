@@ -39,7 +39,7 @@ pub enum SteadyValue {
 macro_rules! steady {
     ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident $unit:literal, )+ ) => {
         /// An event loop's queueing metrics over its steady-state window (see the module).
-        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct Steady {
             $( $(#[doc = $doc])+ #[doc = concat!("\n\nUnit: ", $unit, ".")]
                pub $name: steady!(@type $kind), )+

@@ -115,7 +115,7 @@ pub enum BucketValue {
 macro_rules! bucket {
     ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident $unit:literal, )+ ) => {
         /// One time-series bucket: what happened during `[start, start + width)`.
-        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct Bucket {
             $( $(#[doc = $doc])+ pub $name: bucket!(@type $kind), )+
         }
@@ -164,7 +164,7 @@ bucket! {
 }
 
 /// A histogram of time spent at each integer level (queue length, requests in the server).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TimeHistogram {
     /// Time (ms) spent at each level.
     time_at: Vec<f64>,
@@ -225,7 +225,7 @@ impl TimeHistogram {
 }
 
 /// Everything one event loop reports.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadTally {
     /// The totals.
     pub counts: LoadCounts,

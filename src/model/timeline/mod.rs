@@ -33,7 +33,10 @@ pub use params::{
     Network, Scenario, Strategy, TimelineModel,
 };
 pub use results::{LATENCY_QUANTILES, RunRow, Span, StrategyTally, TimelineResults, TimelineRow};
-pub use run::{CHUNK_PAYMENTS, Streams, simulate, simulate_scenario};
+pub use run::{
+    CHUNK_PAYMENTS, CellTallies, Streams, assemble, cell_count, simulate, simulate_cells,
+    simulate_scenario,
+};
 
 #[cfg(test)]
 mod backend_tests;

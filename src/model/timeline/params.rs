@@ -9,7 +9,9 @@ use engine::distribution::Distribution;
 use engine::rng::SeedSequence;
 
 /// How the server handles a payment's Idempotency-Key (the companion piece's three levels).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Strategy {
     /// Level 0: every delivery is processed and charges.
     None,

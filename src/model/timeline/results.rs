@@ -10,7 +10,7 @@ use engine::latency::LatencyHistogram;
 /// The time the payments of a run took, from the first send to the last final outcome,
 /// in whole microseconds (so that chunks merge exactly in any grouping; 128 bits, so that no
 /// run the configuration accepts can overflow it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     /// From the first payment's start to the start of the payment after the last (µs).
     starts_us: u128,
@@ -46,7 +46,7 @@ impl Span {
 }
 
 /// What one strategy did with all payments of one run and scenario.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StrategyTally {
     /// The counters, summed over the payments.
     pub counts: Counters,
@@ -99,7 +99,7 @@ pub const LATENCY_QUANTILES: [f64; 3] = [0.5, 0.95, 0.99];
 
 /// One strategy's results in one run and scenario, as `timeline.csv` writes them: counters,
 /// latency percentiles and span, without the histogram.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunRow {
     /// The replication.
     pub run: u32,

@@ -43,41 +43,99 @@ pub fn simulate(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<TimelineResults, Interrupted> {
+    let cells: Vec<usize> = (0..cell_count(model)).collect();
+    Ok(assemble(
+        model,
+        simulate_cells(model, threads, &cells, progress)?,
+    ))
+}
+
+/// The cells of a run (`--shard`): one per run and scenario, run by run, cell `run ×
+/// scenarios + scenario`; each is simulated from its own streams on all threads.
+pub fn cell_count(model: &TimelineModel) -> usize {
+    model.runs as usize * model.scenarios.len()
+}
+
+/// What one cell (see [`cell_count`]) gives, strategy by strategy: run 0's tallies with
+/// their histograms (the charts draw them); a later run's rows, its counters and percentiles
+/// alone, so that memory grows by a few hundred bytes per run, not by its histograms.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum CellTallies {
+    /// Run 0's tallies, in the order of [`TimelineModel::strategies`].
+    First(Vec<StrategyTally>),
+    /// A later run's rows, in the order of [`TimelineModel::strategies`].
+    Later(Vec<RunRow>),
+}
+
+/// The tallies of the cells `cells` (see [`cell_count`]), in that order.
+pub fn simulate_cells(
+    model: &TimelineModel,
+    threads: usize,
+    cells: &[usize],
+    progress: &dyn Progress,
+) -> Result<Vec<CellTallies>, Interrupted> {
     let pool = engine::parallel::thread_pool(threads);
-    let mut rows = Vec::new();
-    let mut runs = Vec::new();
-    for run in 0..model.runs {
-        let streams = Streams::of(model, run);
-        for (index, scenario) in model.scenarios.iter().enumerate() {
+    let scenarios = model.scenarios.len();
+    cells
+        .iter()
+        .map(|&cell| {
+            let (run, scenario) = (run_of(cell, scenarios), cell % scenarios);
             let tallies = pool.install(|| {
                 simulate_scenario(
-                    scenario,
+                    &model.scenarios[scenario],
                     &model.strategies,
-                    streams,
+                    Streams::of(model, run),
                     model.payments,
                     progress,
                 )
             })?;
-            for (&strategy, tally) in model.strategies.iter().zip(tallies) {
-                runs.push(RunRow::of(run, index, strategy, &tally));
-                // Only run 0 keeps its histograms (the charts draw them): a later run's
-                // row is its counters and percentiles alone.
-                if run == 0 {
+            Ok(match run {
+                0 => CellTallies::First(tallies),
+                _ => CellTallies::Later(
+                    model
+                        .strategies
+                        .iter()
+                        .zip(&tallies)
+                        .map(|(&strategy, tally)| RunRow::of(run, scenario, strategy, tally))
+                        .collect(),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The run of cell `cell` of a model with `scenarios` scenarios.
+fn run_of(cell: usize, scenarios: usize) -> u32 {
+    u32::try_from(cell / scenarios).expect("a cell of a run")
+}
+
+/// The results of every cell's tallies, in cell order.
+pub fn assemble(model: &TimelineModel, cells: Vec<CellTallies>) -> TimelineResults {
+    let mut rows = Vec::new();
+    let mut runs = Vec::new();
+    let scenarios = model.scenarios.len();
+    for (cell, tallies) in cells.into_iter().enumerate() {
+        let (run, scenario) = (run_of(cell, scenarios), cell % scenarios);
+        match tallies {
+            CellTallies::First(tallies) => {
+                for (&strategy, tally) in model.strategies.iter().zip(tallies) {
+                    runs.push(RunRow::of(run, scenario, strategy, &tally));
                     rows.push(TimelineRow {
                         run,
-                        scenario: index,
+                        scenario,
                         strategy,
                         tally,
                     });
                 }
             }
+            CellTallies::Later(later) => runs.extend(later),
         }
     }
-    Ok(TimelineResults {
+    TimelineResults {
         model: model.clone(),
         rows,
         runs,
-    })
+    }
 }
 
 /// Where a run's three random streams start.
