@@ -13,6 +13,7 @@ use super::backend::{
     self, BackendDraws, CrashPoint, KeyStore, ProcessingDraws, ReceiptMode, Receipts,
 };
 use super::draws::PaymentDraws;
+use super::trace::{EventKind, KeyFound, Recorder};
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use engine::distribution::Sampler;
 use engine::queue::small::SmallQueue;
@@ -106,6 +107,18 @@ enum KeyState {
     Complete,
     /// Inserted with a stored 500 (`error_policy = "store"`).
     Failed,
+}
+
+impl KeyState {
+    /// What a trace says a look-up found.
+    fn found(self) -> KeyFound {
+        match self {
+            KeyState::Absent => KeyFound::Absent,
+            KeyState::InFlight => KeyFound::InFlight,
+            KeyState::Complete => KeyFound::Complete,
+            KeyState::Failed => KeyFound::Failed,
+        }
+    }
 }
 
 /// The key with its creation time and the body it was created for.
@@ -331,6 +344,21 @@ impl Simulator {
         backend: &BackendDraws,
         progress: &dyn Progress,
     ) -> Result<PaymentOutcome, Interrupted> {
+        self.run_recorded(scenario, strategy, draws, backend, progress, &mut ())
+    }
+
+    /// [`Simulator::run`], telling `recorder` every event as it is handled (`()` tells
+    /// nothing, at no cost).
+    #[inline]
+    pub fn run_recorded<R: Recorder>(
+        &mut self,
+        scenario: &Scenario,
+        strategy: Strategy,
+        draws: &mut PaymentDraws,
+        backend: &BackendDraws,
+        progress: &dyn Progress,
+        recorder: &mut R,
+    ) -> Result<PaymentOutcome, Interrupted> {
         self.queue
             .clear(scenario.arrivals.copies <= SCANNED_COPIES_MAX);
         self.clients.clear();
@@ -355,6 +383,7 @@ impl Simulator {
             queue: &mut self.queue,
             clients: &mut self.clients,
             state: PaymentState::new(),
+            recorder,
         };
         run.send_first_copies();
         let mut until_check = EVENTS_BETWEEN_STOP_CHECKS;
@@ -381,8 +410,8 @@ impl Simulator {
     }
 }
 
-/// One payment under one strategy while its events are handled.
-struct PaymentRun<'a> {
+/// One payment under one strategy while its events are handled, told to `recorder`.
+struct PaymentRun<'a, R: Recorder> {
     scenario: &'a Scenario,
     strategy: Strategy,
     draws: &'a mut PaymentDraws,
@@ -392,9 +421,10 @@ struct PaymentRun<'a> {
     queue: &'a mut SmallQueue<Event>,
     clients: &'a mut [Client],
     state: PaymentState,
+    recorder: &'a mut R,
 }
 
-impl PaymentRun<'_> {
+impl<R: Recorder> PaymentRun<'_, R> {
     /// Sequential copies: copy 0 at once; concurrent copies: each at its offset in the spread.
     fn send_first_copies(&mut self) {
         let arrivals = &self.scenario.arrivals;
@@ -426,6 +456,8 @@ impl PaymentRun<'_> {
             Event::Receive(response) => self.receive(now, response),
             Event::Timeout { copy, attempt } => {
                 if self.clients[copy as usize].waiting == Some(attempt) {
+                    self.recorder
+                        .record(now, copy, attempt, EventKind::TimedOut);
                     self.retry_or_give_up(now, copy);
                 }
             }
@@ -452,7 +484,11 @@ impl PaymentRun<'_> {
         };
         self.queue
             .schedule(now + policy.timeout_ms, Event::Timeout { copy, attempt });
-        if !sample.request_lost {
+        self.recorder.record(now, copy, attempt, EventKind::Sent);
+        if sample.request_lost {
+            self.recorder
+                .record(now, copy, attempt, EventKind::RequestLost);
+        } else {
             let delivery = Delivery {
                 copy,
                 attempt,
@@ -466,12 +502,18 @@ impl PaymentRun<'_> {
     /// A response reaches its client; one that comes after the client timed out is ignored.
     fn receive(&mut self, now: f64, response: Response) {
         let copy = response.copy;
-        if self.clients[copy as usize].waiting != Some(response.attempt) {
+        let (attempt, answer) = (response.attempt, response.answer);
+        if self.clients[copy as usize].waiting != Some(attempt) {
+            self.recorder
+                .record(now, copy, attempt, EventKind::ReceivedLate { answer });
             return;
         }
+        self.recorder
+            .record(now, copy, attempt, EventKind::Received { answer });
         match response.answer {
             Answer::Conflict | Answer::ServerError => self.retry_or_give_up(now, copy),
             Answer::Rejected => {
+                self.recorder.record(now, copy, attempt, EventKind::GaveUp);
                 self.finish(copy);
                 self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
                 self.next_sequential_copy(now, copy);
@@ -510,7 +552,10 @@ impl PaymentRun<'_> {
                 .delay_ms(retry, client.previous_backoff_ms, client.jitter);
             client.previous_backoff_ms = wait;
             self.queue.schedule(now + wait, Event::Send { copy });
+            self.recorder
+                .record(now, copy, retry, EventKind::BackingOff { wait_ms: wait });
         } else {
+            self.recorder.record(now, copy, retry, EventKind::GaveUp);
             client.done = true;
             self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
             self.next_sequential_copy(now, copy);

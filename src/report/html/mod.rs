@@ -453,6 +453,25 @@ fn other_charts(files: &[OutputFile], shown: &[String]) -> Option<Section> {
     })
 }
 
+/// The figures with captions of their own (the traces of a double charge), each with its
+/// caption, in a section; `None` when there are none.
+fn traces(files: &[OutputFile], captioned: &[crate::report::Captioned]) -> Option<Section> {
+    let html: String = captioned
+        .iter()
+        .filter_map(|figure| {
+            let file = files.iter().find(|file| file.name == figure.file)?;
+            Some(markdown::figure(file, &figure.caption))
+        })
+        .collect();
+    (!html.is_empty()).then(|| Section {
+        id: "traces",
+        heading: "Traces of single payments".into(),
+        html: format!(
+            "<p>Each figure follows one payment of run 0, from the first of its kind: the              client, the network, the server's worker, the key store and the provider, with              the times of every step.</p>\n{html}"
+        ),
+    })
+}
+
 /// The line under the title: version, model, file and seed.
 fn meta(model: &str, inputs: &Inputs) -> String {
     let mut parts = vec![
@@ -510,7 +529,11 @@ pub fn page(
         heading: "The report".into(),
         html: rendered.body,
     });
-    sections.extend(other_charts(files, &rendered.charts));
+    let captioned = report.captioned();
+    sections.extend(traces(files, &captioned));
+    let mut shown = rendered.charts.clone();
+    shown.extend(captioned.into_iter().map(|figure| figure.file));
+    sections.extend(other_charts(files, &shown));
     sections.push(parameters(&inputs.scenarios, &[]));
     sections.push(assumptions(model, about, inputs.up.as_deref()));
     sections.push(reproduce(inputs));
