@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<R: Recorder> PaymentRun<'_, R> {
+impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
     /// answered at once from the key, or processed.
     pub(super) fn arrive(&mut self, now: f64, delivery: Delivery) {
