@@ -348,13 +348,13 @@ impl Simulator {
     ) -> Result<PaymentOutcome, Interrupted> {
         self.queue
             .clear(scenario.arrivals.copies <= SCANNED_COPIES_MAX);
-        let queue = &mut self.queue;
-        let (clients, events) = (&mut self.clients, &mut self.events);
+        let (queue, clients) = (&mut self.queue, &mut self.clients);
         let payment = (scenario, strategy, draws, backend);
-        Self::run_on(queue, clients, events, payment, progress, &mut ())
+        Self::run_on(queue, clients, &mut self.events, payment, progress, &mut ())
     }
 
-    /// [`Simulator::run`], telling `recorder` every event as it is handled.
+    /// [`Simulator::run`] of `payment` (its scenario, strategy, draws and backend draws),
+    /// telling `recorder` every event as it is handled.
     ///
     /// The events wait in engine's plain [`Heap`] here, which keeps the same ordering
     /// contract as the [`SmallQueue`] of [`Simulator::run`] (both pass the queues' conformance
@@ -364,16 +364,12 @@ impl Simulator {
     /// instructions per payment of `configs/same-key-burst.toml` (callgrind).
     pub fn run_recorded<R: Recorder>(
         &mut self,
-        scenario: &Scenario,
-        strategy: Strategy,
-        draws: &mut PaymentDraws,
-        backend: &BackendDraws,
+        payment: (&Scenario, Strategy, &mut PaymentDraws, &BackendDraws),
         progress: &dyn Progress,
         recorder: &mut R,
     ) -> Result<PaymentOutcome, Interrupted> {
         let mut queue = Heap::new();
         let (clients, events) = (&mut self.clients, &mut self.events);
-        let payment = (scenario, strategy, draws, backend);
         Self::run_on(&mut queue, clients, events, payment, progress, recorder)
     }
 

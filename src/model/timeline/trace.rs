@@ -243,14 +243,10 @@ pub fn first(
         // The same payment again, with its draws (sampled on first use, so the same) and a
         // recorder.
         let mut log = EventLog::default();
-        let replayed = work.simulator.run_recorded(
-            chunks.scenario,
-            strategy,
-            &mut work.draws,
-            &work.backend,
-            progress,
-            &mut log,
-        )?;
+        let payment_draws = (chunks.scenario, strategy, &mut work.draws, &work.backend);
+        let replayed = work
+            .simulator
+            .run_recorded(payment_draws, progress, &mut log)?;
         debug_assert_eq!(replayed, outcome);
         return Ok(Some(PaymentTrace {
             traced,
@@ -402,7 +398,7 @@ mod tests {
                 let plain = event_loop.run(&scenario, strategy, draws);
                 let mut log = EventLog::default();
                 let recorded = simulator
-                    .run_recorded(&scenario, strategy, draws, &backend, &Silent, &mut log)
+                    .run_recorded((&scenario, strategy, draws, &backend), &Silent, &mut log)
                     .unwrap();
                 assert_eq!(recorded, plain);
                 assert!(log.events.len() >= 3, "a send, a delivery or loss, an end");

@@ -516,6 +516,8 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
             label,
             style,
         };
+        // A message that takes no time: from `from` to `to` at the event's time.
+        let level = |from, to, label: String, style| arrow(from, at, to, at, label, style);
         // Marks on the client and the server's worker are labelled on their left (the
         // level messages leave them to the right), the others on their right.
         let mark = |lane, label: String, style| Item::Mark {
@@ -542,14 +544,10 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                     ));
                 }
             }
-            EventKind::RequestLost => items.push(arrow(
-                CLIENT,
-                at,
-                NETWORK,
-                at,
-                format!("{}: request lost", name(copy, attempt)),
-                Style::Lost,
-            )),
+            EventKind::RequestLost => {
+                let label = format!("{}: request lost", name(copy, attempt));
+                items.push(level(CLIENT, NETWORK, label, Style::Lost));
+            }
             EventKind::Answered { answer } => {
                 let received = later(&|kind| {
                     matches!(
@@ -568,14 +566,10 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                     items.push(arrow(SERVER, at, CLIENT, received.at_ms, label, style));
                 }
             }
-            EventKind::ResponseLost => items.push(arrow(
-                SERVER,
-                at,
-                NETWORK,
-                at,
-                format!("response to {} lost", name(copy, attempt)),
-                Style::Lost,
-            )),
+            EventKind::ResponseLost => {
+                let label = format!("response to {} lost", name(copy, attempt));
+                items.push(level(SERVER, NETWORK, label, Style::Lost));
+            }
             EventKind::Received { answer } => {
                 if matches!(answer, Answer::Charged | Answer::Replayed) {
                     items.push(mark(CLIENT, "success".into(), Style::Normal));
@@ -627,25 +621,25 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                 } else {
                     found_text(found).to_string()
                 };
-                items.push(arrow(SERVER, at, KEY_STORE, at, label, Style::Normal));
+                items.push(level(SERVER, KEY_STORE, label, Style::Normal));
             }
             EventKind::KeyReserved => {}
-            EventKind::KeySaved => items.push(arrow(
-                SERVER,
-                at,
-                KEY_STORE,
-                at,
-                "store key + response".into(),
-                Style::Normal,
-            )),
-            EventKind::KeyWriteFailed => items.push(arrow(
-                SERVER,
-                at,
-                KEY_STORE,
-                at,
-                "key write failed: key lost".into(),
-                Style::Lost,
-            )),
+            EventKind::KeySaved => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "store key + response".into(),
+                    Style::Normal,
+                ));
+            }
+            EventKind::KeyWriteFailed => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "key write failed: key lost".into(),
+                    Style::Lost,
+                ));
+            }
             EventKind::KeyExpired => {
                 items.push(mark(KEY_STORE, "key expired (TTL)".into(), Style::Muted));
             }
@@ -675,14 +669,14 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                     });
                 }
             }
-            EventKind::KeyDropped => items.push(arrow(
-                SERVER,
-                at,
-                KEY_STORE,
-                at,
-                "in-flight key lost with the request".into(),
-                Style::Lost,
-            )),
+            EventKind::KeyDropped => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "in-flight key lost with the request".into(),
+                    Style::Lost,
+                ));
+            }
             EventKind::ProcessingStarted { until_ms } => items.push(Item::Span {
                 lane: SERVER,
                 side: Side::Left,
@@ -697,7 +691,7 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                 } else {
                     (format!("charge {nth}"), Style::Normal)
                 };
-                items.push(arrow(SERVER, at, PROVIDER, at, label, style));
+                items.push(level(SERVER, PROVIDER, label, style));
             }
             EventKind::ProcessingFailed => {
                 items.push(mark(SERVER, "processing failed: 500".into(), Style::Lost));
