@@ -302,7 +302,8 @@ fn timeline_files(file: &str, payments: Option<u64>, threads: usize) -> Vec<Outp
 fn timeline_charts(file: &str, payments: Option<u64>, threads: usize) -> Vec<OutputFile> {
     timeline_files(file, payments, threads)
         .into_iter()
-        .filter(|file| file.name.ends_with(".svg"))
+        // The traces are sequence diagrams, not charts of the results: tests/traces.rs.
+        .filter(|file| file.name.ends_with(".svg") && !file.name.starts_with("trace_"))
         .collect()
 }
 
@@ -337,7 +338,10 @@ fn timeline_charts_draw_their_data() {
             .find(|file| file.name == "timeline.csv")
             .unwrap();
         let failed = failed_payments(&csv.bytes);
-        for chart in files.iter().filter(|file| file.name.ends_with(".svg")) {
+        let charts = files
+            .iter()
+            .filter(|file| file.name.ends_with(".svg") && !file.name.starts_with("trace_"));
+        for chart in charts {
             let name = format!("{stem}_{}", chart.name);
             if chart.name == "timeline_outcomes.svg" && failed == 0 {
                 // Every payment succeeded: the bars of failures have no height.

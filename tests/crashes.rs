@@ -17,6 +17,8 @@ fn the_backend_columns_are_always_written_and_its_charts_only_when_used() {
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".svg") || name.ends_with(".csv"))
+        // The traces of its double charges are tests/traces.rs's.
+        .filter(|name| !name.starts_with("trace_"))
         .collect();
     written.sort();
     assert_eq!(written, TIMELINE_FILES);

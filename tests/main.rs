@@ -28,3 +28,4 @@ mod statistics;
 mod sweeps;
 mod timeline;
 mod timeline_summary;
+mod traces;

@@ -8,6 +8,7 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod parameters;
+pub mod sequence;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_chart;
@@ -38,6 +39,16 @@ impl OutputFile {
     }
 }
 
+/// A figure of the run's files that the page shows in a section of its own, under a caption
+/// in words (the trace of a double charge).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Captioned {
+    /// The SVG's file name among the run's files.
+    pub file: String,
+    /// What it shows, in a sentence.
+    pub caption: String,
+}
+
 /// A model's results turned into bytes: its files, its stdout table and its `--json`
 /// summary. Each model's report module implements it for that model's results, so the driver
 /// runs every model through the same steps.
@@ -59,6 +70,11 @@ pub trait Report {
     /// for a model that has no [`summary::Summary`].
     fn summary(&self) -> Option<summary::Summary> {
         None
+    }
+    /// The figures the page shows with a caption of their own, in order (the traces); none by
+    /// default.
+    fn captioned(&self) -> Vec<Captioned> {
+        Vec::new()
     }
     /// What a chart's subtitle names the run by: its config file and seed
     /// (`key-ttl.toml · seed 42`); empty where the model's charts say it otherwise.

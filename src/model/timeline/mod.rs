@@ -24,6 +24,7 @@ pub mod run;
 pub mod shortcut;
 pub mod simulation;
 pub mod single_copy;
+pub mod trace;
 
 pub use crate::model::semantics::ErrorPolicy;
 pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts};

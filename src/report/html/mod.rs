@@ -453,6 +453,25 @@ fn other_charts(files: &[OutputFile], shown: &[String]) -> Option<Section> {
     })
 }
 
+/// The figures with captions of their own (the traces of a double charge), each with its
+/// caption, in a section; `None` when there are none.
+fn traces(files: &[OutputFile], captioned: &[crate::report::Captioned]) -> Option<Section> {
+    let html: String = captioned
+        .iter()
+        .filter_map(|figure| {
+            let file = files.iter().find(|file| file.name == figure.file)?;
+            Some(markdown::figure(file, &figure.caption))
+        })
+        .collect();
+    (!html.is_empty()).then(|| Section {
+        id: "traces",
+        heading: "Traces of single payments".into(),
+        html: format!(
+            "<p>Each figure follows one payment of run 0, from the first of its kind: the              client, the network, the server's worker, the key store and the provider, with              the times of every step.</p>\n{html}"
+        ),
+    })
+}
+
 /// The line under the title: version, model, file and seed.
 fn meta(model: &str, inputs: &Inputs) -> String {
     let mut parts = vec![
@@ -492,6 +511,7 @@ fn assemble(
     inputs: &Inputs,
     files: &[OutputFile],
     (what, swept): (&str, &[String]),
+    captioned: &[crate::report::Captioned],
     middle: impl FnOnce(Section) -> Vec<Section>,
 ) -> OutputFile {
     let about = about(model);
@@ -507,7 +527,10 @@ fn assemble(
         heading: "The report".into(),
         html: body,
     }));
-    sections.extend(other_charts(files, &charts));
+    sections.extend(traces(files, captioned));
+    let mut shown = charts;
+    shown.extend(captioned.iter().map(|figure| figure.file.clone()));
+    sections.extend(other_charts(files, &shown));
     sections.push(parameters(&inputs.scenarios, swept));
     sections.push(assumptions(model, about, inputs.up.as_deref()));
     sections.push(reproduce(inputs));
@@ -523,7 +546,7 @@ pub fn page(
     report: &impl Report,
     files: &[OutputFile],
 ) -> OutputFile {
-    assemble(model, inputs, files, ("run", &[]), |rendered| {
+    assemble(model, inputs, files, ("run", &[]), &report.captioned(), |rendered| {
         let mut sections = Vec::new();
         if let Some(summary) = report.summary().filter(|summary| !summary.rows.is_empty()) {
             sections.push(Section {
@@ -569,7 +592,7 @@ pub fn sweep_page(
         heading: "The points".into(),
         html: list,
     };
-    assemble(model, inputs, files, ("sweep", keys), |rendered| {
+    assemble(model, inputs, files, ("sweep", keys), &[], |rendered| {
         vec![points, rendered]
     })
 }

@@ -9,6 +9,7 @@ pub mod json;
 pub mod markdown;
 pub mod summary;
 pub mod table;
+pub mod trace;
 
 use crate::model::timeline::TimelineResults;
 use crate::report::summary::{Summary, differences_csv, summary_csv};
@@ -22,13 +23,24 @@ pub struct TimelineReport {
     results: TimelineResults,
     /// Every cell's and metric's estimate over the runs, and the paired differences.
     summary: Summary,
+    /// The traces of run 0 ([`trace::all`]), found when first asked for.
+    traces: std::sync::OnceLock<Vec<trace::TraceFigure>>,
 }
 
 impl TimelineReport {
     /// The report of `results`, summarised over its runs.
     pub fn new(results: TimelineResults) -> Self {
         let summary = summary::summarise(&results);
-        Self { results, summary }
+        Self {
+            results,
+            summary,
+            traces: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The traces of a double charge and of a stuck key in run 0 ([`trace::all`]).
+    pub fn traces(&self) -> &[trace::TraceFigure] {
+        self.traces.get_or_init(|| trace::all(&self.results))
     }
 
     /// The results.
@@ -70,12 +82,23 @@ impl Report for TimelineReport {
         ];
         files.extend(charts::all(self));
         files.extend(backend_charts::all(results));
+        files.extend(self.traces().iter().map(trace::TraceFigure::output_file));
         files.push(OutputFile::report_md(markdown::report_md(self)));
         files
     }
 
     fn table(&self) -> String {
         table::render(self)
+    }
+
+    fn captioned(&self) -> Vec<crate::report::Captioned> {
+        self.traces()
+            .iter()
+            .map(|figure| crate::report::Captioned {
+                file: figure.file.clone(),
+                caption: figure.caption.clone(),
+            })
+            .collect()
     }
 
     fn json(&self, written: &[std::path::PathBuf]) -> Vec<u8> {

@@ -5,12 +5,24 @@
 use super::*;
 use crate::model::semantics::{self, Fate, InFlight};
 
-impl PaymentRun<'_> {
+impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
     /// answered at once from the key, or processed.
     pub(super) fn arrive(&mut self, now: f64, delivery: Delivery) {
         self.state.counts.deliveries += 1;
-        self.prune_expired_key(now);
+        let (copy, attempt) = (delivery.copy, delivery.attempt);
+        self.recorder
+            .record(now, copy, attempt, EventKind::Delivered);
+        self.prune_expired_key(now, copy, attempt);
+        if self.strategy != Strategy::None {
+            let found = self.state.key.state.found();
+            self.recorder
+                .record(now, copy, attempt, EventKind::KeyLookedUp { found });
+            if self.strategy == Strategy::UniqueKey && found == KeyFound::Absent {
+                self.recorder
+                    .record(now, copy, attempt, EventKind::KeyReserved);
+            }
+        }
         let key = &mut self.state.key;
         let answer = match (self.strategy, key.state) {
             (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
@@ -54,7 +66,7 @@ impl PaymentRun<'_> {
     }
 
     /// A keeping strategy's store prunes a key `key_ttl_ms` after creating it.
-    fn prune_expired_key(&mut self, now: f64) {
+    fn prune_expired_key(&mut self, now: f64, copy: u32, attempt: u32) {
         let key = &mut self.state.key;
         if self.strategy != Strategy::None
             && key.state != KeyState::Absent
@@ -66,22 +78,26 @@ impl PaymentRun<'_> {
         {
             key.state = KeyState::Absent;
             self.state.pruned = true;
+            self.recorder
+                .record(now, copy, attempt, EventKind::KeyExpired);
         }
+        let key = &mut self.state.key;
         if key.state == KeyState::InFlight {
             let in_flight = InFlight {
                 lock_expires_ms: key.lock_expires_ms,
                 release: key.release,
             };
-            match in_flight.fate(now) {
-                Fate::Held => {}
-                Fate::Completed => {
-                    key.state = KeyState::Complete;
-                    key.release = None;
-                }
-                Fate::Gone => {
-                    key.state = KeyState::Absent;
-                    key.release = None;
-                }
+            let becomes = match in_flight.fate(now) {
+                Fate::Held => None,
+                Fate::Completed => Some(KeyState::Complete),
+                Fate::Gone => Some(KeyState::Absent),
+            };
+            if let Some(state) = becomes {
+                key.state = state;
+                key.release = None;
+                let becomes = state.found();
+                self.recorder
+                    .record(now, copy, attempt, EventKind::KeyReleased { becomes });
             }
         }
     }
@@ -151,6 +167,13 @@ impl PaymentRun<'_> {
         };
         self.queue
             .schedule(now + processing_ms, Event::Complete(processing));
+        let until_ms = now + processing_ms;
+        self.recorder.record(
+            now,
+            delivery.copy,
+            delivery.attempt,
+            EventKind::ProcessingStarted { until_ms },
+        );
     }
 
     /// The provider's calls for one processing: their time (ms), `None` when none was
@@ -180,14 +203,17 @@ impl PaymentRun<'_> {
     /// A processing ends: it fails with a 500, crashes (no answer), or charges, and the key
     /// records it.
     pub(super) fn complete(&mut self, now: f64, processing: Processing) {
+        let (copy, attempt) = (processing.copy, processing.attempt);
         let answer = if processing.fails {
+            self.recorder
+                .record(now, copy, attempt, EventKind::ProcessingFailed);
             self.fail(now, processing.body);
             Answer::ServerError
         } else if let Some(point) = processing.crash {
             self.crash(now, processing, point);
             return;
         } else {
-            self.charge(processing);
+            self.charge(now, processing);
             self.save_key(now, processing);
             self.send_direct_receipt(processing);
             Answer::Charged
@@ -216,9 +242,17 @@ impl PaymentRun<'_> {
     }
 
     /// A successful processing's charge commits (with its outbox row, if any).
-    fn charge(&mut self, processing: Processing) {
+    fn charge(&mut self, now: f64, processing: Processing) {
         let state = &mut self.state;
         state.counts.charges += 1;
+        let nth = state.counts.charges;
+        self.recorder.record(
+            now,
+            processing.copy,
+            processing.attempt,
+            EventKind::Charged { nth },
+        );
+        let state = &mut self.state;
         state.original_charges += u64::from(processing.body == Body::Original);
         state.counts.expired_key_charges += u64::from(processing.after_expiry);
         if let Some(receipts) = self.scenario.backend.receipts
@@ -256,9 +290,23 @@ impl PaymentRun<'_> {
                 .key_write();
             if draw < self.scenario.backend.key_write_failure {
                 self.state.counts.key_write_failures += 1;
-                self.lose_key(now, true);
+                self.recorder.record(
+                    now,
+                    processing.copy,
+                    processing.attempt,
+                    EventKind::KeyWriteFailed,
+                );
+                self.lose_key(now, true, processing);
                 return;
             }
+        }
+        if matches!(self.state.key.state, KeyState::Absent | KeyState::InFlight) {
+            self.recorder.record(
+                now,
+                processing.copy,
+                processing.attempt,
+                EventKind::KeySaved,
+            );
         }
         self.store_response(KeyState::Complete, now, processing.body);
     }
@@ -266,7 +314,7 @@ impl PaymentRun<'_> {
     /// The key of a committed charge (`committed`) or of nothing is not stored: a key still
     /// to be written is lost; a `key_first` reservation stays in flight until its lock expires
     /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
-    fn lose_key(&mut self, now: f64, committed: bool) {
+    fn lose_key(&mut self, now: f64, committed: bool, processing: Processing) {
         let unwritten = matches!(self.state.key.state, KeyState::Absent | KeyState::InFlight);
         if committed && unwritten && self.strategy != Strategy::None {
             self.state.counts.keys_lost += 1;
@@ -275,15 +323,21 @@ impl PaymentRun<'_> {
             return;
         }
         if self.key_store() == KeyStore::KeyFirst {
-            self.abandon(now, committed);
+            self.abandon(now, committed, processing);
         } else {
             self.state.key.state = KeyState::Absent;
+            self.recorder.record(
+                now,
+                processing.copy,
+                processing.attempt,
+                EventKind::KeyDropped,
+            );
         }
     }
 
     /// A `key_first` key left in flight at `now`: it stays so until its lock expires, or until
     /// the completer (if sooner) completes it (`committed`) or releases it.
-    fn abandon(&mut self, now: f64, committed: bool) {
+    fn abandon(&mut self, now: f64, committed: bool, processing: Processing) {
         let state = &mut self.state;
         let release = semantics::abandoned(
             &self.scenario.backend.key_server(),
@@ -295,11 +349,31 @@ impl PaymentRun<'_> {
         state.counts.stuck_in_flight_ms += (release.at_ms - now).round() as u64;
         state.stuck = true;
         state.key.release = Some(release);
+        let becomes = if release.completes {
+            KeyState::Complete
+        } else {
+            KeyState::Absent
+        };
+        self.recorder.record(
+            now,
+            processing.copy,
+            processing.attempt,
+            EventKind::KeyLeftInFlight {
+                until_ms: release.at_ms,
+                becomes: becomes.found(),
+            },
+        );
     }
 
     /// The server crashes at `point` of a processing: nothing is answered; what survives
     /// depends on the key store.
     fn crash(&mut self, now: f64, processing: Processing, point: CrashPoint) {
+        self.recorder.record(
+            now,
+            processing.copy,
+            processing.attempt,
+            EventKind::Crashed { point },
+        );
         let effect = semantics::crash_effect(point, self.key_store());
         let counts = &mut self.state.counts;
         match point {
@@ -310,12 +384,12 @@ impl PaymentRun<'_> {
         // A transaction that never committed rolls back its charge, key and outbox row.
         counts.charges_lost_by_crash += u64::from(effect.rolled_back);
         if effect.charged {
-            self.charge(processing);
+            self.charge(now, processing);
         }
         if effect.key_saved {
             self.save_key(now, processing);
         } else {
-            self.lose_key(now, effect.charged);
+            self.lose_key(now, effect.charged, processing);
         }
     }
 
@@ -353,7 +427,13 @@ impl PaymentRun<'_> {
     /// Sends the answer back, unless the attempt's ACK is lost.
     fn respond(&mut self, now: f64, response: Response) {
         let sample = self.draws.sampled(response.copy, response.attempt);
-        if !sample.ack_lost {
+        let (copy, attempt, answer) = (response.copy, response.attempt, response.answer);
+        self.recorder
+            .record(now, copy, attempt, EventKind::Answered { answer });
+        if sample.ack_lost {
+            self.recorder
+                .record(now, copy, attempt, EventKind::ResponseLost);
+        } else {
             let response_ms = sample.response_ms;
             self.queue
                 .schedule(now + response_ms, Event::Receive(response));

@@ -1,0 +1,751 @@
+//! The traces of a timeline run: for every strategy with double charges in run 0, its first
+//! double-charged payment drawn as a sequence diagram (`trace_<strategy>.svg`), and for every
+//! strategy whose keys a crash left in flight, the first such payment
+//! (`trace_stuck_key_<strategy>.svg`); each with a one-sentence caption in words, both derived
+//! from the payment's recorded events ([`crate::model::timeline::trace::EventKind`]).
+//!
+//! The lanes are the client, the network, the server's worker, the key store and the
+//! provider (whom a charge reaches). A strategy appears once per kind of trace, at the first
+//! scenario (in the file's order) whose run 0 has the outcome.
+
+use crate::model::timeline::simulation::Answer;
+use crate::model::timeline::trace::{self, Event, EventKind, KeyFound, PaymentTrace, Traced};
+use crate::model::timeline::{CrashPoint, Strategy, TimelineModel, TimelineResults};
+use crate::report::OutputFile;
+use crate::report::format::grouped;
+use crate::report::sequence::{Diagram, Item, Side, Style, ms};
+use engine::Silent;
+
+/// One trace as the folder and the page show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceFigure {
+    /// The SVG's file name.
+    pub file: String,
+    /// What it shows, in one sentence.
+    pub caption: String,
+    /// The SVG.
+    pub svg: String,
+}
+
+impl TraceFigure {
+    /// Its file.
+    pub fn output_file(&self) -> OutputFile {
+        OutputFile::new(self.file.clone(), self.svg.clone())
+    }
+}
+
+/// The lanes, left to right.
+const LANES: [&str; 5] = [
+    "client",
+    "network",
+    "server worker",
+    "key store",
+    "provider",
+];
+const CLIENT: usize = 0;
+const NETWORK: usize = 1;
+const SERVER: usize = 2;
+const KEY_STORE: usize = 3;
+const PROVIDER: usize = 4;
+
+/// The file a trace of `traced` under `strategy` is written to.
+pub fn file_name(traced: Traced, strategy: Strategy) -> String {
+    match traced {
+        Traced::DoubleCharge => format!("trace_{}.svg", strategy.name()),
+        Traced::StuckKey => format!("trace_stuck_key_{}.svg", strategy.name()),
+    }
+}
+
+/// Every trace of `results`: for each kind and strategy, the first payment of run 0 with the
+/// outcome, in the first scenario whose run 0 has it.
+pub fn all(results: &TimelineResults) -> Vec<TraceFigure> {
+    let model = &results.model;
+    let mut figures = Vec::new();
+    for traced in Traced::ALL {
+        for &strategy in &model.strategies {
+            let scenario = results.rows.iter().find(|row| {
+                row.run == 0 && row.strategy == strategy && traced.holds(&row.tally.counts)
+            });
+            let Some(row) = scenario else { continue };
+            let found = trace::first(model, row.scenario, strategy, traced, &Silent)
+                .expect("Silent never stops");
+            // The counters say some payment has it, and the walk runs every payment.
+            let trace = found.expect("the payment the counters count");
+            figures.push(figure(model, &trace));
+        }
+    }
+    figures
+}
+
+/// The figure of one trace.
+pub fn figure(model: &TimelineModel, trace: &PaymentTrace) -> TraceFigure {
+    let caption = caption(model, trace);
+    TraceFigure {
+        file: file_name(trace.traced, trace.strategy),
+        svg: diagram(model, trace, &caption).svg(),
+        caption,
+    }
+}
+
+/// `attempt 2` (one copy) or `attempt 2 of copy 3`: attempts and copies counted from 1.
+fn attempt_name(model: &TimelineModel, trace: &PaymentTrace, copy: u32, attempt: u32) -> String {
+    if model.scenarios[trace.scenario].arrivals.copies > 1 {
+        format!("attempt {} of copy {}", attempt + 1, copy + 1)
+    } else {
+        format!("attempt {}", attempt + 1)
+    }
+}
+
+/// How an answer reads on its arrow.
+fn answer_text(answer: Answer) -> &'static str {
+    match answer {
+        Answer::Charged => "200: charged",
+        Answer::Replayed => "200: stored response",
+        Answer::Conflict => "409: key in flight",
+        Answer::ServerError => "500",
+        Answer::Rejected => "422: another body",
+    }
+}
+
+/// What a look-up found, on its arrow.
+fn found_text(found: KeyFound) -> &'static str {
+    match found {
+        KeyFound::Absent => "look-up: no key",
+        KeyFound::InFlight => "look-up: key in flight",
+        KeyFound::Complete => "look-up: stored response",
+        KeyFound::Failed => "look-up: stored 500",
+    }
+}
+
+/// Where a crash fell, in words.
+fn crash_text(point: CrashPoint) -> &'static str {
+    match point {
+        CrashPoint::BeforeCharge => "before the charge",
+        CrashPoint::AfterCharge => "after the charge and before saving the key",
+        CrashPoint::AfterSave => "after saving the key and before answering",
+    }
+}
+
+/// How the strategy handles the key, for the diagram's notes.
+fn strategy_text(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::None => "none: the server keeps no key; every delivery it processes charges.",
+        Strategy::CheckThenInsert => {
+            "check_then_insert: the server looks the key up on arrival and stores it only after \
+             the charge."
+        }
+        Strategy::UniqueKey => {
+            "unique_key: the server inserts the key (in flight) on arrival, before processing."
+        }
+    }
+}
+
+/// The events the diagram draws: for a double charge, those up to the second charge, and the
+/// answers to the attempts answered by then (however late they come); for a stuck key, all.
+fn drawn(trace: &PaymentTrace) -> Vec<Event> {
+    let events = &trace.events;
+    let second = events
+        .iter()
+        .position(|event| matches!(event.kind, EventKind::Charged { nth: 2 }));
+    let Some(second) = second.filter(|_| trace.traced == Traced::DoubleCharge) else {
+        return events.clone();
+    };
+    let until = events[second].at_ms;
+    let answered = |copy: u32, attempt: u32| {
+        events.iter().any(|event| {
+            event.copy == copy
+                && event.attempt == attempt
+                && event.at_ms <= until
+                && matches!(event.kind, EventKind::Answered { .. })
+        })
+    };
+    events
+        .iter()
+        .enumerate()
+        .filter(|&(index, event)| {
+            index <= second
+                || event.at_ms == until
+                || (matches!(
+                    event.kind,
+                    EventKind::Received { .. } | EventKind::ReceivedLate { .. }
+                ) && answered(event.copy, event.attempt))
+        })
+        .map(|(_, event)| *event)
+        .collect()
+}
+
+/// The first event after `from` (an index) of attempt `attempt` of copy `copy` that `pick`
+/// takes.
+fn next_of<T>(
+    events: &[Event],
+    from: usize,
+    copy: u32,
+    attempt: u32,
+    pick: impl Fn(&Event) -> Option<T>,
+) -> Option<T> {
+    events[from..]
+        .iter()
+        .filter(|event| event.copy == copy && event.attempt == attempt)
+        .find_map(pick)
+}
+
+/// The payment's name: `payment 1,234 of run 0` with its scenario if the file has several.
+fn payment_name(model: &TimelineModel, trace: &PaymentTrace) -> String {
+    let mut name = format!("payment {} of run {}", grouped(trace.payment), trace.run);
+    if model.scenarios.len() > 1 {
+        name.push_str(&format!(
+            " (scenario {})",
+            model.scenarios[trace.scenario].name
+        ));
+    }
+    name
+}
+
+/// The caption of a trace: what happened, in one sentence.
+pub fn caption(model: &TimelineModel, trace: &PaymentTrace) -> String {
+    let events = &trace.events;
+    let head = format!("{}, {}", payment_name(model, trace), trace.strategy.name());
+    let clauses = match trace.traced {
+        Traced::DoubleCharge => double_charge_clauses(model, trace, events),
+        Traced::StuckKey => stuck_key_clauses(model, trace, events),
+    };
+    let mut sentence = format!("{head}: {}.", clauses.join("; "));
+    // A sentence starts with a capital.
+    sentence[..1].make_ascii_uppercase();
+    sentence
+}
+
+/// The two charged attempts in the order they were sent: how the earlier one went, how the
+/// later one came (a timeout and a backoff, or another copy), why the server did not answer
+/// it from the key, and the two charges.
+fn double_charge_clauses(
+    model: &TimelineModel,
+    trace: &PaymentTrace,
+    events: &[Event],
+) -> Vec<String> {
+    let charge = |nth: u64| {
+        events
+            .iter()
+            .position(|event| event.kind == EventKind::Charged { nth })
+    };
+    let (Some(first), Some(second)) = (charge(1), charge(2)) else {
+        return vec!["it was charged twice".into()];
+    };
+    let name = |event: &Event| attempt_name(model, trace, event.copy, event.attempt);
+    let when = |of: &Event, kind: EventKind| {
+        next_of(events, 0, of.copy, of.attempt, |event| {
+            (event.kind == kind).then_some(event.at_ms)
+        })
+    };
+    let (charged_first, charged_second) = (&events[first], &events[second]);
+    let sent = |event: &Event| when(event, EventKind::Sent).unwrap_or(0.0);
+    // The attempt sent first, and the later one.
+    let in_order = sent(charged_first) <= sent(charged_second);
+    let (early, late) = if in_order {
+        (charged_first, charged_second)
+    } else {
+        (charged_second, charged_first)
+    };
+    let mut clauses = Vec::new();
+    let mut clause = name(early);
+    if let Some(at) = when(early, EventKind::Delivered) {
+        clause.push_str(&format!(" reached the server at {}", ms(at)));
+    }
+    if in_order {
+        let fate = next_of(events, 0, early.copy, early.attempt, |event| {
+            match event.kind {
+                EventKind::ResponseLost => Some(format!(
+                    ", but its response was lost at {}",
+                    ms(event.at_ms)
+                )),
+                EventKind::ReceivedLate { .. } => Some(format!(
+                    ", but its response came at {}, after the client's timeout",
+                    ms(event.at_ms)
+                )),
+                EventKind::Received { .. } => Some(format!(
+                    "; its answer reached the client at {}",
+                    ms(event.at_ms)
+                )),
+                EventKind::Crashed { point } => Some(format!(
+                    ", and the server crashed {}, never answering",
+                    crash_text(point)
+                )),
+                _ => None,
+            }
+        });
+        clause.push_str(&format!(" and was charged at {}", ms(early.at_ms)));
+        clause.push_str(&fate.unwrap_or_default());
+    } else {
+        clause.push_str(" and was still processing");
+    }
+    clauses.push(clause);
+    // How the later attempt came.
+    let late_sent = sent(late);
+    if late.attempt > 0 {
+        let before = next_of(
+            events,
+            0,
+            late.copy,
+            late.attempt - 1,
+            |event| match event.kind {
+                EventKind::TimedOut => Some(format!("the client timed out at {}", ms(event.at_ms))),
+                EventKind::Received { answer } => Some(format!(
+                    "the client got a {} at {}",
+                    &answer_text(answer)[..3],
+                    ms(event.at_ms)
+                )),
+                _ => None,
+            },
+        );
+        let wait = next_of(
+            events,
+            0,
+            late.copy,
+            late.attempt - 1,
+            |event| match event.kind {
+                EventKind::BackingOff { wait_ms } => Some(wait_ms),
+                _ => None,
+            },
+        );
+        let mut clause = before.unwrap_or_else(|| "the client retried".into());
+        clause.push_str(&format!(" and sent {} at {}", name(late), ms(late_sent)));
+        if let Some(wait) = wait {
+            clause.push_str(&format!(" after a backoff of {}", ms(wait)));
+        }
+        clauses.push(clause);
+    } else {
+        clauses.push(format!("{} was sent at {}", name(late), ms(late_sent)));
+    }
+    // Why the server did not answer the later attempt from the key.
+    let why = next_of(events, 0, late.copy, late.attempt, |event| {
+        match event.kind {
+            EventKind::KeyExpired => Some("its key had expired"),
+            EventKind::KeyReleased { .. } => Some("the key a crash had left in flight was gone"),
+            _ => None,
+        }
+    })
+    .or_else(|| {
+        events[..first.max(second)]
+            .iter()
+            .find_map(|event| match event.kind {
+                EventKind::KeyWriteFailed => Some("the first charge's key write had failed"),
+                EventKind::Crashed {
+                    point: CrashPoint::AfterCharge,
+                } => Some("a crash had lost the first charge's key"),
+                _ => None,
+            })
+    })
+    .or_else(|| {
+        (trace.strategy == Strategy::CheckThenInsert)
+            .then_some("the key is stored only after a charge, and none had been stored yet")
+    });
+    let mut clause = match when(late, EventKind::Delivered) {
+        Some(at) => format!("it reached the server at {}", ms(at)),
+        None => "it reached the server".to_string(),
+    };
+    match (trace.strategy, why) {
+        (Strategy::None, _) => clause.push_str(", which keeps no key"),
+        (_, Some(why)) => clause.push_str(&format!(" and found no key ({why})")),
+        (_, None) => clause.push_str(" and found no key"),
+    }
+    clauses.push(clause);
+    clauses.push(if in_order {
+        format!("the server charged again at {}", ms(charged_second.at_ms))
+    } else {
+        format!(
+            "{} was charged at {}, and {} charged again at {}",
+            name(late),
+            ms(charged_first.at_ms),
+            name(early),
+            ms(charged_second.at_ms)
+        )
+    });
+    clauses
+}
+
+/// The crash, how long the key stayed in flight, what the deliveries meanwhile got, and what
+/// came after.
+fn stuck_key_clauses(model: &TimelineModel, trace: &PaymentTrace, events: &[Event]) -> Vec<String> {
+    let Some(left) = events
+        .iter()
+        .position(|event| matches!(event.kind, EventKind::KeyLeftInFlight { .. }))
+    else {
+        return vec!["a crash left its key in flight".into()];
+    };
+    let EventKind::KeyLeftInFlight { until_ms, becomes } = events[left].kind else {
+        unreachable!("found above")
+    };
+    let crash = events[..left]
+        .iter()
+        .rev()
+        .find_map(|event| match event.kind {
+            EventKind::Crashed { point } => Some((point, event.at_ms, event.copy, event.attempt)),
+            _ => None,
+        });
+    let mut clauses = Vec::new();
+    if let Some((point, at, copy, attempt)) = crash {
+        clauses.push(format!(
+            "the server crashed at {} while processing {}, {}",
+            ms(at),
+            attempt_name(model, trace, copy, attempt),
+            crash_text(point)
+        ));
+    }
+    let how = match release(model, trace, events[left].at_ms, until_ms, becomes) {
+        Release::Completed => "when the completer marked it complete",
+        Release::Released => "when the completer released it",
+        Release::LockExpired => "when its lock expired",
+    };
+    clauses.push(format!(
+        "the key stayed in flight until {} ({how})",
+        ms(until_ms)
+    ));
+    let conflicts = events[left..]
+        .iter()
+        .filter(|event| {
+            event.kind
+                == EventKind::KeyLookedUp {
+                    found: KeyFound::InFlight,
+                }
+        })
+        .count();
+    if conflicts > 0 {
+        clauses.push(format!(
+            "{conflicts} {} in between got a 409",
+            if conflicts == 1 {
+                "delivery"
+            } else {
+                "deliveries"
+            }
+        ));
+    }
+    let after = events[left..].iter().find_map(|event| match event.kind {
+        EventKind::Charged { nth } if event.at_ms >= until_ms => Some(format!(
+            "{} was charged {}at {}",
+            attempt_name(model, trace, event.copy, event.attempt),
+            if nth > 1 { "again " } else { "" },
+            ms(event.at_ms)
+        )),
+        EventKind::KeyLookedUp {
+            found: KeyFound::Complete,
+        } if event.at_ms >= until_ms => Some(format!(
+            "{} got the stored response at {}",
+            attempt_name(model, trace, event.copy, event.attempt),
+            ms(event.at_ms)
+        )),
+        EventKind::GaveUp => Some(format!("the client gave up at {}", ms(event.at_ms))),
+        _ => None,
+    });
+    clauses.extend(after);
+    clauses
+}
+
+/// How a key a crash left in flight leaves that state.
+enum Release {
+    /// The completer marks it complete (its charge had committed).
+    Completed,
+    /// The completer releases it (nothing had committed).
+    Released,
+    /// Its lock expires and the store drops it.
+    LockExpired,
+}
+
+/// How the key left in flight at `at_ms` until `until_ms`, when it `becomes` that, is
+/// released: the completer comes `completer_interval_ms` after the crash, if before the lock
+/// expires.
+fn release(
+    model: &TimelineModel,
+    trace: &PaymentTrace,
+    at_ms: f64,
+    until_ms: f64,
+    becomes: KeyFound,
+) -> Release {
+    let completer = model.scenarios[trace.scenario]
+        .backend
+        .completer_interval_ms
+        .is_some_and(|interval| at_ms + interval == until_ms);
+    match (completer, becomes) {
+        (true, KeyFound::Complete) => Release::Completed,
+        (true, _) => Release::Released,
+        (false, _) => Release::LockExpired,
+    }
+}
+
+/// The longest line of the notes under a diagram (characters).
+const NOTE_WIDTH: usize = 140;
+
+/// Splits `text` into lines of at most `width` characters, at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The sequence diagram of a trace.
+fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagram {
+    let events = &drawn(trace)[..];
+    let last_ms = events.last().map_or(0.0, |event| event.at_ms);
+    let name = |copy, attempt| attempt_name(model, trace, copy, attempt);
+    let scenario = &model.scenarios[trace.scenario];
+    let copies = scenario.arrivals.copies;
+    let mut items = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let (copy, attempt, at) = (event.copy, event.attempt, event.at_ms);
+        let later = |kinds: &dyn Fn(&EventKind) -> bool| {
+            events[index + 1..]
+                .iter()
+                .find(|other| other.copy == copy && other.attempt == attempt && kinds(&other.kind))
+        };
+        let arrow = |from, from_ms, to, to_ms, label: String, style| Item::Arrow {
+            from,
+            from_ms,
+            to,
+            to_ms,
+            label,
+            style,
+        };
+        // A message that takes no time: from `from` to `to` at the event's time.
+        let level = |from, to, label: String, style| arrow(from, at, to, at, label, style);
+        // Marks on the client and the server's worker are labelled on their left (the
+        // level messages leave them to the right), the others on their right.
+        let mark = |lane, label: String, style| Item::Mark {
+            lane,
+            side: if lane <= SERVER {
+                Side::Left
+            } else {
+                Side::Right
+            },
+            at_ms: at,
+            label,
+            style,
+        };
+        match event.kind {
+            EventKind::Sent => {
+                if let Some(delivered) = later(&|kind| *kind == EventKind::Delivered) {
+                    items.push(arrow(
+                        CLIENT,
+                        at,
+                        SERVER,
+                        delivered.at_ms,
+                        name(copy, attempt),
+                        Style::Normal,
+                    ));
+                }
+            }
+            EventKind::RequestLost => {
+                let label = format!("{}: request lost", name(copy, attempt));
+                items.push(level(CLIENT, NETWORK, label, Style::Lost));
+            }
+            EventKind::Answered { answer } => {
+                let received = later(&|kind| {
+                    matches!(
+                        kind,
+                        EventKind::Received { .. } | EventKind::ReceivedLate { .. }
+                    )
+                });
+                if let Some(received) = received {
+                    let late = matches!(received.kind, EventKind::ReceivedLate { .. });
+                    let label = if late {
+                        format!("{} (too late: ignored)", answer_text(answer))
+                    } else {
+                        answer_text(answer).to_string()
+                    };
+                    let style = if late { Style::Muted } else { Style::Normal };
+                    items.push(arrow(SERVER, at, CLIENT, received.at_ms, label, style));
+                }
+            }
+            EventKind::ResponseLost => {
+                let label = format!("response to {} lost", name(copy, attempt));
+                items.push(level(SERVER, NETWORK, label, Style::Lost));
+            }
+            EventKind::Received { answer } => {
+                if matches!(answer, Answer::Charged | Answer::Replayed) {
+                    items.push(mark(CLIENT, "success".into(), Style::Normal));
+                }
+            }
+            EventKind::ReceivedLate { .. } | EventKind::Delivered => {}
+            EventKind::TimedOut => {
+                let gave_up = events[index + 1..].first().is_some_and(|next| {
+                    next.kind == EventKind::GaveUp && next.copy == copy && next.at_ms == at
+                });
+                let label = format!(
+                    "{}timeout{}",
+                    if copies > 1 {
+                        format!("copy {}: ", copy + 1)
+                    } else {
+                        String::new()
+                    },
+                    if gave_up { ": gave up" } else { "" }
+                );
+                items.push(mark(CLIENT, label, Style::Muted));
+            }
+            EventKind::BackingOff { wait_ms } => items.push(Item::Span {
+                lane: CLIENT,
+                side: Side::Left,
+                from_ms: at,
+                to_ms: (at + wait_ms).min(last_ms.max(at)),
+                label: format!("backoff {}", ms(wait_ms)),
+                style: Style::Muted,
+            }),
+            EventKind::GaveUp => {
+                let after_timeout = index > 0 && {
+                    let previous = &events[index - 1];
+                    previous.kind == EventKind::TimedOut
+                        && previous.copy == copy
+                        && previous.at_ms == at
+                };
+                if !after_timeout {
+                    items.push(mark(CLIENT, "gave up".into(), Style::Muted));
+                }
+            }
+            EventKind::KeyLookedUp { found } => {
+                let reserved = events[index + 1..].first().is_some_and(|next| {
+                    next.kind == EventKind::KeyReserved
+                        && next.copy == copy
+                        && next.attempt == attempt
+                });
+                let label = if reserved {
+                    "no key: insert it, in flight".to_string()
+                } else {
+                    found_text(found).to_string()
+                };
+                items.push(level(SERVER, KEY_STORE, label, Style::Normal));
+            }
+            EventKind::KeyReserved => {}
+            EventKind::KeySaved => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "store key + response".into(),
+                    Style::Normal,
+                ));
+            }
+            EventKind::KeyWriteFailed => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "key write failed: key lost".into(),
+                    Style::Lost,
+                ));
+            }
+            EventKind::KeyExpired => {
+                items.push(mark(KEY_STORE, "key expired (TTL)".into(), Style::Muted));
+            }
+            // Drawn at the time the stuck key's span ends.
+            EventKind::KeyReleased { .. } => {}
+            EventKind::KeyLeftInFlight { until_ms, becomes } => {
+                items.push(Item::Span {
+                    lane: KEY_STORE,
+                    side: Side::Right,
+                    from_ms: at,
+                    to_ms: until_ms.min(last_ms.max(at)),
+                    label: "key stuck in flight".into(),
+                    style: Style::Highlight,
+                });
+                if until_ms <= last_ms {
+                    let label = match release(model, trace, at, until_ms, becomes) {
+                        Release::Completed => "completer: key completed",
+                        Release::Released => "completer: key released",
+                        Release::LockExpired => "lock expired: key dropped",
+                    };
+                    items.push(Item::Mark {
+                        lane: KEY_STORE,
+                        side: Side::Right,
+                        at_ms: until_ms,
+                        label: label.into(),
+                        style: Style::Muted,
+                    });
+                }
+            }
+            EventKind::KeyDropped => {
+                items.push(level(
+                    SERVER,
+                    KEY_STORE,
+                    "in-flight key lost with the request".into(),
+                    Style::Lost,
+                ));
+            }
+            EventKind::ProcessingStarted { until_ms } => items.push(Item::Span {
+                lane: SERVER,
+                side: Side::Left,
+                from_ms: at,
+                to_ms: until_ms.min(last_ms.max(at)),
+                label: format!("processing {}", name(copy, attempt)),
+                style: Style::Normal,
+            }),
+            EventKind::Charged { nth } => {
+                let (label, style) = if nth >= 2 {
+                    (format!("charge {nth}: charged twice"), Style::Highlight)
+                } else {
+                    (format!("charge {nth}"), Style::Normal)
+                };
+                items.push(level(SERVER, PROVIDER, label, style));
+            }
+            EventKind::ProcessingFailed => {
+                items.push(mark(SERVER, "processing failed: 500".into(), Style::Lost));
+            }
+            EventKind::Crashed { point } => items.push(mark(
+                SERVER,
+                format!("crash {}", crash_text(point)),
+                Style::Highlight,
+            )),
+        }
+    }
+    let title = match trace.traced {
+        Traced::DoubleCharge => format!(
+            "The first double charge under {}: {}",
+            trace.strategy.name(),
+            payment_name(model, trace)
+        ),
+        Traced::StuckKey => format!(
+            "A key left in flight by a crash, under {}: {}",
+            trace.strategy.name(),
+            payment_name(model, trace)
+        ),
+    };
+    let mut notes = wrap(caption, NOTE_WIDTH);
+    notes.push(String::new());
+    for note in [
+        strategy_text(trace.strategy),
+        "Times are ms from the payment's first send; rows are in time order, further apart the \
+         longer the wait between them (not to scale).",
+        "Solid arrows: messages that arrived; dashed arrows ending in a cross: lost on the way; \
+         bars: a processing, a backoff, a key stuck in flight; red: the second charge or the \
+         stuck key.",
+    ] {
+        notes.extend(wrap(note, NOTE_WIDTH));
+    }
+    let hidden = trace.events.len() - events.len();
+    if hidden > 0 {
+        notes.push(format!(
+            "The payment goes on after this: {hidden} later {} not drawn.",
+            if hidden == 1 {
+                "event is"
+            } else {
+                "events are"
+            }
+        ));
+    }
+    Diagram {
+        title,
+        subtitle: format!(
+            "{} · scenario {} · seed {}",
+            model.title, scenario.name, model.seed
+        ),
+        lanes: LANES.iter().map(|lane| (*lane).to_string()).collect(),
+        items,
+        notes,
+    }
+}
