@@ -242,40 +242,33 @@ mod tests {
 
     #[test]
     fn distributions_read_every_form_and_unit() {
-        assert_eq!(
-            read("{ distribution = \"fixed\", ms = 20 }", distribution),
-            Ok(Distribution::Fixed { ms: 20.0 })
-        );
-        assert_eq!(
-            read(
+        let log_normal = Distribution::LogNormal {
+            median_ms: 40.0,
+            p99_ms: 400.0,
+        };
+        for (text, expected) in [
+            (
+                "{ distribution = \"fixed\", ms = 20 }",
+                Distribution::Fixed { ms: 20.0 },
+            ),
+            (
                 "{ distribution = \"log_normal\", median_ms = \"40ms\", p99_ms = \"0.4s\" }",
-                distribution
+                log_normal,
             ),
-            Ok(Distribution::LogNormal {
-                median_ms: 40.0,
-                p99_ms: 400.0
-            })
-        );
-        assert_eq!(
-            read(
+            (
                 "{ distribution = \"log_normal\", median_ms = \"40ms\", p99_ms = \"400ms\" }",
-                distribution
+                log_normal,
             ),
-            Ok(Distribution::LogNormal {
-                median_ms: 40.0,
-                p99_ms: 400.0
-            })
-        );
-        assert_eq!(
-            read(
+            (
                 "{ distribution = \"uniform\", low_ms = 1, high_ms = 2 }",
-                distribution
+                Distribution::Uniform {
+                    low_ms: 1.0,
+                    high_ms: 2.0,
+                },
             ),
-            Ok(Distribution::Uniform {
-                low_ms: 1.0,
-                high_ms: 2.0
-            })
-        );
+        ] {
+            assert_eq!(read(text, distribution), Ok(expected), "{text}");
+        }
     }
 
     #[test]

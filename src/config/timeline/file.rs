@@ -64,11 +64,7 @@ pub fn read(
 ) -> Result<TimelineFile, ConfigError> {
     let sets = set::documents(overrides)?;
     let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
-    let top = Lookup {
-        schema: &SCHEMA,
-        base: &entries,
-        over: None,
-    };
+    let top = Lookup::top(&SCHEMA, &entries);
     let is_shared = is_shared(&entries);
     let seed = overrides.seed.map_or_else(|| top.whole("seed"), Ok)?;
     let runs = top.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
@@ -279,11 +275,7 @@ fn scenarios<T>(
     stem: &str,
     read: fn(&Lookup<'_, '_, '_>, String) -> Result<T, ConfigError>,
 ) -> Result<Vec<T>, ConfigError> {
-    let base = Lookup {
-        schema: &SCHEMA,
-        base: entries,
-        over: None,
-    };
+    let base = Lookup::top(&SCHEMA, entries);
     let base_scenario = read(&base, stem.to_string())?;
     if entries.scenarios.is_empty() {
         return Ok(vec![base_scenario]);
