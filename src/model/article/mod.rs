@@ -121,13 +121,7 @@ pub fn simulate(
             (0..model.runs)
                 .into_par_iter()
                 .map(|run| {
-                    let histograms = kernel::attempt_histograms(
-                        &model.seed_sequence(run),
-                        model.requests,
-                        model.max_retries,
-                        &model.ack_loss,
-                        progress,
-                    )?;
+                    let histograms = kernel::attempt_histograms(model, run, progress)?;
                     Ok(histograms
                         .into_iter()
                         .map(|histogram| {
