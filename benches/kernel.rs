@@ -49,16 +49,8 @@ fn main() {
                 &format!("article_3p/scan_{implementation:?}_1_thread/{requests}"),
                 elements,
                 || {
-                    attempt_histograms_with(
-                        implementation,
-                        &model.seed_sequence(0),
-                        black_box(model.requests),
-                        model.max_retries,
-                        &model.ack_loss,
-                        1,
-                        &Silent,
-                    )
-                    .unwrap()
+                    attempt_histograms_with(implementation, black_box(&model), 0, 1, &Silent)
+                        .unwrap()
                 },
             );
         }

@@ -18,6 +18,14 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// A machine with `memory_bytes` available and `cores` cores.
+    pub const fn new(memory_bytes: u64, cores: usize) -> Self {
+        Machine {
+            memory_bytes,
+            cores,
+        }
+    }
+
     /// This machine now: its available memory and its cores.
     pub fn this() -> Self {
         Machine {

@@ -77,15 +77,7 @@ fn scan(
         chunk_requests,
         threads,
     };
-    attempt_histograms_planned(
-        plan,
-        &model.seed_sequence(0),
-        model.requests,
-        model.max_retries,
-        &model.ack_loss,
-        &Silent,
-    )
-    .unwrap()
+    attempt_histograms_planned(plan, model, 0, &Silent).unwrap()
 }
 
 /// Every scan implementation, on 1 and 3 threads, with chunks of each of `chunk_sizes`,
@@ -144,16 +136,7 @@ fn the_engines_chunk_size_gives_the_counts_of_small_chunks() {
     for requests in [CHUNK_REQUESTS + 1, CHUNK_REQUESTS + 17] {
         let model = model(u64::MAX, requests, 6, &[0.3, 0.0, 0.05]);
         for implementation in Implementation::available() {
-            let engine = attempt_histograms_with(
-                implementation,
-                &model.seed_sequence(0),
-                model.requests,
-                model.max_retries,
-                &model.ack_loss,
-                2,
-                &Silent,
-            )
-            .unwrap();
+            let engine = attempt_histograms_with(implementation, &model, 0, 2, &Silent).unwrap();
             assert_eq!(
                 engine,
                 scan(&model, implementation, 4_099, 2),

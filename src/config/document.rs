@@ -240,31 +240,23 @@ impl<'t> Document<'t> {
     ) -> Result<Entries<'d, 't>, ConfigError> {
         let mut entries = Entries::default();
         let scenarios = schema.keys.iter().any(|key| key.per_scenario);
-        let mut items: Vec<(&toml::Spanned<std::borrow::Cow<'t, str>>, &Value<'t>)> =
-            self.root.iter().collect();
-        items.sort_by_key(|(name, _)| name.span().start);
-        for (name, value) in items {
-            let name_text = name.get_ref().as_ref();
-            if ignored.contains(&name_text) {
-                continue;
+        let top = Walk {
+            prefix: "",
+            index: None,
+            per_scenario_only: false,
+        };
+        let take = |name: &str, value: &'d Value<'t>| {
+            if ignored.contains(&name) {
+                return Ok(true);
             }
-            if name_text == "scenario" && scenarios {
+            if name == "scenario" && scenarios {
                 entries.scenarios = self.scenario_entries(schema, others, value)?;
-                continue;
+                return Ok(true);
             }
-            self.walk(
-                schema,
-                others,
-                Walk {
-                    prefix: "",
-                    index: None,
-                    per_scenario_only: false,
-                },
-                name,
-                value,
-                (&mut entries.base, &mut entries.tables),
-            )?;
-        }
+            Ok(false)
+        };
+        let out = (&mut entries.base, &mut entries.tables);
+        self.walk_table(schema, others, top, &self.root, take, out)?;
         Ok(entries)
     }
 
@@ -297,29 +289,56 @@ impl<'t> Document<'t> {
                 keys: BTreeMap::new(),
                 tables: BTreeMap::new(),
             };
-            let mut items: Vec<_> = table.iter().collect();
-            items.sort_by_key(|(name, _)| name.span().start);
-            for (name, value) in items {
-                if name.get_ref().as_ref() == "name" {
+            let entry = Walk {
+                prefix: "",
+                index: Some(index),
+                per_scenario_only: true,
+            };
+            let take = |name: &str, value| {
+                let is_name = name == "name";
+                if is_name {
                     scenario.name = Some(value);
-                    continue;
                 }
-                self.walk(
-                    schema,
-                    others,
-                    Walk {
-                        prefix: "",
-                        index: Some(index),
-                        per_scenario_only: true,
-                    },
-                    name,
-                    value,
-                    (&mut scenario.keys, &mut scenario.tables),
-                )?;
-            }
+                Ok(is_name)
+            };
+            let out = (&mut scenario.keys, &mut scenario.tables);
+            self.walk_table(schema, others, entry, table, take, out)?;
             scenarios.push(scenario);
         }
         Ok(scenarios)
+    }
+
+    /// Walks every item of `table` (the file's top level, a `[[scenario]]` entry or a table
+    /// of keys, where `walk` says) in the order of the file, but for those `take` takes (it
+    /// is given the item's name and value and says whether it took it).
+    fn walk_table<'d>(
+        &'d self,
+        schema: &Schema,
+        others: &[Schema],
+        walk: Walk<'_>,
+        table: &'d DeTable<'t>,
+        mut take: impl FnMut(&str, &'d Value<'t>) -> Result<bool, ConfigError>,
+        out: (
+            &mut BTreeMap<&'static str, Entry<'d, 't>>,
+            &mut BTreeMap<String, Place<'d, 't>>,
+        ),
+    ) -> Result<(), ConfigError> {
+        let (keys, tables) = out;
+        let mut items: Vec<_> = table.iter().collect();
+        items.sort_by_key(|(name, _)| name.span().start);
+        for (name, value) in items {
+            if !take(name.get_ref().as_ref(), value)? {
+                self.walk(
+                    schema,
+                    others,
+                    walk,
+                    name,
+                    value,
+                    (&mut *keys, &mut *tables),
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// Looks `name` (under `walk.prefix`) up in the schema: a key is kept, a table of keys is
@@ -366,8 +385,6 @@ impl<'t> Document<'t> {
                     format!("`{full}` is a table of keys: write [{full}] and its keys below it"),
                 ));
             };
-            let mut items: Vec<_> = table.iter().collect();
-            items.sort_by_key(|(name, _)| name.span().start);
             let prefix = format!("{full}.");
             tables.insert(
                 full.clone(),
@@ -376,20 +393,12 @@ impl<'t> Document<'t> {
                     span: value.span(),
                 },
             );
-            for (inner, inner_value) in items {
-                self.walk(
-                    schema,
-                    others,
-                    Walk {
-                        prefix: &prefix,
-                        ..walk
-                    },
-                    inner,
-                    inner_value,
-                    (&mut *keys, &mut *tables),
-                )?;
-            }
-            return Ok(());
+            let inner = Walk {
+                prefix: &prefix,
+                ..walk
+            };
+            let take = |_: &str, _| Ok(false);
+            return self.walk_table(schema, others, inner, table, take, (keys, tables));
         }
         Err(self.problem(&name.span(), unknown_key(&full, schema, others)))
     }

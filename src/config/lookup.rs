@@ -21,6 +21,15 @@ pub struct Lookup<'a, 'd, 't> {
 }
 
 impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
+    /// The top-level keys of a file read with `schema`, in no scenario.
+    pub fn top(schema: &'static Schema, base: &'a Entries<'d, 't>) -> Self {
+        Self {
+            schema,
+            base,
+            over: None,
+        }
+    }
+
     /// The declaration of `name`.
     ///
     /// # Panics

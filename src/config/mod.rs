@@ -150,38 +150,18 @@ impl Job {
         let job = match model {
             "timeline" => {
                 let file = timeline::file::read(document, &others, overrides, threads)?;
-                let kind = match &file {
-                    timeline::file::TimelineFile::Plain { .. } => "timeline files",
-                    timeline::file::TimelineFile::Shared { .. } => {
-                        "timeline files with a shared server"
+                let (kind, model) = match &file {
+                    timeline::file::TimelineFile::Plain(_) => ("timeline files", "timeline"),
+                    timeline::file::TimelineFile::Shared(_) => {
+                        ("timeline files with a shared server", "load")
                     }
-                };
-                let model = match &file {
-                    timeline::file::TimelineFile::Plain { .. } => "timeline",
-                    timeline::file::TimelineFile::Shared { .. } => "load",
                 };
                 refuse_flags(model, overrides, || {
                     format!("{kind} such as {}", path.display())
                 })?;
                 match file {
-                    timeline::file::TimelineFile::Plain {
-                        model,
-                        threads,
-                        output,
-                    } => Job::Timeline(TimelineConfig {
-                        model,
-                        threads,
-                        output,
-                    }),
-                    timeline::file::TimelineFile::Shared {
-                        model,
-                        threads,
-                        output,
-                    } => Job::Load(LoadConfig {
-                        model,
-                        threads,
-                        output,
-                    }),
+                    timeline::file::TimelineFile::Plain(config) => Job::Timeline(config),
+                    timeline::file::TimelineFile::Shared(config) => Job::Load(config),
                 }
             }
             "contention" => {

@@ -252,17 +252,17 @@ pub fn scalar(key: &Key, found: &Found<'_, '_>) -> Result<Scalar, ConfigError> {
             }
             Ok(Scalar::Whole(whole))
         }
-        Kind::Number { bounds, .. } => number(found, bounds, expected).map(Scalar::Number),
+        Kind::Number { bounds, .. } => number(found, None, bounds, expected).map(Scalar::Number),
         Kind::Probability { max_open } => {
             let bounds = if max_open {
                 Bounds::below(0.0, 1.0)
             } else {
                 Bounds::closed(0.0, 1.0)
             };
-            number(found, bounds, expected).map(Scalar::Number)
+            number(found, None, bounds, expected).map(Scalar::Number)
         }
         Kind::Duration { unit, bounds } => {
-            duration(found, unit, bounds, expected).map(Scalar::Number)
+            number(found, Some(unit), bounds, expected).map(Scalar::Number)
         }
         Kind::Choice(names) => choice(found, names).map(Scalar::Name),
         Kind::Switch => match found.value {
@@ -327,41 +327,27 @@ pub enum Scalar {
     Folder(PathBuf),
 }
 
-/// A number within `bounds`.
+/// A number within `bounds`; with a `unit`, a duration too: a number of `unit`s, or a
+/// string with a unit.
 fn number(
     found: &Found<'_, '_>,
+    unit: Option<TimeUnit>,
     bounds: Bounds,
     expected: impl Fn() -> String,
 ) -> Result<f64, ConfigError> {
-    let value = as_number(found.value).ok_or_else(|| found.invalid(expected()))?;
-    if bounds.contains(value) {
-        Ok(value)
-    } else {
-        Err(found.invalid(expected()))
-    }
-}
-
-/// A duration within `bounds` of `unit`: a number of `unit`s, or a string with a unit.
-fn duration(
-    found: &Found<'_, '_>,
-    unit: TimeUnit,
-    bounds: Bounds,
-    expected: impl Fn() -> String,
-) -> Result<f64, ConfigError> {
-    let value = match found.value {
-        DeValue::String(text) => {
+    let value = match (found.value, unit) {
+        (DeValue::String(text), Some(unit)) => {
             let parsed = humantime::parse_duration(text.trim())
                 .map_err(|_| found.invalid(format!("not a duration: {}", expected())))?;
             // Whole nanoseconds, so "150ms" is exactly 150 and "2s" exactly 2000.
             parsed.as_nanos() as f64 / (unit.seconds() * 1e9)
         }
-        other => as_number(other).ok_or_else(|| found.invalid(expected()))?,
+        (other, _) => as_number(other).ok_or_else(|| found.invalid(expected()))?,
     };
-    if bounds.contains(value) {
-        Ok(value)
-    } else {
-        Err(found.invalid(expected()))
-    }
+    bounds
+        .contains(value)
+        .then_some(value)
+        .ok_or_else(|| found.invalid(expected()))
 }
 
 /// One of `names`; a near miss is named.

@@ -464,40 +464,33 @@ mod tests {
 
     #[test]
     fn distributions_read_every_form_and_unit() {
-        assert_eq!(
-            read("{ distribution = \"fixed\", ms = 20 }", distribution),
-            Ok(Distribution::Fixed { ms: 20.0 })
-        );
-        assert_eq!(
-            read(
+        let log_normal = Distribution::LogNormal {
+            median_ms: 40.0,
+            p99_ms: 400.0,
+        };
+        for (text, expected) in [
+            (
+                "{ distribution = \"fixed\", ms = 20 }",
+                Distribution::Fixed { ms: 20.0 },
+            ),
+            (
                 "{ distribution = \"log_normal\", median_ms = \"40ms\", p99_ms = \"0.4s\" }",
-                distribution
+                log_normal,
             ),
-            Ok(Distribution::LogNormal {
-                median_ms: 40.0,
-                p99_ms: 400.0
-            })
-        );
-        assert_eq!(
-            read(
+            (
                 "{ distribution = \"log_normal\", median_ms = \"40ms\", p99_ms = \"400ms\" }",
-                distribution
+                log_normal,
             ),
-            Ok(Distribution::LogNormal {
-                median_ms: 40.0,
-                p99_ms: 400.0
-            })
-        );
-        assert_eq!(
-            read(
+            (
                 "{ distribution = \"uniform\", low_ms = 1, high_ms = 2 }",
-                distribution
+                Distribution::Uniform {
+                    low_ms: 1.0,
+                    high_ms: 2.0,
+                },
             ),
-            Ok(Distribution::Uniform {
-                low_ms: 1.0,
-                high_ms: 2.0
-            })
-        );
+        ] {
+            assert_eq!(read(text, distribution), Ok(expected), "{text}");
+        }
     }
 
     #[test]
@@ -510,26 +503,27 @@ mod tests {
             ),
             "{error}"
         );
-        let error = read(
-            "{ distribution = \"log_normal\", median_ms = 40, p99_ms = 20 }",
-            distribution,
-        )
-        .unwrap_err();
-        assert!(
-            error.contains("`network.request_latency.p99_ms`"),
-            "{error}"
-        );
-        assert!(error.contains("at least median_ms = 40"), "{error}");
-        let error = read("{ distribution = \"pareto\", ms = 1 }", distribution).unwrap_err();
-        assert!(error.contains("\"log_normal\""), "{error}");
-        let error = read("{ distribution = \"fixed\", msec = 1 }", distribution).unwrap_err();
-        assert!(error.contains("did you mean `ms`?"), "{error}");
-        let error = read("{ distribution = \"fixed\" }", distribution).unwrap_err();
-        assert!(error.contains("needs `ms`"), "{error}");
-        let error = read("{ distribution = \"exponential\", ms = 3 }", distribution).unwrap_err();
-        assert!(error.contains("has no `ms`"), "{error}");
-        let error = read("20", distribution).unwrap_err();
-        assert!(error.contains("expected a distribution"), "{error}");
+        for (text, says) in [
+            (
+                "{ distribution = \"log_normal\", median_ms = 40, p99_ms = 20 }",
+                "`network.request_latency.p99_ms`",
+            ),
+            (
+                "{ distribution = \"log_normal\", median_ms = 40, p99_ms = 20 }",
+                "at least median_ms = 40",
+            ),
+            ("{ distribution = \"pareto\", ms = 1 }", "\"log_normal\""),
+            (
+                "{ distribution = \"fixed\", msec = 1 }",
+                "did you mean `ms`?",
+            ),
+            ("{ distribution = \"fixed\" }", "needs `ms`"),
+            ("{ distribution = \"exponential\", ms = 3 }", "has no `ms`"),
+            ("20", "expected a distribution"),
+        ] {
+            let error = read(text, distribution).unwrap_err();
+            assert!(error.contains(says), "{text}: {error}");
+        }
     }
 
     #[test]
@@ -634,16 +628,18 @@ mod tests {
                 cap_ms: 5000.0
             })
         );
-        let error = read(
-            "{ policy = \"full_jitter\", base_ms = 100, cap_ms = -1 }",
-            backoff,
-        )
-        .unwrap_err();
-        assert!(
-            error.contains("`network.request_latency.cap_ms`"),
-            "{error}"
-        );
-        let error = read("{ policy = \"full_jittter\" }", backoff).unwrap_err();
-        assert!(error.contains("did you mean \"full_jitter\"?"), "{error}");
+        for (text, says) in [
+            (
+                "{ policy = \"full_jitter\", base_ms = 100, cap_ms = -1 }",
+                "`network.request_latency.cap_ms`",
+            ),
+            (
+                "{ policy = \"full_jittter\" }",
+                "did you mean \"full_jitter\"?",
+            ),
+        ] {
+            let error = read(text, backoff).unwrap_err();
+            assert!(error.contains(says), "{text}: {error}");
+        }
     }
 }

@@ -106,14 +106,6 @@ mod tests {
     use crate::model::article::ArticleModel;
     use std::path::PathBuf;
 
-    /// A machine with `memory_bytes` available and `cores` cores.
-    fn machine(memory_bytes: u64, cores: usize) -> Machine {
-        Machine {
-            memory_bytes,
-            cores,
-        }
-    }
-
     fn config(requests: u64, runs: u32, engine: Engine) -> ArticleConfig {
         ArticleConfig {
             model: ArticleModel {
@@ -135,14 +127,14 @@ mod tests {
     #[test]
     fn short_runs_pass_silently() {
         let article = config(10_000, 1, Engine::Fast { threads: 2 });
-        assert_eq!(article.check(machine(1 << 30, 2)).unwrap(), None);
+        assert_eq!(article.check(Machine::new(1 << 30, 2)).unwrap(), None);
     }
 
     #[test]
     fn long_runs_are_announced_with_the_estimate() {
         // 4.2 x 10^12 requests x 1 run at p = 0 on 2 threads: 4.2e12 / (7e8 x 2) = 3000 s.
         let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 2 });
-        let warning = long.check(machine(1 << 30, 2)).unwrap().unwrap();
+        let warning = long.check(Machine::new(1 << 30, 2)).unwrap().unwrap();
         assert!(warning.contains("about 50 min on 2 threads"), "{warning}");
     }
 
@@ -151,13 +143,13 @@ mod tests {
         // 10^9 requests x 160 bytes + 16 MiB + one point = 1.6e11 bytes = 149.0 GiB, against
         // 8 GiB available.
         let big = config(1_000_000_000, 1, Engine::Servers);
-        let error = big.check(machine(8 << 30, 2)).unwrap_err().to_string();
+        let error = big.check(Machine::new(8 << 30, 2)).unwrap_err().to_string();
         assert!(error.contains("149.0 GiB"), "{error}");
         assert!(error.contains("8.0 GiB is available"), "{error}");
         assert!(error.contains("--engine fast"), "{error}");
         // The fast engine needs no memory per request.
         let fast = config(1_000_000_000, 1, Engine::Fast { threads: 2 });
-        assert!(fast.check(machine(8 << 30, 2)).is_ok());
+        assert!(fast.check(Machine::new(8 << 30, 2)).is_ok());
     }
 
     #[test]
@@ -166,7 +158,10 @@ mod tests {
         let mut many = config(1, 100_000, Engine::Fast { threads: 2 });
         many.model.ack_loss = (0..10_000).map(|i| f64::from(i) * 1e-9).collect();
         many.model.max_retries = 0;
-        let error = many.check(machine(8 << 30, 2)).unwrap_err().to_string();
+        let error = many
+            .check(Machine::new(8 << 30, 2))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("100000 runs x 10000 p values"), "{error}");
         assert!(error.contains("603.5 GiB"), "{error}");
         assert!(error.contains("fewer --runs or p values"), "{error}");
@@ -176,7 +171,7 @@ mod tests {
     fn fast_runs_are_estimated_on_the_cores_that_run_them() {
         // 4.2 x 10^12 requests on 1,024 threads asked but 2 cores: 3000 s, not 3 s.
         let long = config(4_200_000_000_000, 1, Engine::Fast { threads: 1024 });
-        let warning = long.check(machine(1 << 30, 2)).unwrap().unwrap();
+        let warning = long.check(Machine::new(1 << 30, 2)).unwrap().unwrap();
         assert!(
             warning.contains("about 50 min on 2 threads (1024 asked)"),
             "{warning}"

@@ -150,14 +150,6 @@ fn plan(config: &LoadConfig, machine: Machine) -> Plan {
 mod tests {
     use super::*;
 
-    /// A machine with `memory_bytes` available and `cores` cores.
-    fn machine(memory_bytes: u64, cores: usize) -> Machine {
-        Machine {
-            memory_bytes,
-            cores,
-        }
-    }
-
     /// A load or timeline file's config as the command line reads it, with `threads`.
     fn scenario_config(text: &str, threads: Option<usize>) -> crate::config::Job {
         let overrides = crate::config::Overrides {
@@ -183,7 +175,7 @@ mod tests {
             let crate::config::Job::Load(config) = scenario_config(text, Some(threads)) else {
                 panic!("not a load file");
             };
-            let warning = config.check(machine(8 << 30, 2)).unwrap().unwrap();
+            let warning = config.check(Machine::new(8 << 30, 2)).unwrap().unwrap();
             assert!(warning.contains(ending), "{threads}: {warning}");
         }
     }
@@ -198,7 +190,10 @@ mod tests {
         let crate::config::Job::Load(config) = scenario_config(text, Some(16)) else {
             panic!("not a load file");
         };
-        let error = config.check(machine(8 << 30, 2)).unwrap_err().to_string();
+        let error = config
+            .check(Machine::new(8 << 30, 2))
+            .unwrap_err()
+            .to_string();
         for part in [
             "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
             "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
@@ -213,6 +208,6 @@ mod tests {
         let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
             panic!("not a load file");
         };
-        assert_eq!(config.check(machine(8 << 30, 2)).unwrap(), None);
+        assert_eq!(config.check(Machine::new(8 << 30, 2)).unwrap(), None);
     }
 }

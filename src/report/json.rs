@@ -149,6 +149,46 @@ fn inferred(cell: &str) -> Value {
         .unwrap_or_else(|| Value::from(cell))
 }
 
+/// Declares a model's `--json` parameters once: the struct serialized as the envelope's
+/// `parameters`, each field with its doc, its Rust type, its [`Json`] type (`nullable` where
+/// it may be `null`) and its value in terms of the model; `FIELDS`, their declarations for
+/// [`Shape::parameters`], and `of`, the parameters of one model.
+macro_rules! parameters {
+    (
+        $(#[doc = $doc:literal])+
+        struct $name:ident<$lifetime:lifetime>($model:ident: $model_type:ty) {
+            $( $(#[doc = $field_doc:literal])+
+               $field:ident: $type:ty = $json:ident $($nullable:ident)? => $value:expr, )+
+        }
+    ) => {
+        $(#[doc = $doc])+
+        #[derive(Debug, serde::Serialize)]
+        struct $name<$lifetime> {
+            $( $(#[doc = $field_doc])+ $field: $type, )+
+        }
+
+        impl<$lifetime> $name<$lifetime> {
+            /// Every parameter's key and type, in the order serialized.
+            const FIELDS: &'static [$crate::report::json::Field] = &[
+                $( $crate::report::json::Field {
+                    name: stringify!($field),
+                    json: $crate::report::json::Json::$json,
+                    nullable: $crate::report::json::parameters!(@nullable $($nullable)?),
+                }, )+
+            ];
+
+            /// The parameters of `model`'s run.
+            fn of($model: &$lifetime $model_type) -> Self {
+                Self { $( $field: $value, )+ }
+            }
+        }
+    };
+    (@nullable nullable) => { true };
+    (@nullable) => { false };
+}
+
+pub(crate) use parameters;
+
 /// The shared summary's columns after a cell's labels ([`ESTIMATE_COLUMNS`]), typed.
 pub fn estimate_fields() -> Vec<Field> {
     ESTIMATE_COLUMNS

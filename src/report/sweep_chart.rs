@@ -141,20 +141,29 @@ pub fn charts(
     headline
         .iter()
         .filter_map(|&metric| {
-            let rows: Vec<(&[String], &Row)> = points
-                .iter()
-                .flat_map(|(labels, summary)| {
-                    summary
-                        .rows
-                        .iter()
-                        .filter(move |row| row.metric.column.name == metric)
-                        .map(move |row| (labels.as_slice(), row))
-                })
-                .collect();
+            let rows = metric_rows(points, metric);
             let first = rows.first()?.1;
             let lines = lines(&rows, &firsts, &across, first.metric.kind);
             let svg = chart(label, keys, &across, &lines, first, marks);
             Some(OutputFile::new(format!("sweep_{metric}.svg"), svg))
+        })
+        .collect()
+}
+
+/// The summary rows of `metric` (by column name) at every point, each with its point's
+/// labels, in the order of `points`.
+fn metric_rows<'a>(
+    points: &'a [(Vec<String>, Summary)],
+    metric: &str,
+) -> Vec<(&'a [String], &'a Row)> {
+    points
+        .iter()
+        .flat_map(|(labels, summary)| {
+            summary
+                .rows
+                .iter()
+                .filter(move |row| row.metric.column.name == metric)
+                .map(move |row| (labels.as_slice(), row))
         })
         .collect()
 }
@@ -487,16 +496,7 @@ mod tests {
     #[test]
     fn lines_hold_each_cells_mean_per_point_shares_in_percent() {
         let points = two_points(1);
-        let rows: Vec<(&[String], &Row)> = points
-            .iter()
-            .flat_map(|(labels, summary)| {
-                summary
-                    .rows
-                    .iter()
-                    .filter(|row| row.metric.column.name == "double_charged")
-                    .map(move |row| (labels.as_slice(), row))
-            })
-            .collect();
+        let rows = metric_rows(&points, "double_charged");
         let across = Across::of(&["500", "1000"]);
         let lines = lines(&rows, &["500", "1000"], &across, Kind::Proportion);
         // 50 of 1,000 is 5%, 20 of 1,000 is 2%.

@@ -98,11 +98,7 @@ pub fn read(
     let document = document.unwrap_or(&empty);
     let sets = set::documents(overrides)?;
     let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
-    let file = Lookup {
-        schema: &SCHEMA,
-        base: &entries,
-        over: None,
-    };
+    let file = Lookup::top(&SCHEMA, &entries);
     let ack_loss = match &overrides.ack_loss {
         Some(values) => values.clone(),
         None => file.with("p", ack_loss)?,

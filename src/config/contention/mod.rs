@@ -107,11 +107,7 @@ pub fn read(
 ) -> Result<ContentionConfig, ConfigError> {
     let sets = set::documents(overrides)?;
     let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
-    let file = Lookup {
-        schema: &SCHEMA,
-        base: &entries,
-        over: None,
-    };
+    let file = Lookup::top(&SCHEMA, &entries);
     let runs = file.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
     let threads = file.threads(overrides.threads, default_threads)?;
     let max_retries = match overrides.max_retries {

@@ -8,13 +8,14 @@ use std::path::Path;
 
 use super::keys::{SCHEMA, SHARED_SERVER_KEYS, SHARED_SERVER_TABLES};
 use super::{plain, shared};
+use crate::config::ConfigError;
 use crate::config::document::{Document, Entries};
 use crate::config::key::Schema;
 use crate::config::lookup::Lookup;
 use crate::config::overrides::Overrides;
 use crate::config::read::{Found, Scalar, list};
 use crate::config::set;
-use crate::config::{ConfigError, OutputSettings};
+use crate::config::timeline::{LoadConfig, TimelineConfig};
 use crate::model::load::{LoadModel, LoadScenario, LoadStrategy};
 use crate::model::timeline::{Strategy, TimelineModel};
 
@@ -22,23 +23,9 @@ use crate::model::timeline::{Strategy, TimelineModel};
 #[derive(Debug, Clone, PartialEq)]
 pub enum TimelineFile {
     /// Payments each on their own, against an unlimited server.
-    Plain {
-        /// The experiment.
-        model: TimelineModel,
-        /// Worker threads.
-        threads: usize,
-        /// Where the files go and what is printed.
-        output: OutputSettings,
-    },
+    Plain(TimelineConfig),
     /// Payments sharing one server's capacity on one clock (the load model).
-    Shared {
-        /// The experiment.
-        model: LoadModel,
-        /// Worker threads.
-        threads: usize,
-        /// Where the files go and what is printed.
-        output: OutputSettings,
-    },
+    Shared(LoadConfig),
 }
 
 /// The file's name and stem: `mobile-network.toml` and `mobile-network`.
@@ -64,11 +51,7 @@ pub fn read(
 ) -> Result<TimelineFile, ConfigError> {
     let sets = set::documents(overrides)?;
     let entries = set::entries_with_sets(document, &sets, &SCHEMA, others, overrides)?;
-    let top = Lookup {
-        schema: &SCHEMA,
-        base: &entries,
-        over: None,
-    };
+    let top = Lookup::top(&SCHEMA, &entries);
     let is_shared = is_shared(&entries);
     let seed = overrides.seed.map_or_else(|| top.whole("seed"), Ok)?;
     let runs = top.flag_or_whole(overrides.runs.map(u64::from), "runs")? as u32;
@@ -106,11 +89,11 @@ pub fn read(
             warm_up_ms: warm_up_s * 1000.0,
             recovery_window_ms: top.number("output.recovery_window_s")? * 1000.0,
         };
-        return Ok(TimelineFile::Shared {
+        return Ok(TimelineFile::Shared(LoadConfig {
             model,
             threads,
             output,
-        });
+        }));
     }
     let strategies = match names {
         Some(names) => plain_strategies(&top, &names)?,
@@ -121,7 +104,7 @@ pub fn read(
         None => top.whole("payments")?,
     };
     let scenarios = scenarios(document, &entries, &stem, plain::scenario)?;
-    Ok(TimelineFile::Plain {
+    Ok(TimelineFile::Plain(TimelineConfig {
         model: TimelineModel {
             title,
             seed,
@@ -132,7 +115,7 @@ pub fn read(
         },
         threads,
         output,
-    })
+    }))
 }
 
 /// Whether the file, at the top or in a scenario, has a shared-server key or table.
@@ -279,11 +262,7 @@ fn scenarios<T>(
     stem: &str,
     read: fn(&Lookup<'_, '_, '_>, String) -> Result<T, ConfigError>,
 ) -> Result<Vec<T>, ConfigError> {
-    let base = Lookup {
-        schema: &SCHEMA,
-        base: entries,
-        over: None,
-    };
+    let base = Lookup::top(&SCHEMA, entries);
     let base_scenario = read(&base, stem.to_string())?;
     if entries.scenarios.is_empty() {
         return Ok(vec![base_scenario]);

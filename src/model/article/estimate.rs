@@ -145,50 +145,28 @@ mod tests {
         let ten_thousand_p: Vec<f64> = (0..10_000).map(|i| f64::from(i) / 10_000.0).collect();
         let thousand_p: Vec<f64> = (0..1_000).map(|i| f64::from(i) / 1_000.0).collect();
         let tenths: Vec<f64> = (0..10).map(|i| f64::from(i) / 10.0).collect();
-        for (what, model, engine, measured) in [
-            (
-                "--engine servers --requests 20000000 --p 0.1,0.2,0.3",
-                model(vec![0.1, 0.2, 0.3], 20_000_000, 20, 1),
-                Engine::Servers,
-                159.0,
-            ),
-            (
-                "--engine servers --requests 2000000 --p 0.1,0.2,0.3",
-                model(vec![0.1, 0.2, 0.3], 2_000_000, 20, 1),
-                Engine::Servers,
-                8.5,
-            ),
-            (
-                "--requests 2000000000 --threads 1",
-                model(vec![0.01, 0.05, 0.1], 2_000_000_000, 20, 1),
-                Engine::Fast { threads: 1 },
-                5.0,
-            ),
-            (
-                "--requests 200000000 --threads 1 --p 0.9",
-                model(vec![0.9], 200_000_000, 20, 1),
-                Engine::Fast { threads: 1 },
-                16.4,
-            ),
-            (
-                "--runs 40 --p 0:0.9999:0.0001 --requests 1",
-                model(ten_thousand_p, 1, 20, 40),
-                Engine::Fast { threads: 2 },
-                18.6,
-            ),
-            (
-                "--runs 2000 --p 0:0.999:0.001 --requests 1",
-                model(thousand_p, 1, 20, 2_000),
-                Engine::Fast { threads: 2 },
-                16.9,
-            ),
-            (
-                "--runs 100000 --p 0:0.9:0.1 --max-retries 1000 --requests 1",
-                model(tenths, 1, 1_000, 100_000),
-                Engine::Fast { threads: 2 },
-                7.8,
-            ),
-        ] {
+        // Each row the measured command's flags (`--p`, `--requests`, `--max-retries`,
+        // `--runs`, `--engine servers` or `--threads`) and its wall-clock seconds.
+        let servers = Engine::Servers;
+        let fast = |threads| Engine::Fast { threads };
+        let cases = [
+            (vec![0.1, 0.2, 0.3], 20_000_000, 20, 1, servers, 159.0),
+            (vec![0.1, 0.2, 0.3], 2_000_000, 20, 1, servers, 8.5),
+            (vec![0.01, 0.05, 0.1], 2_000_000_000, 20, 1, fast(1), 5.0),
+            (vec![0.9], 200_000_000, 20, 1, fast(1), 16.4),
+            (ten_thousand_p, 1, 20, 40, fast(2), 18.6),
+            (thousand_p, 1, 20, 2_000, fast(2), 16.9),
+            (tenths, 1, 1_000, 100_000, fast(2), 7.8),
+        ];
+        for (p, requests, max_retries, runs, engine, measured) in cases {
+            let what = format!(
+                "{engine:?}, {} p values from {} to {}, {requests} requests, {max_retries} \
+                 retries, {runs} runs",
+                p.len(),
+                p[0],
+                p[p.len() - 1]
+            );
+            let model = model(p, requests, max_retries, runs);
             let seconds = self::estimate(&model, engine).seconds;
             assert!(
                 (measured / 3.0..=measured * 3.0).contains(&seconds),

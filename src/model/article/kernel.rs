@@ -25,9 +25,9 @@
 
 use rayon::prelude::*;
 
-use super::{AttemptHistogram, Interrupted, Progress};
+use super::{ArticleModel, AttemptHistogram, Interrupted, Progress};
 use engine::parallel::thread_pool;
-use engine::rng::{Jump, PcgState, SeedSequence, loss_threshold};
+use engine::rng::{Jump, PcgState, loss_threshold};
 
 /// Requests per unit of parallel work (and per progress report).
 pub const CHUNK_REQUESTS: u64 = 1 << 20;
@@ -76,34 +76,23 @@ impl Implementation {
     }
 }
 
-/// The attempts-per-request histograms of every p in `ack_loss` (in that order), computed
-/// on the rayon thread pool this is called from (see
+/// The attempts-per-request histograms of run `run` of `model`, one per p of its `ack_loss`
+/// (in that order), computed on the rayon thread pool this is called from (see
 /// [`engine::parallel::thread_pool`]).
 pub fn attempt_histograms(
-    seeds: &SeedSequence,
-    requests: u64,
-    max_retries: u32,
-    ack_loss: &[f64],
+    model: &ArticleModel,
+    run: u32,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
-    Pass::new(
-        Implementation::detect(),
-        seeds,
-        requests,
-        max_retries,
-        ack_loss,
-    )
-    .histograms_by_chunks(CHUNK_REQUESTS, progress)
+    Pass::new(Implementation::detect(), model, run).histograms_by_chunks(CHUNK_REQUESTS, progress)
 }
 
 /// [`attempt_histograms`] with a chosen [`Implementation`] (which must be available) on a
 /// pool of `threads` workers of its own.
 pub fn attempt_histograms_with(
     implementation: Implementation,
-    seeds: &SeedSequence,
-    requests: u64,
-    max_retries: u32,
-    ack_loss: &[f64],
+    model: &ArticleModel,
+    run: u32,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
@@ -112,7 +101,7 @@ pub fn attempt_histograms_with(
         chunk_requests: CHUNK_REQUESTS,
         threads,
     };
-    attempt_histograms_planned(plan, seeds, requests, max_retries, ack_loss, progress)
+    attempt_histograms_planned(plan, model, run, progress)
 }
 
 /// How a scan is split and run. The counts do not depend on it; tests use small chunks to
@@ -134,17 +123,15 @@ pub struct ScanPlan {
 /// If `plan.chunk_requests` is 0 or the implementation is not available.
 pub fn attempt_histograms_planned(
     plan: ScanPlan,
-    seeds: &SeedSequence,
-    requests: u64,
-    max_retries: u32,
-    ack_loss: &[f64],
+    model: &ArticleModel,
+    run: u32,
     progress: &dyn Progress,
 ) -> Result<Vec<AttemptHistogram>, Interrupted> {
     assert!(
         plan.chunk_requests > 0,
         "a chunk holds at least one request"
     );
-    let pass = Pass::new(plan.implementation, seeds, requests, max_retries, ack_loss);
+    let pass = Pass::new(plan.implementation, model, run);
     thread_pool(plan.threads).install(|| pass.histograms_by_chunks(plan.chunk_requests, progress))
 }
 
@@ -191,19 +178,14 @@ impl Losses {
 }
 
 impl Pass {
-    fn new(
-        implementation: Implementation,
-        seeds: &SeedSequence,
-        requests: u64,
-        max_retries: u32,
-        ack_loss: &[f64],
-    ) -> Self {
+    fn new(implementation: Implementation, model: &ArticleModel, run: u32) -> Self {
         assert!(
             Implementation::available().contains(&implementation),
             "{implementation:?} is not available on this processor"
         );
-        let start = seeds.pcg_state();
-        let thresholds: Vec<u64> = ack_loss.iter().map(|&p| loss_threshold(p)).collect();
+        let requests = model.requests;
+        let start = model.seed_sequence(run).pcg_state();
+        let thresholds: Vec<u64> = model.ack_loss.iter().map(|&p| loss_threshold(p)).collect();
         let mut by_threshold: Vec<usize> = (0..thresholds.len()).collect();
         by_threshold.sort_by_key(|&index| thresholds[index]);
         let mut p_order = vec![0; thresholds.len()];
@@ -217,7 +199,7 @@ impl Pass {
             sorted_thresholds: by_threshold.iter().map(|&i| thresholds[i]).collect(),
             p_order,
             requests,
-            max_retries,
+            max_retries: model.max_retries,
         }
     }
 
@@ -450,16 +432,14 @@ mod tests {
         let progress = StopSoon {
             questions: AtomicU64::new(0),
         };
-        let seeds = SeedSequence::new(42);
-        let result = attempt_histograms_with(
-            Implementation::detect(),
-            &seeds,
-            1 << 40,
-            20,
-            &[0.1],
-            2,
-            &progress,
-        );
+        let model = ArticleModel {
+            ack_loss: vec![0.1],
+            requests: 1 << 40,
+            max_retries: 20,
+            seed: 42,
+            runs: 1,
+        };
+        let result = attempt_histograms_with(Implementation::detect(), &model, 0, 2, &progress);
         assert_eq!(result.unwrap_err(), Interrupted);
         let questions = progress.questions.load(Ordering::SeqCst);
         assert!(questions < 1_000, "{questions} chunks were asked");

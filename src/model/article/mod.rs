@@ -137,13 +137,7 @@ pub fn simulate_runs(
         Engine::Fast { threads } => engine::parallel::thread_pool(threads).install(|| {
             runs.par_iter()
                 .map(|&run| {
-                    let histograms = kernel::attempt_histograms(
-                        &model.seed_sequence(run),
-                        model.requests,
-                        model.max_retries,
-                        &model.ack_loss,
-                        progress,
-                    )?;
+                    let histograms = kernel::attempt_histograms(model, run, progress)?;
                     Ok(histograms
                         .into_iter()
                         .map(|histogram| {

@@ -20,6 +20,7 @@ pub mod arrivals;
 pub mod client;
 pub mod draws;
 pub mod estimate;
+mod record;
 pub mod simulation;
 pub mod steady;
 pub mod tally;

@@ -22,97 +22,66 @@ use engine::latency::LatencyHistogram;
 
 use super::{LoadServer, Window};
 
-/// A value of a [`Steady`] column.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SteadyValue {
-    /// A count (a whole number).
-    Count(u64),
-    /// A share (shortest round-trip decimal in CSV; empty when undefined).
-    Share(Option<f64>),
-    /// A duration in ms or a time-averaged level (3 decimals in CSV; empty when undefined).
-    Real(Option<f64>),
-}
-
-/// Declares [`Steady`] once: its fields, each a `Count` (`u64`), a `Share` or a `Real`
-/// (`Option<f64>`) with its doc (meaning) and unit, in `load.csv`'s column order, and
-/// [`Steady::columns`] and [`Steady::COLUMNS`].
-macro_rules! steady {
-    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident $unit:literal, )+ ) => {
-        /// An event loop's queueing metrics over its steady-state window (see the module).
-        #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-        pub struct Steady {
-            $( $(#[doc = $doc])+ #[doc = concat!("\n\nUnit: ", $unit, ".")]
-               pub $name: steady!(@type $kind), )+
-        }
-
-        impl Steady {
-            /// Every field as `(column name, value)`, in column order.
-            pub fn columns(&self) -> impl Iterator<Item = (&'static str, SteadyValue)> + use<> {
-                [$( (stringify!($name), SteadyValue::$kind(self.$name)), )+].into_iter()
-            }
-
-            /// Every field's name, unit and doc, in column order.
-            pub const COLUMNS: &'static [engine::counters::Column] = &[
-                $( engine::counters::Column {
-                    name: stringify!($name),
-                    unit: $unit,
-                    doc: &[$($doc),+],
-                }, )+
-            ];
-        }
-    };
-    (@type Count) => { u64 };
-    (@type Share) => { Option<f64> };
-    (@type Real) => { Option<f64> };
-}
-
-steady! {
-    /// Payments that arrived in the steady-state window (`[output] warm_up_s` to the end of
-    /// the arrivals): the ones the latency columns describe.
-    steady_payments: Count "payments",
-    /// Deliveries that reached the server in the window and that a worker took (processed,
-    /// answered 409 or replayed, dropped, or waiting for a lock): the ones the wait and
-    /// time-in-server columns describe.
-    steady_deliveries: Count "deliveries",
-    /// Utilisation of the workers: busy worker-time (lock waiters included) over the workers'
-    /// capacity-time (`capacity` windows followed) in the window; above 1 only while requests
-    /// already on a worker finish after a capacity drop. Empty with unlimited workers.
-    utilisation: Share "share of worker time",
-    /// Share of those deliveries that waited in the queue before a worker took them (Erlang
-    /// C's probability of waiting). Empty without a delivery.
-    delayed_share: Share "share of deliveries",
-    /// Mean wait in the queue of those deliveries, from reaching the server to a worker
-    /// taking them (3 decimals).
-    wait_mean_ms: Real "ms",
-    /// Median of the same wait (HdrHistogram of whole µs at 3 significant digits, as
-    /// `timeline.csv`'s latencies; 3 decimals).
-    wait_p50_ms: Real "ms",
-    /// 90th percentile of the same wait.
-    wait_p90_ms: Real "ms",
-    /// 99th percentile of the same wait.
-    wait_p99_ms: Real "ms",
-    /// Mean time in the server of those deliveries, wait plus service: from reaching the
-    /// server to leaving it (processing done, 409 or replay sent, dropped, or the lock it
-    /// waited for released; 3 decimals).
-    in_server_mean_ms: Real "ms",
-    /// Median of the same time in server.
-    in_server_p50_ms: Real "ms",
-    /// 90th percentile of the same time in server.
-    in_server_p90_ms: Real "ms",
-    /// 99th percentile of the same time in server.
-    in_server_p99_ms: Real "ms",
-    /// Mean end-to-end latency of the window's payments: from the first send to the success
-    /// answer, or to the client giving up, retries included (3 decimals).
-    latency_mean_ms: Real "ms",
-    /// Median of the same latency.
-    latency_p50_ms: Real "ms",
-    /// 90th percentile of the same latency.
-    latency_p90_ms: Real "ms",
-    /// 99th percentile of the same latency.
-    latency_p99_ms: Real "ms",
-    /// Time-averaged requests in the system (queued or holding a worker, lock waiters
-    /// included) over the window: Little's L (3 decimals).
-    mean_in_system: Real "requests",
+super::record::record! {
+    /// An event loop's queueing metrics over its steady-state window (see the module), in
+    /// `load.csv`'s column order.
+    pub struct Steady {
+        /// Payments that arrived in the steady-state window (`[output] warm_up_s` to the end of
+        /// the arrivals): the ones the latency columns describe.
+        steady_payments: Count "payments",
+        /// Deliveries that reached the server in the window and that a worker took (processed,
+        /// answered 409 or replayed, dropped, or waiting for a lock): the ones the wait and
+        /// time-in-server columns describe.
+        steady_deliveries: Count "deliveries",
+        /// Utilisation of the workers: busy worker-time (lock waiters included) over the workers'
+        /// capacity-time (`capacity` windows followed) in the window; above 1 only while requests
+        /// already on a worker finish after a capacity drop. Empty with unlimited workers.
+        utilisation: Share "share of worker time",
+        /// Share of those deliveries that waited in the queue before a worker took them (Erlang
+        /// C's probability of waiting). Empty without a delivery.
+        delayed_share: Share "share of deliveries",
+        /// Mean wait in the queue of those deliveries, from reaching the server to a worker
+        /// taking them (3 decimals).
+        wait_mean_ms: Real "ms",
+        /// Median of the same wait (HdrHistogram of whole µs at 3 significant digits, as
+        /// `timeline.csv`'s latencies; 3 decimals).
+        wait_p50_ms: Real "ms",
+        /// 90th percentile of the same wait.
+        wait_p90_ms: Real "ms",
+        /// 99th percentile of the same wait.
+        wait_p99_ms: Real "ms",
+        /// Mean time in the server of those deliveries, wait plus service: from reaching the
+        /// server to leaving it (processing done, 409 or replay sent, dropped, or the lock it
+        /// waited for released; 3 decimals).
+        in_server_mean_ms: Real "ms",
+        /// Median of the same time in server.
+        in_server_p50_ms: Real "ms",
+        /// 90th percentile of the same time in server.
+        in_server_p90_ms: Real "ms",
+        /// 99th percentile of the same time in server.
+        in_server_p99_ms: Real "ms",
+        /// Mean end-to-end latency of the window's payments: from the first send to the success
+        /// answer, or to the client giving up, retries included (3 decimals).
+        latency_mean_ms: Real "ms",
+        /// Median of the same latency.
+        latency_p50_ms: Real "ms",
+        /// 90th percentile of the same latency.
+        latency_p90_ms: Real "ms",
+        /// 99th percentile of the same latency.
+        latency_p99_ms: Real "ms",
+        /// Time-averaged requests in the system (queued or holding a worker, lock waiters
+        /// included) over the window: Little's L (3 decimals).
+        mean_in_system: Real "requests",
+    }
+    /// A value of a [`Steady`] column.
+    pub enum SteadyValue {
+        /// A count (a whole number).
+        Count(u64),
+        /// A share (shortest round-trip decimal in CSV; empty when undefined).
+        Share(Option<f64>),
+        /// A duration in ms or a time-averaged level (3 decimals in CSV; empty when undefined).
+        Real(Option<f64>),
+    }
 }
 
 /// Observations of one duration: their sum and their HdrHistogram.

@@ -101,66 +101,38 @@ engine::counters! {
     }
 }
 
-/// A value of a [`Bucket`] column.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum BucketValue {
-    /// A count over the bucket, or cumulative (a whole number).
-    Count(u64),
-    /// A time average over the bucket.
-    Mean(f64),
-}
-
-/// Declares [`Bucket`] once: its fields, each a `Count` (`u64`) or a `Mean` (`f64`) with its
-/// doc (meaning and unit), in `load_timeseries.csv`'s column order, and [`Bucket::columns`].
-macro_rules! bucket {
-    ( $( $(#[doc = $doc:literal])+ $name:ident: $kind:ident $unit:literal, )+ ) => {
-        /// One time-series bucket: what happened during `[start, start + width)`.
-        #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-        pub struct Bucket {
-            $( $(#[doc = $doc])+ pub $name: bucket!(@type $kind), )+
-        }
-
-        impl Bucket {
-            /// Every field as `(column name, value)`, in column order.
-            pub fn columns(&self) -> impl Iterator<Item = (&'static str, BucketValue)> + use<> {
-                [$( (stringify!($name), BucketValue::$kind(self.$name)), )+].into_iter()
-            }
-
-            /// Every field's name, unit and doc, in column order.
-            pub const COLUMNS: &'static [engine::counters::Column] = &[
-                $( engine::counters::Column {
-                    name: stringify!($name),
-                    unit: $unit,
-                    doc: &[$($doc),+],
-                }, )+
-            ];
-        }
-    };
-    (@type Count) => { u64 };
-    (@type Mean) => { f64 };
-}
-
-bucket! {
-    /// New payments.
-    arrivals: Count "payments",
-    /// Retries sent.
-    retries: Count "attempts",
-    /// Payments that got their success answer.
-    successes: Count "payments",
-    /// Attempts timed out at their client.
-    timeouts: Count "attempts",
-    /// 409 answers.
-    conflicts: Count "deliveries",
-    /// 503 answers.
-    shed: Count "deliveries",
-    /// Deliveries that reached the server.
-    calls: Count "deliveries",
-    /// Time-averaged requests waiting for a worker (3 decimals in CSV).
-    queue_length: Mean "requests",
-    /// Time-averaged workers busy, lock waiters included (3 decimals in CSV).
-    workers_busy: Mean "workers",
-    /// Payments charged two or more times so far, cumulative.
-    double_charges: Count "payments",
+super::record::record! {
+    /// One time-series bucket: what happened during `[start, start + width)`, in
+    /// `load_timeseries.csv`'s column order.
+    pub struct Bucket {
+        /// New payments.
+        arrivals: Count "payments",
+        /// Retries sent.
+        retries: Count "attempts",
+        /// Payments that got their success answer.
+        successes: Count "payments",
+        /// Attempts timed out at their client.
+        timeouts: Count "attempts",
+        /// 409 answers.
+        conflicts: Count "deliveries",
+        /// 503 answers.
+        shed: Count "deliveries",
+        /// Deliveries that reached the server.
+        calls: Count "deliveries",
+        /// Time-averaged requests waiting for a worker (3 decimals in CSV).
+        queue_length: Mean "requests",
+        /// Time-averaged workers busy, lock waiters included (3 decimals in CSV).
+        workers_busy: Mean "workers",
+        /// Payments charged two or more times so far, cumulative.
+        double_charges: Count "payments",
+    }
+    /// A value of a [`Bucket`] column.
+    pub enum BucketValue {
+        /// A count over the bucket, or cumulative (a whole number).
+        Count(u64),
+        /// A time average over the bucket.
+        Mean(f64),
+    }
 }
 
 /// A histogram of time spent at each integer level (queue length, requests in the server).

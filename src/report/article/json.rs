@@ -4,25 +4,24 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
-use crate::model::article::ArticleResults;
 use crate::model::article::summary::summarise;
-use crate::report::json::{Field, Json, Shape, envelope};
+use crate::model::article::{ArticleModel, ArticleResults};
+use crate::report::json::{Field, Json, Shape, envelope, parameters};
 
-/// The parameters of the run, as `results.csv` would repeat them in every row.
-#[derive(Debug, Serialize)]
-struct Parameters<'a> {
-    /// The ACK-loss probabilities, in the order given.
-    p: &'a [f64],
-    /// The seed of `numpy.random.default_rng`.
-    seed: u64,
-    /// Payment requests per run and p.
-    requests: u64,
-    /// Retries a client makes at most after its first send.
-    max_retries: u32,
-    /// Replications.
-    runs: u32,
+parameters! {
+    /// The parameters of the run, as `results.csv` would repeat them in every row.
+    struct Parameters<'a>(model: ArticleModel) {
+        /// The ACK-loss probabilities, in the order given.
+        p: &'a [f64] = Numbers => &model.ack_loss,
+        /// The seed of `numpy.random.default_rng`.
+        seed: u64 = Integer => model.seed,
+        /// Payment requests per run and p.
+        requests: u64 = Integer => model.requests,
+        /// Retries a client makes at most after its first send.
+        max_retries: u32 = Integer => model.max_retries,
+        /// Replications.
+        runs: u32 = Integer => model.runs,
+    }
 }
 
 /// The article model's `--json`, declared once: [`Parameters`], the columns of `results.csv`
@@ -35,13 +34,7 @@ pub fn shape() -> Shape {
     Shape {
         model: "article",
         results_file: "results.csv",
-        parameters: vec![
-            Field::new("p", Json::Numbers),
-            integer("seed"),
-            integer("requests"),
-            integer("max_retries"),
-            integer("runs"),
-        ],
+        parameters: Parameters::FIELDS.to_vec(),
         results: vec![
             integer("run"),
             number("p"),
@@ -77,17 +70,9 @@ pub fn shape() -> Shape {
 
 /// The `--json` of an article run, `files` the paths written.
 pub fn summary(results: &ArticleResults, files: &[PathBuf]) -> Vec<u8> {
-    let model = &results.model;
-    let parameters = Parameters {
-        p: &model.ack_loss,
-        seed: model.seed,
-        requests: model.requests,
-        max_retries: model.max_retries,
-        runs: model.runs,
-    };
     envelope(
         &shape(),
-        &parameters,
+        &Parameters::of(&results.model),
         &super::csv::results_csv(results),
         Some(&super::summary::summary_csv(&summarise(results))),
         files,

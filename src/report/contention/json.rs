@@ -4,33 +4,32 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use super::summary::CELL_COLUMNS;
-use crate::model::contention::ContentionResults;
-use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
+use crate::model::contention::{ContentionModel, ContentionResults};
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields, parameters};
 
-/// The parameters of a contention run, as the config file and flags set them.
-#[derive(Debug, Serialize)]
-struct ContentionParameters<'a> {
-    /// The config file's name.
-    config_file: &'a str,
-    /// The seed of every run's stream.
-    seed: u64,
-    /// Runs per (clients, policy).
-    runs: u32,
-    /// The client counts, in the order reported.
-    clients: &'a [u32],
-    /// The backoff policies, in the order reported.
-    policies: Vec<&'static str>,
-    /// The backoff's base (ms).
-    base_ms: f64,
-    /// The backoff's cap (ms).
-    cap_ms: f64,
-    /// Every message's delay, e.g. `|N(10, 2)| ms`.
-    delay: String,
-    /// Rejected retries after which a client gives up (`null`: never).
-    max_retries: Option<u32>,
+parameters! {
+    /// The parameters of a contention run, as the config file and flags set them.
+    struct ContentionParameters<'a>(model: ContentionModel) {
+        /// The config file's name.
+        config_file: &'a str = Text => &model.title,
+        /// The seed of every run's stream.
+        seed: u64 = Integer => model.seed,
+        /// Runs per (clients, policy).
+        runs: u32 = Integer => model.runs,
+        /// The client counts, in the order reported.
+        clients: &'a [u32] = Integers => &model.clients,
+        /// The backoff policies, in the order reported.
+        policies: Vec<&'static str> = Texts => model.policies.iter().map(|p| p.name()).collect(),
+        /// The backoff's base (ms).
+        base_ms: f64 = Number => model.base_ms,
+        /// The backoff's cap (ms).
+        cap_ms: f64 = Number => model.cap_ms,
+        /// Every message's delay, e.g. `|N(10, 2)| ms`.
+        delay: String = Text => model.setup.delay.describe(),
+        /// Rejected retries after which a client gives up (`null`: never).
+        max_retries: Option<u32> = Integer nullable => model.setup.max_retries,
+    }
 }
 
 /// The contention model's `--json`, declared once: [`ContentionParameters`], the columns of
@@ -43,17 +42,7 @@ pub fn shape() -> Shape {
     Shape {
         model: "contention",
         results_file: "contention.csv",
-        parameters: vec![
-            text("config_file"),
-            integer("seed"),
-            integer("runs"),
-            Field::new("clients", Json::Integers),
-            Field::new("policies", Json::Texts),
-            number("base_ms"),
-            number("cap_ms"),
-            text("delay"),
-            integer("max_retries").nullable(),
-        ],
+        parameters: ContentionParameters::FIELDS.to_vec(),
         results: vec![
             integer("clients"),
             text("policy"),
@@ -80,22 +69,10 @@ pub fn shape() -> Shape {
 
 /// The `--json` of a contention run, `files` the paths written.
 pub fn summary(results: &ContentionResults, files: &[PathBuf]) -> Vec<u8> {
-    let model = &results.model;
-    let parameters = ContentionParameters {
-        config_file: &model.title,
-        seed: model.seed,
-        runs: model.runs,
-        clients: &model.clients,
-        policies: model.policies.iter().map(|policy| policy.name()).collect(),
-        base_ms: model.base_ms,
-        cap_ms: model.cap_ms,
-        delay: model.setup.delay.describe(),
-        max_retries: model.setup.max_retries,
-    };
     let summary = super::summary::summarise(results);
     envelope(
         &shape(),
-        &parameters,
+        &ContentionParameters::of(&results.model),
         &super::csv::contention_csv(results),
         Some(&crate::report::summary::summary_csv(&summary)),
         files,

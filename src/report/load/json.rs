@@ -5,28 +5,27 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
-use crate::model::load::LoadResults;
 use crate::model::load::steady::{Steady, SteadyValue};
 use crate::model::load::tally::LoadCounts;
-use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
+use crate::model::load::{LoadModel, LoadResults};
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields, parameters};
 
-/// The parameters of a load run.
-#[derive(Debug, Serialize)]
-struct LoadParameters<'a> {
-    /// The config file's name.
-    config_file: &'a str,
-    /// The seed of the run streams.
-    seed: u64,
-    /// Replications.
-    runs: u32,
-    /// The scenarios, in the order reported.
-    scenarios: Vec<&'a str>,
-    /// The strategies, in the order reported.
-    strategies: Vec<&'static str>,
-    /// The time series' bucket (ms).
-    bucket_ms: f64,
+parameters! {
+    /// The parameters of a load run.
+    struct LoadParameters<'a>(model: LoadModel) {
+        /// The config file's name.
+        config_file: &'a str = Text => &model.title,
+        /// The seed of the run streams.
+        seed: u64 = Integer => model.seed,
+        /// Replications.
+        runs: u32 = Integer => model.runs,
+        /// The scenarios, in the order reported.
+        scenarios: Vec<&'a str> = Texts => model.scenarios.iter().map(|s| s.name.as_str()).collect(),
+        /// The strategies, in the order reported.
+        strategies: Vec<&'static str> = Texts => model.strategies.iter().map(|s| s.name()).collect(),
+        /// The time series' bucket (ms).
+        bucket_ms: f64 = Number => model.bucket_ms,
+    }
 }
 
 /// The load model's `--json`, declared once: [`LoadParameters`] and the columns of
@@ -78,14 +77,7 @@ pub fn shape() -> Shape {
     Shape {
         model: "load",
         results_file: "load.csv",
-        parameters: vec![
-            text("config_file"),
-            integer("seed"),
-            integer("runs"),
-            Field::new("scenarios", Json::Texts),
-            Field::new("strategies", Json::Texts),
-            number("bucket_ms"),
-        ],
+        parameters: LoadParameters::FIELDS.to_vec(),
         results,
         // The cell's columns (scenario, strategy), then the shared summary's.
         summary: [text("scenario"), text("strategy")]
@@ -104,18 +96,9 @@ fn summary_csv(results: &LoadResults) -> Option<Vec<u8>> {
 
 /// The `--json` of a load run, `files` the paths written.
 pub fn summary(results: &LoadResults, files: &[PathBuf]) -> Vec<u8> {
-    let model = &results.model;
-    let parameters = LoadParameters {
-        config_file: &model.title,
-        seed: model.seed,
-        runs: model.runs,
-        scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
-        strategies: model.strategies.iter().map(|s| s.name()).collect(),
-        bucket_ms: model.bucket_ms,
-    };
     envelope(
         &shape(),
-        &parameters,
+        &LoadParameters::of(&results.model),
         &super::csv::load_csv(results),
         summary_csv(results).as_deref(),
         files,

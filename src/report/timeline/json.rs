@@ -4,25 +4,24 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use super::TimelineReport;
-use crate::model::timeline::Counters;
-use crate::report::json::{Field, Json, Shape, envelope, estimate_fields};
+use crate::model::timeline::{Counters, TimelineModel};
+use crate::report::json::{Field, Json, Shape, envelope, estimate_fields, parameters};
 
-/// The parameters of a timeline run.
-#[derive(Debug, Serialize)]
-struct TimelineParameters<'a> {
-    /// The config file's name.
-    config_file: &'a str,
-    /// The seed of the run streams.
-    seed: u64,
-    /// Payments per scenario and run.
-    payments: u64,
-    /// Replications.
-    runs: u32,
-    /// The scenarios, in the order reported.
-    scenarios: Vec<&'a str>,
+parameters! {
+    /// The parameters of a timeline run.
+    struct TimelineParameters<'a>(model: TimelineModel) {
+        /// The config file's name.
+        config_file: &'a str = Text => &model.title,
+        /// The seed of the run streams.
+        seed: u64 = Integer => model.seed,
+        /// Payments per scenario and run.
+        payments: u64 = Integer => model.payments,
+        /// Replications.
+        runs: u32 = Integer => model.runs,
+        /// The scenarios, in the order reported.
+        scenarios: Vec<&'a str> = Texts => model.scenarios.iter().map(|s| s.name.as_str()).collect(),
+    }
 }
 
 /// The timeline model's `--json`, declared once: [`TimelineParameters`] and the columns of
@@ -59,13 +58,7 @@ pub fn shape() -> Shape {
     Shape {
         model: "timeline",
         results_file: "timeline.csv",
-        parameters: vec![
-            text("config_file"),
-            integer("seed"),
-            integer("payments"),
-            integer("runs"),
-            Field::new("scenarios", Json::Texts),
-        ],
+        parameters: TimelineParameters::FIELDS.to_vec(),
         results,
         // The cell's columns (scenario, strategy), then the shared summary's.
         summary: [text("scenario"), text("strategy")]
@@ -79,17 +72,9 @@ pub fn shape() -> Shape {
 /// `files` the paths written.
 pub fn summary(report: &TimelineReport, files: &[PathBuf]) -> Vec<u8> {
     let results = report.results();
-    let model = &results.model;
-    let parameters = TimelineParameters {
-        config_file: &model.title,
-        seed: model.seed,
-        payments: model.payments,
-        runs: model.runs,
-        scenarios: model.scenarios.iter().map(|s| s.name.as_str()).collect(),
-    };
     envelope(
         &shape(),
-        &parameters,
+        &TimelineParameters::of(&results.model),
         &super::csv::timeline_csv(results),
         Some(&crate::report::summary::summary_csv(report.summary())),
         files,
