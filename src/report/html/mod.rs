@@ -546,18 +546,25 @@ pub fn page(
     report: &impl Report,
     files: &[OutputFile],
 ) -> OutputFile {
-    assemble(model, inputs, files, ("run", &[]), &report.captioned(), |rendered| {
-        let mut sections = Vec::new();
-        if let Some(summary) = report.summary().filter(|summary| !summary.rows.is_empty()) {
-            sections.push(Section {
-                id: "answer",
-                heading: "The answer, with 95% intervals".into(),
-                html: summary::tables(&summary),
-            });
-        }
-        sections.push(rendered);
-        sections
-    })
+    assemble(
+        model,
+        inputs,
+        files,
+        ("run", &[]),
+        &report.captioned(),
+        |rendered| {
+            let mut sections = Vec::new();
+            if let Some(summary) = report.summary().filter(|summary| !summary.rows.is_empty()) {
+                sections.push(Section {
+                    id: "answer",
+                    heading: "The answer, with 95% intervals".into(),
+                    html: summary::tables(&summary),
+                });
+            }
+            sections.push(rendered);
+            sections
+        },
+    )
 }
 
 /// `report.html` of a sweep of `model` over `keys`, at `points` (each point's values in the
