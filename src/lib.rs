@@ -8,13 +8,15 @@
 //! writes the files through [`output`] (or a
 //! share of the cells into a partial folder that `simulate merge` joins, [`shard`]),
 //! with the [`progress`] bar and the [`signals`] that stop a run; [`exit`] maps errors to exit
-//! codes. The models never print or read files. [`compare`] reads output folders back and
-//! writes their comparison.
+//! codes. The models never print or read files; every file a user names is read whole and
+//! bounded in size through [`input`]. [`compare`] reads output folders back and writes their
+//! comparison.
 
 pub mod compare;
 pub mod config;
 pub mod driver;
 pub mod exit;
+pub mod input;
 pub mod limits;
 pub mod model;
 pub mod models;

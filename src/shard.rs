@@ -263,6 +263,15 @@ pub fn read_manifests(folders: &[PathBuf]) -> Result<Vec<(PathBuf, Manifest)>, S
     Ok(shards.into_values().collect())
 }
 
+/// The most a shard's manifest may hold: 64 MiB (it lists the shard's cells and its command
+/// line; a sweep of a million cells writes a few MB).
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// The most a shard's cells may hold: 16 GiB (2,000 runs of a load file with its time series
+/// write 123 MB; a merge holds every shard's cells in memory at once, so a larger file would
+/// not merge on a machine that could write it).
+const MAX_CELLS_BYTES: u64 = 16 << 30;
+
 /// The manifest in `folder`.
 fn read_manifest(folder: &Path) -> Result<Manifest, ShardError> {
     let unreadable = |reason: String| ShardError::Unreadable {
@@ -270,9 +279,9 @@ fn read_manifest(folder: &Path) -> Result<Manifest, ShardError> {
         reason,
     };
     let path = folder.join(MANIFEST);
-    let bytes = std::fs::read(&path).map_err(|error| {
-        unreadable(match error.kind() {
-            std::io::ErrorKind::NotFound => format!(
+    let bytes = crate::input::read_bytes(&path, MAX_MANIFEST_BYTES).map_err(|error| {
+        unreadable(match error {
+            error if error.is_not_found() => format!(
                 "not a shard's folder: it has no {MANIFEST} (write one with --shard K/N --out \
                  DIR)"
             ),
@@ -340,7 +349,7 @@ pub fn read_cells<C: serde::de::DeserializeOwned>(
         path: folder.to_path_buf(),
         reason,
     };
-    let bytes = std::fs::read(folder.join(CELLS))
+    let bytes = crate::input::read_bytes(&folder.join(CELLS), MAX_CELLS_BYTES)
         .map_err(|error| unreadable(format!("cannot read {CELLS}: {error}")))?;
     let cells: Vec<(usize, C)> = serde_json::from_slice(&bytes)
         .map_err(|error| unreadable(format!("{CELLS} does not hold this run's cells: {error}")))?;

@@ -14,8 +14,9 @@ use crate::report::parameters::{self, Parameter};
 /// The kind of the lists `simulate compare` writes itself: a comparison, not a run.
 pub const COMPARISON: &str = "compare";
 
-/// A summary file is read up to this size (a sweep of a load file is a few MB).
-const MAX_SUMMARY: u64 = 256 << 20;
+/// The most a file read back from an output folder may hold: 256 MiB (a sweep of a load file
+/// writes a summary.csv of a few MB).
+const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// One estimate of `summary.csv`, its numbers as the file writes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,17 +116,24 @@ impl Folder {
                 "it is a comparison (simulate compare), not a run's outputs".into()
             }));
         }
-        let parameters = match std::fs::read(path.join(parameters::NAME)) {
-            Ok(bytes) => {
-                Some(
-                    parameters::read(&bytes).map_err(|why| CompareError::Unreadable {
+        let parameters =
+            match crate::input::read_bytes(&path.join(parameters::NAME), MAX_FILE_BYTES) {
+                Ok(bytes) => {
+                    Some(
+                        parameters::read(&bytes).map_err(|why| CompareError::Unreadable {
+                            file: path.join(parameters::NAME),
+                            why,
+                        })?,
+                    )
+                }
+                Err(error) if error.is_not_found() => None,
+                Err(error) => {
+                    return Err(CompareError::Unreadable {
                         file: path.join(parameters::NAME),
-                        why,
-                    })?,
-                )
-            }
-            Err(_) => None,
-        };
+                        why: error.to_string(),
+                    });
+                }
+            };
         let recorded = parameters
             .as_ref()
             .and_then(|rows| rows.first())
@@ -144,18 +152,20 @@ impl Folder {
             }
         };
         let summary = path.join("summary.csv");
-        let bytes = read_capped(&summary)
-            .map_err(|_| refuse("it has no summary.csv".into()))?
-            .ok_or_else(|| CompareError::Unreadable {
-                file: summary.clone(),
-                why: format!("it is larger than {} MiB", MAX_SUMMARY >> 20),
+        let bytes =
+            crate::input::read_bytes(&summary, MAX_FILE_BYTES).map_err(|error| match error {
+                crate::input::ReadError::TooLarge { .. } => CompareError::Unreadable {
+                    file: summary.clone(),
+                    why: error.to_string(),
+                },
+                _ => refuse("it has no summary.csv".into()),
             })?;
         let (cell_columns, rows) =
             read_summary(&bytes).map_err(|why| CompareError::Unreadable {
                 file: summary.clone(),
                 why,
             })?;
-        let title = std::fs::read_to_string(path.join("report.md"))
+        let title = crate::input::read_text(&path.join("report.md"), MAX_FILE_BYTES)
             .ok()
             .and_then(|text| {
                 text.lines().find_map(|line| {
@@ -190,16 +200,6 @@ fn manifests(folder: &Path) -> Vec<String> {
         .unwrap_or_default();
     kinds.sort();
     kinds
-}
-
-/// A file's bytes; `None` when it holds more than [`MAX_SUMMARY`] (read no further).
-fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_SUMMARY + 1)
-        .read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= MAX_SUMMARY).then_some(bytes))
 }
 
 /// A `summary.csv`'s cell columns and rows: the shared shape (`metric`, `unit`, `kind`,

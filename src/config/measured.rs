@@ -6,7 +6,6 @@
 //! a bad file is refused with one line naming the file, the line and, in a CSV file, the
 //! column.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -86,25 +85,14 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<((PathBuf, Request), &'static Me
 
 /// The file's text, at most [`MAX_DATA_FILE_BYTES`].
 fn text(path: &Path) -> Result<String, String> {
-    let cannot = |error: std::io::Error| format!("cannot read {}: {error}", path.display());
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_DATA_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_DATA_FILE_BYTES {
-        return Err(format!(
+    crate::input::read_text(path, MAX_DATA_FILE_BYTES).map_err(|error| match error {
+        crate::input::ReadError::Io(error) => format!("cannot read {}: {error}", path.display()),
+        crate::input::ReadError::TooLarge { .. } => format!(
             "{} is larger than {} MiB, the most a data file may be",
             path.display(),
             MAX_DATA_FILE_BYTES >> 20
-        ));
-    }
-    String::from_utf8(bytes).map_err(|error| {
-        format!(
-            "{} is not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            error.utf8_error().valid_up_to()
-        )
+        ),
+        not_text => format!("{} is {not_text}", path.display()),
     })
 }
 

@@ -7,7 +7,6 @@
 //! kind ([`read`], [`tables`]). The command line arrives as plain [`Overrides`].
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub mod article;
@@ -303,28 +302,18 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// Reads a config file as UTF-8 text, at most [`MAX_CONFIG_BYTES`].
 fn read_config(path: &Path) -> Result<String, ConfigError> {
-    let read_error = |source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(read_error)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(ConfigError::TooBig {
+    crate::input::read_text(path, MAX_CONFIG_BYTES).map_err(|error| match error {
+        crate::input::ReadError::TooLarge { .. } => ConfigError::TooBig {
             path: path.to_path_buf(),
-        });
-    }
-    String::from_utf8(bytes).map_err(|error| {
-        read_error(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                error.utf8_error().valid_up_to()
-            ),
-        ))
+        },
+        crate::input::ReadError::Io(source) => ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        not_text @ crate::input::ReadError::NotUtf8 { .. } => ConfigError::Read {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, not_text.to_string()),
+        },
     })
 }
 
