@@ -11,6 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub mod article;
+pub mod assignment;
 pub mod contention;
 pub mod document;
 pub mod key;
@@ -230,7 +231,9 @@ fn swept(
             let values: Vec<&str> = axis.values.iter().map(|value| value.value()).collect();
             let source = axis.values[0].source.clone();
             let list = format!("[{}]", values.join(", "));
-            overrides.set.push(set::Assignment::new("p", &list, source));
+            overrides
+                .set
+                .push(assignment::Assignment::new("p", &list, source));
             None
         })
         .collect();

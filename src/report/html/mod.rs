@@ -126,10 +126,10 @@ pub fn command_line(overrides: &Overrides) -> String {
     }
     for set in &overrides.set {
         let written = match &set.source {
-            crate::config::set::Source::Flag(flag) => {
+            crate::config::assignment::Source::Flag(flag) => {
                 flag.strip_prefix("--set ").unwrap_or(flag).to_string()
             }
-            crate::config::set::Source::File { .. } => continue,
+            crate::config::assignment::Source::File { .. } => continue,
         };
         flag("--set", written);
     }
@@ -607,8 +607,7 @@ pub fn sweep_page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::set::Assignment;
-    use crate::config::sweep::SweepFlag;
+    use crate::config::assignment::{Assignment, SweepFlag};
     use std::path::PathBuf;
 
     /// A report with no summary, whose files are given.
