@@ -4,10 +4,7 @@
 //! distributions (percentiles, samples, histograms) are [`crate::measured`]'s.
 
 use crate::measured::Measured;
-use crate::numerics::normal::normal_quantile;
-
-/// The standard normal quantile at 0.99: `scipy.stats.norm.ppf(0.99)`.
-pub const Z_99: f64 = 2.326_347_874_040_841;
+use crate::numerics::normal::{Z_99, normal_quantile};
 
 /// A distribution of durations in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,6 +2,9 @@
 //! that [`crate::distribution`], [`crate::measured`] and the vector lanes
 //! ([`super::quantile_simd`]) share; it imports none of them.
 
+/// The standard normal quantile at 0.99: `scipy.stats.norm.ppf(0.99)`.
+pub const Z_99: f64 = 2.326_347_874_040_841;
+
 /// The standard normal quantile (inverse cumulative distribution) at `u` in `[0, 1]`: `z`
 /// with `P(Z <= z) = u`, `-inf` at 0 and `inf` at 1.
 ///
@@ -126,7 +129,6 @@ pub(super) const FAR_TAIL_DENOMINATOR: [f64; 8] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distribution::Z_99;
 
     fn close(actual: f64, expected: f64, tolerance: f64) {
         assert!(
