@@ -18,8 +18,9 @@ mod timing;
 
 use std::hint::black_box;
 
-use engine::distribution::{Distribution, Sampler, normal_quantile};
+use engine::distribution::{Distribution, Sampler};
 use engine::numerics::exp::{self, exp, exp8, log_normal8, replicates_c_library};
+use engine::numerics::normal::normal_quantile;
 use engine::rng::{PcgState, unit_f64};
 
 /// Values per timed case.

@@ -25,8 +25,8 @@
 
 use std::sync::Mutex;
 
-use crate::distribution::normal_quantile;
 use crate::numerics::exp::exp;
+use crate::numerics::normal::normal_quantile;
 
 /// Why measurements cannot make a distribution: the message names the values at fault.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

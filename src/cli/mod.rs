@@ -10,9 +10,8 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
-use simulate::config::set::Assignment;
+use simulate::config::assignment::{Assignment, SweepFlag};
 use simulate::config::shard::ShardFlag;
-use simulate::config::sweep::SweepFlag;
 use simulate::config::{EngineName, Overrides};
 use simulate::exit::{EXIT_FAILURE, EXIT_USAGE};
 use simulate::parse::{self, AckLossList};

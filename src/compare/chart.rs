@@ -39,10 +39,12 @@ pub fn file_name(metric: &str) -> String {
     format!("compare_{metric}.svg")
 }
 
-/// The chart of `metric`, or `None` when no cell has it.
-pub fn chart(comparison: &Comparison, metric: &str, subtitle: &str) -> Option<String> {
-    let folders = comparison.folders.len();
-    let mut rows: Vec<(String, Vec<Option<Point>>)> = Vec::new();
+/// One row of the chart: its label and each folder's point (`None` where it has none).
+type ChartRow = (String, Vec<Option<Point>>);
+
+/// The rows of `metric`'s chart, one per cell that has it, and the unit its axis shows.
+fn rows_of(comparison: &Comparison, metric: &str) -> (Vec<ChartRow>, String) {
+    let mut rows: Vec<ChartRow> = Vec::new();
     let mut unit = String::new();
     for cell in &comparison.cells {
         let Some(line) = cell.lines.iter().find(|line| line.metric == metric) else {
@@ -75,10 +77,12 @@ pub fn chart(comparison: &Comparison, metric: &str, subtitle: &str) -> Option<St
             .join(" · ");
         rows.push((label, points));
     }
-    if rows.is_empty() {
-        return None;
-    }
-    // The axis spans the data (dots and bands need no zero), a little more each side.
+    (rows, unit)
+}
+
+/// The x axis of `rows`: it spans the data (dots and bands need no zero), a little more each
+/// side.
+fn x_range(rows: &[ChartRow]) -> std::ops::Range<f64> {
     let values = rows.iter().flat_map(|(_, points)| points.iter().flatten());
     let (low, high) = values.fold((f64::MAX, f64::MIN), |(low, high), (mean, interval)| {
         let (a, b) = interval.unwrap_or((*mean, *mean));
@@ -89,7 +93,17 @@ pub fn chart(comparison: &Comparison, metric: &str, subtitle: &str) -> Option<St
     } else {
         high.abs().max(1.0)
     };
-    let x_range = low - 0.04 * span..high + 0.04 * span;
+    low - 0.04 * span..high + 0.04 * span
+}
+
+/// The chart of `metric`, or `None` when no cell has it.
+pub fn chart(comparison: &Comparison, metric: &str, subtitle: &str) -> Option<String> {
+    let folders = comparison.folders.len();
+    let (rows, unit) = rows_of(comparison, metric);
+    if rows.is_empty() {
+        return None;
+    }
+    let x_range = x_range(&rows);
     let count = rows.len();
     let longest = rows.iter().map(|(label, _)| label.chars().count()).max();
     let label_width = (longest.unwrap_or(0) as u32 * 7 + 24).clamp(80, 440);

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
+use super::assignment::{Assignment, Source};
 use super::key::{Key, Schema, did_you_mean};
-use super::set::{Assignment, Source};
 use super::{ConfigError, Origin};
 
 /// A spanned TOML value of the file.

@@ -51,9 +51,9 @@ pub struct Overrides {
     /// Print the JSON summary (`--json`).
     pub json: bool,
     /// Keys of the file set on the command line (`--set KEY=VALUE`), in order.
-    pub set: Vec<crate::config::set::Assignment>,
+    pub set: Vec<crate::config::assignment::Assignment>,
     /// Keys run at several values (`--sweep KEY=VALUES`), in order.
-    pub sweep: Vec<crate::config::sweep::SweepFlag>,
+    pub sweep: Vec<crate::config::assignment::SweepFlag>,
     /// The share of the run's cells to run, into a partial folder (`--shard K/N`).
     pub shard: Option<crate::config::shard::ShardFlag>,
 }

@@ -13,46 +13,16 @@ use std::collections::HashSet;
 use toml::de::DeValue;
 
 use super::ConfigError;
+use super::assignment::{Assignment, Source, SweepFlag};
 use super::document::{Document, Value};
 use super::key::{Kind, Schema, TimeUnit};
 use super::overrides::Overrides;
-use super::set::{Assignment, Source, split_key};
 use crate::parse::{decimal_steps, echo};
 
 /// The most values of one axis.
 pub const MAX_VALUES: usize = 10_000;
 /// The most points of a grid (the product of its axes' values).
 pub const MAX_POINTS: usize = 10_000;
-
-/// `--sweep KEY=VALUES` as typed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SweepFlag {
-    /// What follows `--sweep`, as typed.
-    pub written: String,
-    /// The key as typed.
-    pub key: String,
-    /// Its values as typed: a list or a range.
-    pub values: String,
-}
-
-impl SweepFlag {
-    /// Splits `written` at its first `=`; the values are read with the file.
-    pub fn parse(written: &str) -> Result<Self, String> {
-        let (key, values) = split_key(written)?;
-        if values.trim().is_empty() {
-            return Err(
-                "no values after `=`: give a list (500,1000,2000) or a range \
-                        (500:2000:500)"
-                    .into(),
-            );
-        }
-        Ok(Self {
-            written: written.to_string(),
-            key: key.to_string(),
-            values: values.trim().to_string(),
-        })
-    }
-}
 
 /// One key run at several values.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -363,29 +363,6 @@ fn parameters_schema(fields: &[Field]) -> Value {
     schema
 }
 
-/// Every model's shape, in the order of the model list.
-pub fn shapes() -> Vec<Shape> {
-    vec![
-        crate::report::article::json::shape(),
-        crate::report::timeline::json::shape(),
-        crate::report::load::json::shape(),
-        crate::report::contention::json::shape(),
-    ]
-}
-
-/// Every model's schema file, `schemas/<model>.schema.json`, as its path and bytes.
-pub fn schema_files() -> Vec<(String, Vec<u8>)> {
-    shapes()
-        .iter()
-        .map(|shape| {
-            (
-                format!("schemas/{}.schema.json", shape.model),
-                pretty(&schema(shape)),
-            )
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

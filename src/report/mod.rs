@@ -8,6 +8,7 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod parameters;
+pub mod schemas;
 pub mod sequence;
 pub mod summary;
 pub mod sweep;

@@ -121,7 +121,7 @@ fn docs(root: &Path, check: bool) -> Result<Vec<(String, String)>, String> {
 /// (file, `schema`).
 fn schemas(root: &Path, check: bool) -> Result<Vec<(String, String)>, String> {
     let mut stale = Vec::new();
-    for (file, bytes) in simulate::report::json::schema_files() {
+    for (file, bytes) in simulate::report::schemas::schema_files() {
         let path = root.join(&file);
         if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
             continue;

@@ -3,7 +3,8 @@
 //! and the table regenerated with exact fixed-point arithmetic.
 
 use super::*;
-use crate::distribution::{Distribution, Sampler, normal_quantile};
+use crate::distribution::{Distribution, Sampler};
+use crate::numerics::normal::normal_quantile;
 use crate::rng::PcgState;
 
 /// The comparison with the C library means something only where it is glibc's `__exp_fma`

@@ -9,11 +9,12 @@
 //! AVX-512).
 
 use super::exp::log_normal_lanes;
-use super::vector::Vector;
-use crate::distribution::{
+use super::normal::{
     CENTRAL_DENOMINATOR, CENTRAL_HALF_WIDTH, CENTRAL_NUMERATOR, FAR_TAIL_DENOMINATOR,
-    FAR_TAIL_NUMERATOR, LANES, NEAR_TAIL_DENOMINATOR, NEAR_TAIL_NUMERATOR, normal_tail_quantile,
+    FAR_TAIL_NUMERATOR, NEAR_TAIL_DENOMINATOR, NEAR_TAIL_NUMERATOR, normal_tail_quantile,
 };
+use super::vector::Vector;
+use crate::distribution::LANES;
 
 /// `c[0] + c[1] x + ... + c[7] x^7` by Horner's rule from 0, as the scalar `horner` (a product
 /// then a sum at each step, never fused).

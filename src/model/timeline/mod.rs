@@ -18,6 +18,7 @@ pub mod backend;
 pub mod counters;
 pub mod draws;
 pub mod estimate;
+pub mod events;
 pub mod params;
 pub mod results;
 pub mod run;

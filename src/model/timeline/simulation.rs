@@ -13,7 +13,7 @@ use super::backend::{
     self, BackendDraws, CrashPoint, KeyStore, ProcessingDraws, ReceiptMode, Receipts,
 };
 use super::draws::PaymentDraws;
-use super::trace::{EventKind, KeyFound, Recorder};
+use super::events::{Answer, EventKind, KeyFound, Recorder};
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use engine::distribution::Sampler;
 use engine::queue::EventQueue;
@@ -22,24 +22,6 @@ use engine::queue::small::SmallQueue;
 use engine::{Interrupted, Progress};
 
 mod server;
-
-/// What the server answered to a delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
-    /// Processed and charged.
-    Charged,
-    /// A success without processing: the stored response of an earlier delivery, or a 200 to
-    /// a duplicate; nothing charged.
-    Replayed,
-    /// 409 Conflict: the key is still in flight (or a receiver answers duplicates 409); try
-    /// again later.
-    Conflict,
-    /// 500: the processing failed, or a stored failure or a receiver's 500 to a duplicate; try
-    /// again later.
-    ServerError,
-    /// 422: the body does not match the key's fingerprint; the client stops.
-    Rejected,
-}
 
 /// The body a delivery carries: the payment's own, or another one (each different body is
 /// unlike every other).

@@ -8,8 +8,9 @@
 //! order, it declines and the payment runs through the event loop.
 
 use super::draws::PaymentDraws;
+use super::events::Answer;
 use super::shortcut::Allowed;
-use super::simulation::{Answer, PaymentOutcome, PlainCounts};
+use super::simulation::{PaymentOutcome, PlainCounts};
 use super::{ClientPolicy, Scenario, Strategy};
 
 /// A scenario whose payments have the closed form: its client policy.

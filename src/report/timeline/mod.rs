@@ -88,7 +88,7 @@ impl Report for TimelineReport {
     }
 
     fn table(&self) -> String {
-        table::render(self)
+        render(self)
     }
 
     fn captioned(&self) -> Vec<crate::report::Captioned> {
@@ -137,4 +137,23 @@ impl Report for TimelineReport {
             })
             .collect()
     }
+}
+
+/// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous
+/// outcomes, reported for every scenario); then the backend's tables (run 0), when it is
+/// used.
+pub fn render(report: &TimelineReport) -> String {
+    let differences = table::differences_table(report);
+    format!(
+        "{}\n{}\n{}{}{}",
+        table::charges_table(report),
+        table::detail_table(report),
+        table::lifecycle_table(report),
+        backend_report::tables(report.results()),
+        if differences.is_empty() {
+            String::new()
+        } else {
+            format!("\n{differences}")
+        }
+    )
 }

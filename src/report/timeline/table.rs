@@ -257,25 +257,6 @@ pub fn lifecycle_table(report: &TimelineReport) -> String {
     )
 }
 
-/// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous
-/// outcomes, reported for every scenario); then the backend's tables (run 0), when it is
-/// used.
-pub fn render(report: &TimelineReport) -> String {
-    let differences = differences_table(report);
-    format!(
-        "{}\n{}\n{}{}{}",
-        charges_table(report),
-        detail_table(report),
-        lifecycle_table(report),
-        super::backend_report::tables(report.results()),
-        if differences.is_empty() {
-            String::new()
-        } else {
-            format!("\n{differences}")
-        }
-    )
-}
-
 /// The paired differences shown: the payments charged twice and the extra charges per run
 /// (a share of the payments shown as a count), and the share that succeeded in percentage
 /// points.

@@ -2,14 +2,14 @@
 //! double-charged payment drawn as a sequence diagram (`trace_<strategy>.svg`), and for every
 //! strategy whose keys a crash left in flight, the first such payment
 //! (`trace_stuck_key_<strategy>.svg`); each with a one-sentence caption in words, both derived
-//! from the payment's recorded events ([`crate::model::timeline::trace::EventKind`]).
+//! from the payment's recorded events ([`crate::model::timeline::events::EventKind`]).
 //!
 //! The lanes are the client, the network, the server's worker, the key store and the
 //! provider (whom a charge reaches). A strategy appears once per kind of trace, at the first
 //! scenario (in the file's order) whose run 0 has the outcome.
 
-use crate::model::timeline::simulation::Answer;
-use crate::model::timeline::trace::{self, Event, EventKind, KeyFound, PaymentTrace, Traced};
+use crate::model::timeline::events::{Answer, Event, EventKind, KeyFound};
+use crate::model::timeline::trace::{self, PaymentTrace, Traced};
 use crate::model::timeline::{CrashPoint, Strategy, TimelineModel, TimelineResults};
 use crate::report::OutputFile;
 use crate::report::format::grouped;
