@@ -138,6 +138,7 @@ pub fn of(
         let settings = schema
             .keys
             .iter()
+            .filter(|key| super::timeline::keys::listed(&lookup, key.name))
             .map(|key| setting(&lookup, key.name, overrides))
             .collect();
         scenarios.push(ScenarioSettings { name, settings });

@@ -49,6 +49,7 @@ pub(super) fn scenario() -> LoadScenario {
             adaptive_bucket: None,
             breaker: None,
             retry_ratio: None,
+            controls: Default::default(),
             payment_deadline_ms: None,
         },
     }
