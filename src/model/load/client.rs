@@ -319,10 +319,16 @@ impl<T: Copy + Default + std::ops::AddAssign + std::iter::Sum, const N: usize> S
     }
 }
 
-/// The windowed state of Finagle's budget and the adaptive throttling: boxed, and only there
-/// when configured, so a client without them stays small.
+/// The state of gRPC's throttling, Envoy's and Finagle's budgets and the adaptive throttling:
+/// boxed, and only there when one of them is configured, so a client without them stays small.
 #[derive(Debug, Clone, PartialEq)]
-struct Windows {
+pub struct ControlState {
+    /// gRPC's `token_count`, in thousandths of a token.
+    grpc_milli_tokens: i64,
+    /// Attempts sent and neither answered nor timed out (Envoy's active requests).
+    active: u32,
+    /// Retries allowed whose attempt is not answered or timed out yet (Envoy's active retries).
+    active_retries: u32,
     /// Finagle's deposits less withdrawals (units).
     finagle: Slices<i64, FINAGLE_SLICES>,
     /// The adaptive throttling's attempts tried.
@@ -433,30 +439,27 @@ pub struct ClientState {
     payments: u64,
     /// Retries sent (for the retry ratio).
     retries: u64,
-    /// gRPC's `token_count`, in thousandths of a token.
-    grpc_milli_tokens: i64,
-    /// Attempts sent and neither answered nor timed out (Envoy's active requests).
-    active: u32,
-    /// Retries allowed whose attempt is not answered or timed out yet (Envoy's active retries).
-    active_retries: u32,
-    /// Finagle's and the adaptive throttling's windows, when configured.
-    windows: Option<Box<Windows>>,
+    /// gRPC's, Envoy's, Finagle's and the adaptive throttling's state, when configured.
+    controls: Option<Box<ControlState>>,
 }
 
 impl ClientState {
     /// A fresh client: buckets full, breaker closed, windows empty.
     pub fn new(policy: &LoadClient) -> Self {
         let controls = &policy.controls;
-        let windows = (controls.windowed_retry_budget.is_some()
-            || controls.adaptive_throttling.is_some())
-        .then(|| {
-            let finagle_ms = controls
-                .windowed_retry_budget
-                .map_or(1000.0, |budget| f64::from(budget.ttl_s) * 1000.0);
-            let adaptive_ms = controls
-                .adaptive_throttling
-                .map_or(1000.0, |throttling| throttling.window_ms);
-            Box::new(Windows {
+        let finagle_ms = controls
+            .windowed_retry_budget
+            .map_or(1000.0, |budget| f64::from(budget.ttl_s) * 1000.0);
+        let adaptive_ms = controls
+            .adaptive_throttling
+            .map_or(1000.0, |throttling| throttling.window_ms);
+        let state = (*controls != RetryControls::default()).then(|| {
+            Box::new(ControlState {
+                grpc_milli_tokens: controls
+                    .retry_throttling
+                    .map_or(0, |throttling| throttling.max_milli()),
+                active: 0,
+                active_retries: 0,
                 finagle: Slices::new(finagle_ms / FINAGLE_SLICES as f64),
                 requests: Slices::new(adaptive_ms / ADAPTIVE_SLICES as f64),
                 accepts: Slices::new(adaptive_ms / ADAPTIVE_SLICES as f64),
@@ -471,12 +474,7 @@ impl ClientState {
             state: BreakerState::Closed,
             payments: 0,
             retries: 0,
-            grpc_milli_tokens: controls
-                .retry_throttling
-                .map_or(0, |throttling| throttling.max_milli()),
-            active: 0,
-            active_retries: 0,
-            windows,
+            controls: state,
         }
     }
 
@@ -502,7 +500,7 @@ impl ClientState {
             self.adaptive = (self.adaptive + bucket.deposit).min(bucket.capacity);
         }
         if policy.controls.windowed_retry_budget.is_some()
-            && let Some(windows) = &mut self.windows
+            && let Some(windows) = &mut self.controls
         {
             windows.finagle.add(now_ms, WindowedRetryBudget::DEPOSIT);
         }
@@ -519,7 +517,7 @@ impl ClientState {
         draw: impl FnOnce() -> f64,
     ) -> bool {
         let (Some(throttling), Some(windows)) =
-            (policy.controls.adaptive_throttling, &mut self.windows)
+            (policy.controls.adaptive_throttling, &mut self.controls)
         else {
             return false;
         };
@@ -534,15 +532,19 @@ impl ClientState {
 
     /// The client sends an attempt (Envoy's active requests).
     pub fn on_send(&mut self) {
-        self.active += 1;
+        if let Some(state) = &mut self.controls {
+            state.active += 1;
+        }
     }
 
     /// The client stops waiting for an attempt, answered or timed out; `retry` if it was a
     /// retry (Envoy's active retries).
     pub fn on_attempt_end(&mut self, retry: bool) {
-        self.active = self.active.saturating_sub(1);
-        if retry {
-            self.active_retries = self.active_retries.saturating_sub(1);
+        if let Some(state) = &mut self.controls {
+            state.active = state.active.saturating_sub(1);
+            if retry {
+                state.active_retries = state.active_retries.saturating_sub(1);
+            }
         }
     }
 
@@ -557,14 +559,14 @@ impl ClientState {
             // botocore's `RetryQuota.release`: never above the quota.
             self.tokens = (self.tokens + refund).min(bucket.capacity);
         }
-        if let Some(throttling) = policy.controls.retry_throttling {
-            self.grpc_milli_tokens =
-                (self.grpc_milli_tokens + throttling.ratio_milli()).min(throttling.max_milli());
-        }
-        if policy.controls.adaptive_throttling.is_some()
-            && let Some(windows) = &mut self.windows
-        {
-            windows.accepts.add(now_ms, 1);
+        if let Some(state) = &mut self.controls {
+            if let Some(throttling) = policy.controls.retry_throttling {
+                state.grpc_milli_tokens = (state.grpc_milli_tokens + throttling.ratio_milli())
+                    .min(throttling.max_milli());
+            }
+            if policy.controls.adaptive_throttling.is_some() {
+                state.accepts.add(now_ms, 1);
+            }
         }
         if let BreakerState::HalfOpen { .. } = self.state {
             self.state = BreakerState::Closed;
@@ -578,8 +580,10 @@ impl ClientState {
     pub fn on_failure(&mut self, policy: &LoadClient, now_ms: f64) {
         self.roll_window(policy, now_ms);
         self.failures += 1;
-        if policy.controls.retry_throttling.is_some() {
-            self.grpc_milli_tokens = (self.grpc_milli_tokens - 1000).max(0);
+        if policy.controls.retry_throttling.is_some()
+            && let Some(state) = &mut self.controls
+        {
+            state.grpc_milli_tokens = (state.grpc_milli_tokens - 1000).max(0);
         }
         if let (Some(breaker), BreakerState::HalfOpen { probing: true }) =
             (policy.breaker, self.state)
@@ -636,26 +640,28 @@ impl ClientState {
             return false;
         }
         let controls = &policy.controls;
-        if let Some(throttling) = controls.retry_throttling
-            && self.grpc_milli_tokens <= throttling.max_milli() / 2
-        {
-            return false;
-        }
-        if let Some(budget) = controls.concurrent_retry_budget {
-            let share = (budget.budget_percent / 100.0 * f64::from(self.active)) as u32;
-            if self.active_retries >= share.max(budget.min_retry_concurrency) {
+        if let Some(state) = &mut self.controls {
+            if let Some(throttling) = controls.retry_throttling
+                && state.grpc_milli_tokens <= throttling.max_milli() / 2
+            {
                 return false;
             }
-        }
-        if let (Some(budget), Some(windows)) = (controls.windowed_retry_budget, &mut self.windows) {
-            let withdrawal = budget.withdrawal();
-            if windows.finagle.sum(now_ms) + budget.reserve() < withdrawal {
-                return false;
+            if let Some(budget) = controls.concurrent_retry_budget {
+                let share = (budget.budget_percent / 100.0 * f64::from(state.active)) as u32;
+                if state.active_retries >= share.max(budget.min_retry_concurrency) {
+                    return false;
+                }
             }
-            windows.finagle.add(now_ms, -withdrawal);
-        }
-        if controls.concurrent_retry_budget.is_some() {
-            self.active_retries += 1;
+            if let Some(budget) = controls.windowed_retry_budget {
+                let withdrawal = budget.withdrawal();
+                if state.finagle.sum(now_ms) + budget.reserve() < withdrawal {
+                    return false;
+                }
+                state.finagle.add(now_ms, -withdrawal);
+            }
+            if controls.concurrent_retry_budget.is_some() {
+                state.active_retries += 1;
+            }
         }
         self.tokens -= cost.unwrap_or(0.0);
         if policy.adaptive_bucket.is_some() {
@@ -677,7 +683,9 @@ impl ClientState {
 
     /// gRPC's `token_count` (tokens).
     pub fn grpc_tokens(&self) -> f64 {
-        self.grpc_milli_tokens as f64 / 1000.0
+        self.controls
+            .as_ref()
+            .map_or(0.0, |state| state.grpc_milli_tokens as f64 / 1000.0)
     }
 }
 
