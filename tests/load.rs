@@ -62,6 +62,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             adaptive_bucket: None,
             breaker: None,
             retry_ratio: None,
+            controls: Default::default(),
             payment_deadline_ms: None,
         },
     }

@@ -109,6 +109,7 @@ fn on_shared_clock(scenario: &Scenario) -> LoadScenario {
             adaptive_bucket: None,
             breaker: None,
             retry_ratio: None,
+            controls: Default::default(),
             payment_deadline_ms: None,
         },
     }

@@ -62,6 +62,14 @@ fn each_mistake_is_one_exact_line() {
              column 15): expected one of \"none\", \"check_then_insert\", \"unique_key\" or \
              \"lock_wait\" (did you mean \"unique_key\"?)",
         ),
+        // A misspelt retry client: every shipped client named.
+        (
+            "client.toml",
+            "model = \"timeline\"\n[client]\nretry_client = \"envoi\"\n",
+            "invalid value \"envoi\" for key `client.retry_client` in config file client.toml \
+             (line 3, column 16): expected one of \"aws_standard\", \"aws_standard_2_1\", \
+             \"grpc\", \"envoy\", \"finagle\" or \"google_sre\" (did you mean \"envoy\"?)",
+        ),
         // A misspelt key.
         (
             "typo.toml",

@@ -138,6 +138,7 @@ pub fn of(
         let settings = schema
             .keys
             .iter()
+            .filter(|key| super::timeline::keys::listed(&lookup, key.name))
             .map(|key| setting(&lookup, key.name, overrides))
             .collect();
         scenarios.push(ScenarioSettings { name, settings });
@@ -241,10 +242,16 @@ mod tests {
             ("100", "default")
         );
         assert_eq!(find(slow, "server.workers").source, "not set");
-        // Every declared key is listed.
-        assert_eq!(
-            slow.settings.len(),
-            super::super::timeline::keys::KEYS.len()
-        );
+        // Every declared key is listed, but the keys of a retry control not in effect.
+        let keys = super::super::timeline::keys::KEYS;
+        let control = |name: &str| {
+            super::super::timeline::keys::CONTROL_TABLES
+                .iter()
+                .any(|(table, _)| name.starts_with(&format!("{table}.")))
+        };
+        let controls = keys.iter().filter(|key| control(key.name)).count();
+        assert_eq!(controls, 9);
+        assert_eq!(slow.settings.len(), keys.len() - controls);
+        assert!(slow.settings.iter().all(|setting| !control(setting.key)));
     }
 }

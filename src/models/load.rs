@@ -196,15 +196,15 @@ mod tests {
             .to_string();
         for part in [
             "storm.toml: 32 event loops (8 runs x 1 scenarios x 4 strategies)",
-            "16 loops at once each holding about 686.6 MiB (10000000 clients and the payments \
+            "16 loops at once each holding about 762.9 MiB (10000000 clients and the payments \
              in flight) would need",
-            "about 10.7 GiB of memory, but 8.0 GiB is available",
+            "about 11.9 GiB of memory, but 8.0 GiB is available",
             "--threads",
         ] {
             assert!(error.contains(part), "{part:?} not in {error}");
         }
         assert!(!error.contains('\n'), "{error}");
-        // On 2 threads: 2 x 720,000,512 bytes and the buckets, about 1.3 GiB: it fits.
+        // On 2 threads: 2 x 800,000,512 bytes and the buckets, about 1.5 GiB: it fits.
         let crate::config::Job::Load(config) = scenario_config(text, Some(2)) else {
             panic!("not a load file");
         };

@@ -313,7 +313,7 @@ pub const KEYS: &[Key] = &[
         "client.retry_client",
         Kind::Choice(crate::model::load::RetryClient::NAMES),
         None,
-        "A shared server: a retry client as an SDK ships it, which sets client.max_retries, client.backoff and client.token_bucket (each key written overrides it). \"aws_standard\": botocore's standard mode (3 attempts, backoff rand x min(2^(n-1) s, 20 s), quota 500, retry cost 5, timeout cost 10, a success refunds its last retry's cost or 1); \"aws_standard_2_1\": retry behaviour 2.1, the same with every retry (timeouts too) costing 14 and base 50 ms.",
+        "A shared server: a retry client as an SDK or proxy ships it, which sets client.max_retries, client.backoff and its retry control (each key written overrides its part; docs/models/load.md cites each source). \"aws_standard\": botocore's standard mode (3 attempts, backoff rand x min(2^(n-1) s, 20 s), quota 500, retry cost 5, timeout cost 10, a success refunds its last retry's cost or 1); \"aws_standard_2_1\": retry behaviour 2.1, the same with every retry (timeouts too) costing 14 and base 50 ms; \"grpc\": gRFC A6 (4 attempts, at most 5 whatever is written, full jitter 100 ms to 1 s, [client.retry_throttling]); \"envoy\": 1 retry, full jitter 25 to 250 ms, [client.concurrent_retry_budget]; \"finagle\": 3 retries, no backoff, [client.windowed_retry_budget]; \"google_sre\": the SRE book's 3 attempts, retry_ratio 0.1, full jitter 100 ms to 5 s, [client.adaptive_throttling].",
     ),
     Key::scenario(
         "client.token_bucket.refund",
@@ -368,6 +368,90 @@ pub const KEYS: &[Key] = &[
         },
         Some("5"),
         "The adaptive bucket's capacity (at least 1).",
+    ),
+    Key::scenario(
+        "client.retry_throttling.max_tokens",
+        Kind::Number {
+            bounds: Bounds::above(0.0, 1000.0),
+            unit: "tokens",
+        },
+        Some("10"),
+        "A shared server, with a [client.retry_throttling] table or retry_client = \"grpc\": gRFC A6's maxTokens, where each client's token_count starts; a failed attempt takes 1, and retries go out only while token_count > maxTokens / 2.",
+    ),
+    Key::scenario(
+        "client.retry_throttling.token_ratio",
+        Kind::Number {
+            bounds: Bounds::above(0.0, 1.0),
+            unit: "tokens per success",
+        },
+        Some("0.1"),
+        "gRFC A6's tokenRatio: what a success adds to token_count, up to maxTokens (rounded to 0.001, as gRPC keeps thousandths).",
+    ),
+    Key::scenario(
+        "client.concurrent_retry_budget.budget_percent",
+        Kind::Number {
+            bounds: Bounds::closed(0.0, 100.0),
+            unit: "percent",
+        },
+        Some("20"),
+        "A shared server, with a [client.concurrent_retry_budget] table or retry_client = \"envoy\": Envoy's retry_budget.budget_percent, the client's active retries at most this share of its attempts in flight.",
+    ),
+    Key::scenario(
+        "client.concurrent_retry_budget.min_retry_concurrency",
+        Kind::Whole {
+            min: 0,
+            max: 1_000_000,
+            unit: "retries",
+        },
+        Some("3"),
+        "Envoy's retry_budget.min_retry_concurrency: the active retries the budget always allows.",
+    ),
+    Key::scenario(
+        "client.windowed_retry_budget.ttl_s",
+        Kind::Whole {
+            min: 1,
+            max: 60,
+            unit: "seconds",
+        },
+        Some("10"),
+        "A shared server, with a [client.windowed_retry_budget] table or retry_client = \"finagle\": Finagle's RetryBudget ttl, how long a deposit or a withdrawal counts (10 slices of ttl / 10).",
+    ),
+    Key::scenario(
+        "client.windowed_retry_budget.min_retries_per_s",
+        Kind::Whole {
+            min: 0,
+            max: 1_000_000,
+            unit: "retries per s",
+        },
+        Some("10"),
+        "Finagle's minRetriesPerSec: a reserve of this many retries per second of ttl on top of the deposits.",
+    ),
+    Key::scenario(
+        "client.windowed_retry_budget.percent_can_retry",
+        Kind::Number {
+            bounds: Bounds::above(0.0, 1000.0),
+            unit: "retries per payment",
+        },
+        Some("0.2"),
+        "Finagle's percentCanRetry: retries each payment's deposit pays for.",
+    ),
+    Key::scenario(
+        "client.adaptive_throttling.k",
+        Kind::Number {
+            bounds: Bounds::closed(1.0, 1e6),
+            unit: "requests per accept",
+        },
+        Some("2"),
+        "A shared server, with a [client.adaptive_throttling] table or retry_client = \"google_sre\": the SRE book's K; the client rejects an attempt itself with probability max(0, (requests - K x accepts) / (requests + 1)).",
+    ),
+    Key::scenario(
+        "client.adaptive_throttling.window_s",
+        Kind::Duration {
+            unit: TimeUnit::Seconds,
+            bounds: Bounds::above(0.0, 86_400.0),
+        },
+        Some("120"),
+        "The window of the adaptive throttling's requests and accepts (120 slices of window_s / 120).",
     ),
     Key::scenario(
         "client.breaker.threshold",
@@ -517,8 +601,36 @@ pub const SHARED_SERVER_TABLES: &[&str] = &[
     "client.token_bucket",
     "client.adaptive_bucket",
     "client.breaker",
+    "client.retry_throttling",
+    "client.concurrent_retry_budget",
+    "client.windowed_retry_budget",
+    "client.adaptive_throttling",
     "output",
 ];
+
+/// The tables of the shipped clients' retry controls, each with the retry client that sets
+/// it: their keys are listed (`simulate check`, `parameters.csv`, the page's parameters) only
+/// for a scenario that writes the table or names that client, where they are in effect.
+pub const CONTROL_TABLES: &[(&str, &str)] = &[
+    ("client.retry_throttling", "grpc"),
+    ("client.concurrent_retry_budget", "envoy"),
+    ("client.windowed_retry_budget", "finagle"),
+    ("client.adaptive_throttling", "google_sre"),
+];
+
+/// Whether the key `name` is listed among a scenario's settings as `lookup` sees it: every key
+/// but those of a [`CONTROL_TABLES`] table not in effect.
+pub fn listed(lookup: &crate::config::lookup::Lookup<'_, '_, '_>, name: &str) -> bool {
+    let Some((table, client)) = CONTROL_TABLES.iter().find(|(table, _)| {
+        name.strip_prefix(table)
+            .is_some_and(|rest| rest.starts_with('.'))
+    }) else {
+        return true;
+    };
+    lookup.has_table(table)
+        || (lookup.written("client.retry_client")
+            && lookup.name("client.retry_client").ok() == Some(*client))
+}
 
 #[cfg(test)]
 mod tests {

@@ -10,9 +10,10 @@ use crate::config::key::{Bounds, Key, Kind, TimeUnit};
 use crate::config::lookup::Lookup;
 use crate::config::read::{Found, Scalar, scalar};
 use crate::model::load::{
-    AdaptiveBucket, Breaker, CapacityWindow, LoadArrivals, LoadClient, LoadDuplicateAnswer,
-    LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, Refund, RetryClient, TokenBucket,
-    Window,
+    AdaptiveBucket, AdaptiveThrottling, Breaker, CapacityWindow, ConcurrentRetryBudget,
+    LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadNetwork, LoadScenario, LoadServer, Phase,
+    PhaseRate, Refund, RetryClient, RetryControls, RetryThrottling, TokenBucket, Window,
+    WindowedRetryBudget,
 };
 use crate::model::semantics::{KeyStoreOutages, OnUnavailable};
 use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
@@ -326,8 +327,9 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
             Ok(value)
         }
     };
-    let token_bucket = if lookup.has_table("client.token_bucket") || retry_client.is_some() {
-        let shipped = retry_client.map(RetryClient::token_bucket);
+    let shipped_bucket = retry_client.and_then(RetryClient::token_bucket);
+    let token_bucket = if lookup.has_table("client.token_bucket") || shipped_bucket.is_some() {
+        let shipped = shipped_bucket;
         let field = |name: &str, pick: fn(&TokenBucket) -> f64| match &shipped {
             Some(bucket) => preset(name, pick(bucket)),
             None => lookup.number(name),
@@ -369,6 +371,11 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
         Some(client) if !lookup.written("client.max_retries") => client.max_retries(),
         _ => base.client.max_retries,
     };
+    // gRFC A6: a maxAttempts above the client's limit is treated as the limit.
+    let max_retries = match retry_client.and_then(RetryClient::retries_cap) {
+        Some(cap) => max_retries.min(cap),
+        None => max_retries,
+    };
     let backoff = match retry_client {
         Some(client) if !lookup.written("client.backoff") => client.backoff(),
         _ => base.client.backoff,
@@ -401,7 +408,63 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
         token_bucket,
         adaptive_bucket,
         breaker,
-        retry_ratio: lookup.optional_number("client.retry_ratio")?,
+        retry_ratio: match lookup.optional_number("client.retry_ratio")? {
+            Some(ratio) => Some(ratio),
+            None => retry_client.and_then(RetryClient::retry_ratio),
+        },
+        controls: controls(lookup, retry_client)?,
         payment_deadline_ms: lookup.optional_number("client.payment_deadline_ms")?,
     })
+}
+
+/// The retry controls of the shipped clients: each table written, or set by the retry client;
+/// a key's default is the shipped value, so a key written overrides just its part.
+fn controls(
+    lookup: &Lookup<'_, '_, '_>,
+    retry_client: Option<RetryClient>,
+) -> Result<RetryControls, ConfigError> {
+    let shipped = retry_client.map(RetryClient::controls).unwrap_or_default();
+    let on = |table: &str, by_client: bool| lookup.has_table(table) || by_client;
+    let mut controls = RetryControls::default();
+    if on(
+        "client.retry_throttling",
+        shipped.retry_throttling.is_some(),
+    ) {
+        controls.retry_throttling = Some(RetryThrottling {
+            max_tokens: lookup.number("client.retry_throttling.max_tokens")?,
+            token_ratio: lookup.number("client.retry_throttling.token_ratio")?,
+        });
+    }
+    if on(
+        "client.concurrent_retry_budget",
+        shipped.concurrent_retry_budget.is_some(),
+    ) {
+        controls.concurrent_retry_budget = Some(ConcurrentRetryBudget {
+            budget_percent: lookup.number("client.concurrent_retry_budget.budget_percent")?,
+            min_retry_concurrency: lookup
+                .whole("client.concurrent_retry_budget.min_retry_concurrency")?
+                as u32,
+        });
+    }
+    if on(
+        "client.windowed_retry_budget",
+        shipped.windowed_retry_budget.is_some(),
+    ) {
+        controls.windowed_retry_budget = Some(WindowedRetryBudget {
+            ttl_s: lookup.whole("client.windowed_retry_budget.ttl_s")? as u32,
+            min_retries_per_s: lookup.whole("client.windowed_retry_budget.min_retries_per_s")?
+                as u32,
+            percent_can_retry: lookup.number("client.windowed_retry_budget.percent_can_retry")?,
+        });
+    }
+    if on(
+        "client.adaptive_throttling",
+        shipped.adaptive_throttling.is_some(),
+    ) {
+        controls.adaptive_throttling = Some(AdaptiveThrottling {
+            k: lookup.number("client.adaptive_throttling.k")?,
+            window_ms: lookup.number("client.adaptive_throttling.window_s")? * 1000.0,
+        });
+    }
+    Ok(controls)
 }

@@ -410,3 +410,183 @@ fn a_retry_client_by_name_with_its_parameters_overridable() {
         "\"aws_standard\"",
     );
 }
+
+/// The other shipped clients by name: each sets its attempts, backoff and retry control as
+/// docs/models/load.md cites them (gRFC A6's example policy and throttling, Envoy's
+/// `num_retries` 1 and retry budget, Finagle's `RetryBudget()` without backoff, the SRE
+/// book's three attempts, 10% retry ratio and adaptive throttling); a key written overrides
+/// its part; gRPC caps attempts at 5; a control's table alone turns it on with the defaults.
+#[test]
+fn the_proxies_and_rpc_clients_by_name_with_their_parameters_overridable() {
+    use crate::model::load::{
+        AdaptiveThrottling, ConcurrentRetryBudget, RetryClient, RetryControls, RetryThrottling,
+        WindowedRetryBudget,
+    };
+    use engine::backoff::Backoff;
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\n\
+                [[scenario]]\nname = \"grpc\"\nclient = { retry_client = \"grpc\" }\n\
+                [[scenario]]\nname = \"envoy\"\nclient = { retry_client = \"envoy\" }\n\
+                [[scenario]]\nname = \"finagle\"\nclient = { retry_client = \"finagle\" }\n\
+                [[scenario]]\nname = \"sre\"\nclient = { retry_client = \"google_sre\" }\n\
+                [[scenario]]\nname = \"grpc_9\"\n\
+                client = { retry_client = \"grpc\", max_retries = 9, retry_throttling = { token_ratio = 0.5 } }\n\
+                [[scenario]]\nname = \"overridden\"\n\
+                client = { retry_client = \"google_sre\", retry_ratio = 0.5, adaptive_throttling = { window_s = \"1m\" } }\n\
+                [[scenario]]\nname = \"tables\"\n\
+                client = { concurrent_retry_budget = { min_retry_concurrency = 0 }, windowed_retry_budget = { ttl_s = 2 } }\n";
+    let config = load(text).unwrap();
+    let [grpc, envoy, finagle, sre, grpc_9, overridden, tables] = &config.model.scenarios[..]
+    else {
+        panic!("seven scenarios");
+    };
+    let throttling = RetryThrottling {
+        max_tokens: 10.0,
+        token_ratio: 0.1,
+    };
+    assert_eq!(
+        (grpc.client.max_retries, grpc.client.backoff),
+        (
+            3,
+            Backoff::FullJitter {
+                base_ms: 100.0,
+                cap_ms: 1_000.0
+            }
+        )
+    );
+    assert_eq!(grpc.client.token_bucket, None);
+    assert_eq!(grpc.client.retry_ratio, None);
+    assert_eq!(grpc.client.controls.retry_throttling, Some(throttling));
+    assert_eq!(grpc.client.controls, RetryClient::Grpc.controls());
+    assert_eq!(
+        (envoy.client.max_retries, envoy.client.backoff),
+        (
+            1,
+            Backoff::FullJitter {
+                base_ms: 25.0,
+                cap_ms: 250.0
+            }
+        )
+    );
+    let budget = ConcurrentRetryBudget {
+        budget_percent: 20.0,
+        min_retry_concurrency: 3,
+    };
+    assert_eq!(
+        envoy.client.controls,
+        RetryControls {
+            concurrent_retry_budget: Some(budget),
+            ..Default::default()
+        }
+    );
+    let windowed = WindowedRetryBudget {
+        ttl_s: 10,
+        min_retries_per_s: 10,
+        percent_can_retry: 0.2,
+    };
+    assert_eq!(
+        (finagle.client.max_retries, finagle.client.backoff),
+        (3, Backoff::None)
+    );
+    assert_eq!(
+        finagle.client.controls.windowed_retry_budget,
+        Some(windowed)
+    );
+    assert_eq!(finagle.client.controls, RetryClient::Finagle.controls());
+    let adaptive = AdaptiveThrottling {
+        k: 2.0,
+        window_ms: 120_000.0,
+    };
+    assert_eq!(
+        (sre.client.max_retries, sre.client.retry_ratio),
+        (2, Some(0.1))
+    );
+    assert_eq!(sre.client.controls.adaptive_throttling, Some(adaptive));
+    assert_eq!(sre.client.controls, RetryClient::GoogleSre.controls());
+    // gRFC A6: at most 5 attempts whatever is asked; the ratio written, the rest shipped.
+    assert_eq!(grpc_9.client.max_retries, 4);
+    assert_eq!(
+        grpc_9.client.controls.retry_throttling,
+        Some(RetryThrottling {
+            token_ratio: 0.5,
+            ..throttling
+        })
+    );
+    assert_eq!(overridden.client.retry_ratio, Some(0.5));
+    assert_eq!(
+        overridden.client.controls.adaptive_throttling,
+        Some(AdaptiveThrottling {
+            window_ms: 60_000.0,
+            ..adaptive
+        })
+    );
+    // Tables without a client: the plain client's retries, the defaults beside the key.
+    assert_eq!(tables.client.max_retries, 3);
+    assert_eq!(
+        tables.client.controls,
+        RetryControls {
+            concurrent_retry_budget: Some(ConcurrentRetryBudget {
+                min_retry_concurrency: 0,
+                ..budget
+            }),
+            windowed_retry_budget: Some(WindowedRetryBudget {
+                ttl_s: 2,
+                ..windowed
+            }),
+            ..Default::default()
+        }
+    );
+}
+
+/// A misspelt retry client: one line naming the file, the line, the key and the value, with
+/// the near miss and every name it could be.
+#[test]
+fn an_unknown_retry_client_is_refused_with_the_names() {
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\n[client]\nretry_client = \"envoi\"\n";
+    let error = load(text).unwrap_err();
+    assert!(
+        error.starts_with(
+            "invalid value \"envoi\" for key `client.retry_client` in config file sweep.toml \
+             (line 5, column "
+        ),
+        "{error}"
+    );
+    for name in crate::model::load::RetryClient::NAMES {
+        assert!(error.contains(&format!("\"{name}\"")), "{name}: {error}");
+    }
+    assert!(error.contains("did you mean \"envoy\"?"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    for (written, key) in [
+        (
+            "retry_throttling = { max_tokens = 1001 }",
+            "client.retry_throttling.max_tokens",
+        ),
+        (
+            "retry_throttling = { token_ratio = 0 }",
+            "client.retry_throttling.token_ratio",
+        ),
+        (
+            "concurrent_retry_budget = { budget_percent = 101 }",
+            "client.concurrent_retry_budget.budget_percent",
+        ),
+        (
+            "windowed_retry_budget = { ttl_s = 61 }",
+            "client.windowed_retry_budget.ttl_s",
+        ),
+        (
+            "adaptive_throttling = { k = 0.5 }",
+            "client.adaptive_throttling.k",
+        ),
+    ] {
+        let error = load(&format!(
+            "model = \"timeline\"\n[server]\nworkers = 2\n[client]\n{written}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            error.contains(&format!(
+                "for key `{key}` in config file sweep.toml (line 5"
+            )),
+            "{written}: {error}"
+        );
+        assert!(!error.contains('\n'), "{error}");
+    }
+}

@@ -1,14 +1,15 @@
 //! A client's retry control: the AWS SDK's retry token bucket, Brooker's adaptive bucket, a
-//! circuit breaker on retries and the SRE retry-ratio budget, each optional and combined (a
-//! retry goes out only if every configured mechanism lets it); and the retry clients as they
-//! ship, by name ([`RetryClient`]).
+//! circuit breaker on retries and the SRE retry-ratio budget, gRPC's retry throttling, Envoy's
+//! concurrent retry budget, Finagle's windowed retry budget and the SRE book's adaptive
+//! throttling, each optional and combined (a retry goes out only if every configured mechanism
+//! lets it); and the retry clients as they ship, by name ([`RetryClient`]).
 
 use engine::backoff::Backoff;
 
 use super::LoadClient;
 
-/// A retry client as an SDK ships it, by name: its attempts, backoff and retry quota, each of
-/// which a file may override.
+/// A retry client as an SDK or proxy ships it, by name: its attempts, backoff and retry
+/// control, each of which a file may override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetryClient {
     /// botocore's "standard" retry mode (`botocore/retries/standard.py` and `quota.py`): 3
@@ -22,13 +23,42 @@ pub enum RetryClient {
     /// model does not answer, cost 5), and the backoff's base is 50 ms,
     /// `rand × min(0.05 × 2^(n-1) s, 20 s)`.
     AwsStandard21,
+    /// gRPC's retries (gRFC A6): the retry policy of the gRFC's example (4 attempts,
+    /// `random(0, min(0.1 s × 2^(n-1), 1 s))`) and its retry throttling (10 tokens, 0.1 a
+    /// success, [`RetryThrottling`]).
+    Grpc,
+    /// Envoy's router retries: `num_retries` 1, backoff `random(0, min(25 ms × 2^(n-1),
+    /// 250 ms))` and the cluster's retry budget (20%, at least 3, [`ConcurrentRetryBudget`]).
+    Envoy,
+    /// Finagle's client: `RetryBudget()` (10 s, 10 retries a second, 20%,
+    /// [`WindowedRetryBudget`]), no backoff (its requeue default), 3 retries (a choice: the
+    /// budget has no per-request limit).
+    Finagle,
+    /// The SRE book's client (chapter 21, "Handling Overload"): adaptive throttling (K = 2
+    /// over 2 minutes, [`AdaptiveThrottling`]), at most 3 attempts per request, retries at most
+    /// 10% of requests; full jitter 100 ms to 5 s (a choice: the book names no numbers).
+    GoogleSre,
 }
 
 impl RetryClient {
     /// Every retry client's name, as a file writes it, in [`RetryClient::ALL`]'s order.
-    pub const NAMES: &[&str] = &["aws_standard", "aws_standard_2_1"];
+    pub const NAMES: &[&str] = &[
+        "aws_standard",
+        "aws_standard_2_1",
+        "grpc",
+        "envoy",
+        "finagle",
+        "google_sre",
+    ];
     /// Every retry client.
-    pub const ALL: [RetryClient; 2] = [RetryClient::AwsStandard, RetryClient::AwsStandard21];
+    pub const ALL: [RetryClient; 6] = [
+        RetryClient::AwsStandard,
+        RetryClient::AwsStandard21,
+        RetryClient::Grpc,
+        RetryClient::Envoy,
+        RetryClient::Finagle,
+        RetryClient::GoogleSre,
+    ];
 
     /// The client named `name`, if one is.
     pub fn named(name: &str) -> Option<Self> {
@@ -38,41 +68,273 @@ impl RetryClient {
             .map(|index| Self::ALL[index])
     }
 
-    /// Retries after the first attempt: botocore's `max_attempts` 3, less the first.
+    /// Retries after the first attempt: botocore's `max_attempts` 3, gRFC A6's example
+    /// `maxAttempts` 4, Envoy's `num_retries` 1, 3 for Finagle (a choice), the SRE book's 3
+    /// attempts; each less the first.
     pub fn max_retries(self) -> u32 {
-        2
+        match self {
+            RetryClient::AwsStandard | RetryClient::AwsStandard21 | RetryClient::GoogleSre => 2,
+            RetryClient::Grpc | RetryClient::Finagle => 3,
+            RetryClient::Envoy => 1,
+        }
+    }
+
+    /// The most retries the client sends whatever a file asks: gRFC A6's client-side
+    /// `maxAttempts` limit of 5, less the first; no limit for the others.
+    pub fn retries_cap(self) -> Option<u32> {
+        match self {
+            RetryClient::Grpc => Some(GRPC_MAX_ATTEMPTS - 1),
+            _ => None,
+        }
     }
 
     /// The wait before a retry: full jitter, `uniform(0, min(cap, base × 2^retry))` with
     /// `retry` = 0 for the first, which is botocore's `random() × min(2^(attempt - 1), 20)`
-    /// seconds for the 1-based attempt that failed.
+    /// seconds for the 1-based attempt that failed, gRFC A6's `random(0,
+    /// min(initialBackoff × backoffMultiplier^(n-1), maxBackoff))` with multiplier 2 and
+    /// Envoy's `JitteredExponentialBackOffStrategy` (`random() % next_interval`, the interval
+    /// doubling from 25 ms up to 250 ms); none for Finagle.
     pub fn backoff(self) -> Backoff {
-        let base_ms = match self {
-            RetryClient::AwsStandard => 1000.0,
-            RetryClient::AwsStandard21 => 50.0,
+        let (base_ms, cap_ms) = match self {
+            RetryClient::AwsStandard => (1000.0, 20_000.0),
+            RetryClient::AwsStandard21 => (50.0, 20_000.0),
+            RetryClient::Grpc => (100.0, 1_000.0),
+            RetryClient::Envoy => (25.0, 250.0),
+            RetryClient::Finagle => return Backoff::None,
+            RetryClient::GoogleSre => (100.0, 5_000.0),
         };
-        Backoff::FullJitter {
-            base_ms,
-            cap_ms: 20_000.0,
+        Backoff::FullJitter { base_ms, cap_ms }
+    }
+
+    /// The retry quota of the AWS clients: botocore's `RetryQuota(500)` and
+    /// `RetryQuotaChecker`'s costs; none for the others.
+    pub fn token_bucket(self) -> Option<TokenBucket> {
+        let (retry_cost, timeout_cost) = match self {
+            RetryClient::AwsStandard => (5.0, 10.0),
+            RetryClient::AwsStandard21 => (14.0, 14.0),
+            _ => return None,
+        };
+        Some(TokenBucket {
+            capacity: 500.0,
+            retry_cost,
+            timeout_cost,
+            success_refund: 1.0,
+            refund: Refund::LastRetryCost,
+        })
+    }
+
+    /// The retry controls other than the AWS quota: gRPC's throttling, Envoy's budget,
+    /// Finagle's budget, the SRE book's adaptive throttling.
+    pub fn controls(self) -> RetryControls {
+        let mut controls = RetryControls::default();
+        match self {
+            RetryClient::Grpc => {
+                controls.retry_throttling = Some(RetryThrottling {
+                    max_tokens: 10.0,
+                    token_ratio: 0.1,
+                });
+            }
+            RetryClient::Envoy => {
+                controls.concurrent_retry_budget = Some(ConcurrentRetryBudget {
+                    budget_percent: 20.0,
+                    min_retry_concurrency: 3,
+                });
+            }
+            RetryClient::Finagle => {
+                controls.windowed_retry_budget = Some(WindowedRetryBudget {
+                    ttl_s: 10,
+                    min_retries_per_s: 10,
+                    percent_can_retry: 0.2,
+                });
+            }
+            RetryClient::GoogleSre => {
+                controls.adaptive_throttling = Some(AdaptiveThrottling {
+                    k: 2.0,
+                    window_ms: 120_000.0,
+                });
+            }
+            RetryClient::AwsStandard | RetryClient::AwsStandard21 => {}
+        }
+        controls
+    }
+
+    /// The SRE book's per-client retry budget for [`RetryClient::GoogleSre`]: retries at most
+    /// 10% of requests; none for the others.
+    pub fn retry_ratio(self) -> Option<f64> {
+        (self == RetryClient::GoogleSre).then_some(0.1)
+    }
+}
+
+/// gRFC A6's client-side limit on `maxAttempts`: "by default, a client-side maximum value of 5".
+pub const GRPC_MAX_ATTEMPTS: u32 = 5;
+
+/// The retry controls of the shipped clients other than the AWS quota, each optional.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RetryControls {
+    /// gRPC's retry throttling, per client (gRFC A6's "per server name").
+    pub retry_throttling: Option<RetryThrottling>,
+    /// Envoy's retry budget, per client (an Envoy's cluster).
+    pub concurrent_retry_budget: Option<ConcurrentRetryBudget>,
+    /// Finagle's retry budget, per client.
+    pub windowed_retry_budget: Option<WindowedRetryBudget>,
+    /// The SRE book's client-side adaptive throttling, per client.
+    pub adaptive_throttling: Option<AdaptiveThrottling>,
+}
+
+/// gRFC A6's retry throttling ("Throttling Retry Attempts and Hedged RPCs"): `token_count`
+/// starts at `max_tokens`, every failed attempt takes 1 (not below 0), every success adds
+/// `token_ratio` (not above `max_tokens`); a retry goes out only while `token_count >
+/// max_tokens / 2`. Counted in thousandths of a token, as gRPC's C core does (`tokenRatio`
+/// has at most 3 decimals), so the comparisons are exact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetryThrottling {
+    /// `maxTokens` (tokens, more than 0, at most 1000).
+    pub max_tokens: f64,
+    /// `tokenRatio` (tokens a success adds, more than 0, at most 1; rounded to 0.001).
+    pub token_ratio: f64,
+}
+
+impl RetryThrottling {
+    /// `max_tokens` in thousandths.
+    fn max_milli(&self) -> i64 {
+        (self.max_tokens * 1000.0).round() as i64
+    }
+
+    /// `token_ratio` in thousandths.
+    fn ratio_milli(&self) -> i64 {
+        (self.token_ratio * 1000.0).round() as i64
+    }
+}
+
+/// Envoy's cluster retry budget (`circuit_breakers.thresholds.retry_budget`): a retry goes out
+/// only while the client's active retries are fewer than `max(budget_percent% × (active
+/// requests + pending requests), min_retry_concurrency)` (the product truncated, as
+/// `RetryBudgetImpl::max` converts it to an integer). A retry is active from when it is
+/// allowed, through its backoff, until its attempt is answered or times out; an active
+/// request is an attempt sent and not yet answered or timed out (this model has no
+/// connection pool, so nothing is pending).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConcurrentRetryBudget {
+    /// `budget_percent` (percent of active requests, 0 to 100).
+    pub budget_percent: f64,
+    /// `min_retry_concurrency` (retries).
+    pub min_retry_concurrency: u32,
+}
+
+/// Finagle's `RetryBudget(ttl, minRetriesPerSec, percentCanRetry)`: every new payment deposits
+/// 1000 units, a retry withdraws `floor(1000 / percent_can_retry)` if the balance, a reserve
+/// of `min_retries_per_s × ttl_s` withdrawals plus what was deposited less what was withdrawn
+/// within the window, covers it. The window is Finagle's `WindowedAdder(ttl, 10 slices)`: ten
+/// slices of `ttl_s / 10` seconds, the current one and the nine before it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowedRetryBudget {
+    /// `ttl` (whole seconds, 1 to 60).
+    pub ttl_s: u32,
+    /// `minRetriesPerSec` (retries per second).
+    pub min_retries_per_s: u32,
+    /// `percentCanRetry` (retries per payment, more than 0, at most 1000).
+    pub percent_can_retry: f64,
+}
+
+impl WindowedRetryBudget {
+    /// Finagle's `ScaleFactor`: a deposit's units.
+    const DEPOSIT: i64 = 1000;
+
+    /// What a retry withdraws (units): `(ScaleFactor / percentCanRetry).toInt`.
+    fn withdrawal(&self) -> i64 {
+        (1000.0 / self.percent_can_retry) as i64
+    }
+
+    /// The reserve (units): `minRetriesPerSec × ttl.inSeconds × withdrawalAmount`.
+    fn reserve(&self) -> i64 {
+        i64::from(self.min_retries_per_s) * i64::from(self.ttl_s) * self.withdrawal()
+    }
+}
+
+/// The SRE book's client-side adaptive throttling (chapter 21, "Client-Side Throttling"):
+/// before each attempt the client rejects it itself with probability `max(0, (requests −
+/// k × accepts) / (requests + 1))`, `requests` the attempts it tried (rejected ones too) and
+/// `accepts` the success answers it got, both over the last `window_ms`. A rejected attempt
+/// fails its payment at once (no retry): it counts as throttled. The window is 120 slices of
+/// `window_ms / 120` (1 s for the book's 2 minutes), the current one and the 119 before it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdaptiveThrottling {
+    /// The multiplier `K` (at least 1; the book's 2).
+    pub k: f64,
+    /// The window of the counts (ms; the book's 2 minutes).
+    pub window_ms: f64,
+}
+
+/// Slices of the adaptive throttling's window.
+pub const ADAPTIVE_SLICES: usize = 120;
+/// Slices of Finagle's `WindowedAdder`.
+pub const FINAGLE_SLICES: usize = 10;
+
+/// Sums over a sliding window of `N` slices of `width_ms`: the current slice (the one `now`
+/// falls in, counting from 0 ms) and the `N - 1` before it. Memory is `N` values whatever the
+/// rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slices<T, const N: usize> {
+    /// A slice's width (ms).
+    width_ms: f64,
+    /// The index of the newest slice written or rolled to.
+    head: i64,
+    /// Each slice's sum, slice `i` at `i mod N`.
+    values: [T; N],
+}
+
+impl<T: Copy + Default + std::ops::AddAssign + std::iter::Sum, const N: usize> Slices<T, N> {
+    /// Empty slices of `width_ms`.
+    pub fn new(width_ms: f64) -> Self {
+        Self {
+            width_ms,
+            head: 0,
+            values: [T::default(); N],
         }
     }
 
-    /// The retry quota: botocore's `RetryQuota(500)` and `RetryQuotaChecker`'s costs.
-    pub fn token_bucket(self) -> TokenBucket {
-        TokenBucket {
-            capacity: 500.0,
-            retry_cost: match self {
-                RetryClient::AwsStandard => 5.0,
-                RetryClient::AwsStandard21 => 14.0,
-            },
-            timeout_cost: match self {
-                RetryClient::AwsStandard => 10.0,
-                RetryClient::AwsStandard21 => 14.0,
-            },
-            success_refund: 1.0,
-            refund: Refund::LastRetryCost,
+    /// Moves the window to `now_ms`: slices that left it are emptied.
+    fn roll(&mut self, now_ms: f64) {
+        let slice = (now_ms / self.width_ms).floor() as i64;
+        if slice <= self.head {
+            return;
         }
+        let steps = (slice - self.head).min(N as i64);
+        for step in 1..=steps {
+            self.values[(self.head + step).rem_euclid(N as i64) as usize] = T::default();
+        }
+        self.head = slice;
     }
+
+    /// Adds `value` at `now_ms`.
+    pub fn add(&mut self, now_ms: f64, value: T) {
+        self.roll(now_ms);
+        self.values[self.head.rem_euclid(N as i64) as usize] += value;
+    }
+
+    /// The sum over the window at `now_ms`.
+    pub fn sum(&mut self, now_ms: f64) -> T {
+        self.roll(now_ms);
+        self.values.iter().copied().sum()
+    }
+}
+
+/// The state of gRPC's throttling, Envoy's and Finagle's budgets and the adaptive throttling:
+/// boxed, and only there when one of them is configured, so a client without them stays small.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControlState {
+    /// gRPC's `token_count`, in thousandths of a token.
+    grpc_milli_tokens: i64,
+    /// Attempts sent and neither answered nor timed out (Envoy's active requests).
+    active: u32,
+    /// Retries allowed whose attempt is not answered or timed out yet (Envoy's active retries).
+    active_retries: u32,
+    /// Finagle's deposits less withdrawals (units).
+    finagle: Slices<i64, FINAGLE_SLICES>,
+    /// The adaptive throttling's attempts tried.
+    requests: Slices<u64, ADAPTIVE_SLICES>,
+    /// The adaptive throttling's success answers.
+    accepts: Slices<u64, ADAPTIVE_SLICES>,
 }
 
 /// What a success puts back in a [`TokenBucket`].
@@ -159,7 +421,7 @@ pub enum Failure {
 }
 
 /// One client's retry-control state.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ClientState {
     /// Tokens of the AWS bucket.
     tokens: f64,
@@ -177,11 +439,32 @@ pub struct ClientState {
     payments: u64,
     /// Retries sent (for the retry ratio).
     retries: u64,
+    /// gRPC's, Envoy's, Finagle's and the adaptive throttling's state, when configured.
+    controls: Option<Box<ControlState>>,
 }
 
 impl ClientState {
-    /// A fresh client: buckets full, breaker closed.
+    /// A fresh client: buckets full, breaker closed, windows empty.
     pub fn new(policy: &LoadClient) -> Self {
+        let controls = &policy.controls;
+        let finagle_ms = controls
+            .windowed_retry_budget
+            .map_or(1000.0, |budget| f64::from(budget.ttl_s) * 1000.0);
+        let adaptive_ms = controls
+            .adaptive_throttling
+            .map_or(1000.0, |throttling| throttling.window_ms);
+        let state = (*controls != RetryControls::default()).then(|| {
+            Box::new(ControlState {
+                grpc_milli_tokens: controls
+                    .retry_throttling
+                    .map_or(0, |throttling| throttling.max_milli()),
+                active: 0,
+                active_retries: 0,
+                finagle: Slices::new(finagle_ms / FINAGLE_SLICES as f64),
+                requests: Slices::new(adaptive_ms / ADAPTIVE_SLICES as f64),
+                accepts: Slices::new(adaptive_ms / ADAPTIVE_SLICES as f64),
+            })
+        });
         Self {
             tokens: policy.token_bucket.map_or(0.0, |bucket| bucket.capacity),
             adaptive: policy.adaptive_bucket.map_or(0.0, |bucket| bucket.capacity),
@@ -191,6 +474,7 @@ impl ClientState {
             state: BreakerState::Closed,
             payments: 0,
             retries: 0,
+            controls: state,
         }
     }
 
@@ -215,6 +499,53 @@ impl ClientState {
         if let Some(bucket) = policy.adaptive_bucket {
             self.adaptive = (self.adaptive + bucket.deposit).min(bucket.capacity);
         }
+        if policy.controls.windowed_retry_budget.is_some()
+            && let Some(windows) = &mut self.controls
+        {
+            windows.finagle.add(now_ms, WindowedRetryBudget::DEPOSIT);
+        }
+    }
+
+    /// Whether the adaptive throttling rejects the attempt the client is about to send at
+    /// `now_ms`: with probability `max(0, (requests − K × accepts) / (requests + 1))` over the
+    /// window, `draw` giving a uniform number in `[0, 1)` only when that is above 0. The
+    /// attempt counts as a request either way. `false` without adaptive throttling.
+    pub fn rejects_attempt(
+        &mut self,
+        policy: &LoadClient,
+        now_ms: f64,
+        draw: impl FnOnce() -> f64,
+    ) -> bool {
+        let (Some(throttling), Some(windows)) =
+            (policy.controls.adaptive_throttling, &mut self.controls)
+        else {
+            return false;
+        };
+        let probability = rejection_probability(
+            windows.requests.sum(now_ms),
+            windows.accepts.sum(now_ms),
+            throttling.k,
+        );
+        windows.requests.add(now_ms, 1);
+        probability > 0.0 && draw() < probability
+    }
+
+    /// The client sends an attempt (Envoy's active requests).
+    pub fn on_send(&mut self) {
+        if let Some(state) = &mut self.controls {
+            state.active += 1;
+        }
+    }
+
+    /// The client stops waiting for an attempt, answered or timed out; `retry` if it was a
+    /// retry (Envoy's active retries).
+    pub fn on_attempt_end(&mut self, retry: bool) {
+        if let Some(state) = &mut self.controls {
+            state.active = state.active.saturating_sub(1);
+            if retry {
+                state.active_retries = state.active_retries.saturating_sub(1);
+            }
+        }
     }
 
     /// One of the client's attempts succeeded at `now_ms`; `last_retry` is why the payment's
@@ -228,6 +559,15 @@ impl ClientState {
             // botocore's `RetryQuota.release`: never above the quota.
             self.tokens = (self.tokens + refund).min(bucket.capacity);
         }
+        if let Some(state) = &mut self.controls {
+            if let Some(throttling) = policy.controls.retry_throttling {
+                state.grpc_milli_tokens = (state.grpc_milli_tokens + throttling.ratio_milli())
+                    .min(throttling.max_milli());
+            }
+            if policy.controls.adaptive_throttling.is_some() {
+                state.accepts.add(now_ms, 1);
+            }
+        }
         if let BreakerState::HalfOpen { .. } = self.state {
             self.state = BreakerState::Closed;
             self.calls = 0;
@@ -240,6 +580,11 @@ impl ClientState {
     pub fn on_failure(&mut self, policy: &LoadClient, now_ms: f64) {
         self.roll_window(policy, now_ms);
         self.failures += 1;
+        if policy.controls.retry_throttling.is_some()
+            && let Some(state) = &mut self.controls
+        {
+            state.grpc_milli_tokens = (state.grpc_milli_tokens - 1000).max(0);
+        }
         if let (Some(breaker), BreakerState::HalfOpen { probing: true }) =
             (policy.breaker, self.state)
         {
@@ -273,8 +618,9 @@ impl ClientState {
     }
 
     /// Whether the client may retry after `failure` at `now_ms`; takes the tokens it costs.
-    /// Mechanisms are asked in order (breaker, AWS bucket, adaptive bucket, ratio) and the
-    /// first refusal stops: a refused retry costs nothing.
+    /// Mechanisms are asked in order (breaker, AWS bucket, adaptive bucket, ratio, gRPC
+    /// throttling, Envoy budget, Finagle budget) and the first refusal stops: a refused retry
+    /// costs nothing.
     pub fn allow_retry(&mut self, policy: &LoadClient, failure: Failure, now_ms: f64) -> bool {
         if let Some(breaker) = &policy.breaker
             && !self.breaker_allows(breaker, now_ms)
@@ -293,6 +639,30 @@ impl ClientState {
         {
             return false;
         }
+        let controls = &policy.controls;
+        if let Some(state) = &mut self.controls {
+            if let Some(throttling) = controls.retry_throttling
+                && state.grpc_milli_tokens <= throttling.max_milli() / 2
+            {
+                return false;
+            }
+            if let Some(budget) = controls.concurrent_retry_budget {
+                let share = (budget.budget_percent / 100.0 * f64::from(state.active)) as u32;
+                if state.active_retries >= share.max(budget.min_retry_concurrency) {
+                    return false;
+                }
+            }
+            if let Some(budget) = controls.windowed_retry_budget {
+                let withdrawal = budget.withdrawal();
+                if state.finagle.sum(now_ms) + budget.reserve() < withdrawal {
+                    return false;
+                }
+                state.finagle.add(now_ms, -withdrawal);
+            }
+            if controls.concurrent_retry_budget.is_some() {
+                state.active_retries += 1;
+            }
+        }
         self.tokens -= cost.unwrap_or(0.0);
         if policy.adaptive_bucket.is_some() {
             self.adaptive -= 1.0;
@@ -310,6 +680,19 @@ impl ClientState {
     pub fn tokens(&self) -> f64 {
         self.tokens
     }
+
+    /// gRPC's `token_count` (tokens).
+    pub fn grpc_tokens(&self) -> f64 {
+        self.controls
+            .as_ref()
+            .map_or(0.0, |state| state.grpc_milli_tokens as f64 / 1000.0)
+    }
+}
+
+/// The SRE book's client request rejection probability, `max(0, (requests − k × accepts) /
+/// (requests + 1))`.
+pub fn rejection_probability(requests: u64, accepts: u64, k: f64) -> f64 {
+    ((requests as f64 - k * accepts as f64) / (requests as f64 + 1.0)).max(0.0)
 }
 
 #[cfg(test)]
@@ -447,6 +830,177 @@ mod tests {
         assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
     }
 
+    /// gRFC A6 worked by hand with the gRFC's example throttling, maxTokens 10 and tokenRatio
+    /// 0.1: the threshold is 10 / 2 = 5; retries go out only while token_count > 5.
+    #[test]
+    fn grpc_throttling_retries_only_above_half_the_tokens() {
+        let mut policy = policy();
+        policy.controls.retry_throttling = Some(RetryThrottling {
+            max_tokens: 10.0,
+            token_ratio: 0.1,
+        });
+        let mut client = ClientState::new(&policy);
+        assert_eq!(client.grpc_tokens(), 10.0);
+        // Failures 1 to 4: 9, 8, 7, 6 tokens, each above 5: retry.
+        for left in [9.0, 8.0, 7.0, 6.0] {
+            client.on_failure(&policy, 0.0);
+            assert_eq!(client.grpc_tokens(), left);
+            assert!(client.allow_retry(&policy, Failure::Error, 0.0), "{left}");
+        }
+        // The fifth: 5 is not above 5.
+        client.on_failure(&policy, 0.0);
+        assert_eq!(client.grpc_tokens(), 5.0);
+        assert!(!client.allow_retry(&policy, Failure::Timeout, 0.0));
+        // One success: 5.1 > 5, a retry may go out again.
+        client.on_success(&policy, 0.0, None);
+        assert_eq!(client.grpc_tokens(), 5.1);
+        assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+        // The next failure takes it to 4.1: nine successes make 5.0, still not above 5;
+        // the tenth makes 5.1.
+        client.on_failure(&policy, 0.0);
+        assert_eq!(client.grpc_tokens(), 4.1);
+        for _ in 0..9 {
+            client.on_success(&policy, 0.0, None);
+        }
+        assert_eq!(client.grpc_tokens(), 5.0);
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        client.on_success(&policy, 0.0, None);
+        assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+        // Never above maxTokens, never below 0.
+        for _ in 0..100 {
+            client.on_success(&policy, 0.0, None);
+        }
+        assert_eq!(client.grpc_tokens(), 10.0);
+        for _ in 0..20 {
+            client.on_failure(&policy, 0.0);
+        }
+        assert_eq!(client.grpc_tokens(), 0.0);
+    }
+
+    /// Envoy's retry budget worked by hand, 20% and at least 3: with nothing in flight 3
+    /// retries may be active; with 20 attempts in flight max(0.2 x 20, 3) = 4; with 24,
+    /// 0.2 x 24 = 4.8 truncates to 4; with 25, 5. A retry's attempt ending frees its place.
+    #[test]
+    fn envoy_budget_counts_active_retries_against_active_requests() {
+        let mut policy = policy();
+        policy.controls.concurrent_retry_budget = Some(ConcurrentRetryBudget {
+            budget_percent: 20.0,
+            min_retry_concurrency: 3,
+        });
+        let mut client = ClientState::new(&policy);
+        for _ in 0..3 {
+            assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+        }
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        for _ in 0..20 {
+            client.on_send();
+        }
+        assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        for _ in 0..4 {
+            client.on_send();
+        }
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        client.on_send();
+        assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        // A first attempt ending leaves 24 in flight: 4 allowed, 5 active, refused; a retry's
+        // attempt ending too leaves 23 in flight and 4 active: still refused (4 >= 4); a
+        // second retry's leaves 3 active, 22 in flight: one more.
+        client.on_attempt_end(false);
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        client.on_attempt_end(true);
+        assert!(!client.allow_retry(&policy, Failure::Error, 0.0));
+        client.on_attempt_end(true);
+        assert!(client.allow_retry(&policy, Failure::Error, 0.0));
+    }
+
+    /// Finagle's default budget worked by hand: a withdrawal is 1000 / 0.2 = 5000 units, the
+    /// reserve 10 retries/s x 10 s x 5000 = 500,000 units = 100 retries, a payment deposits
+    /// 1000 (a fifth of a retry); everything counts for the 10 one-second slices from its own.
+    #[test]
+    fn finagle_budget_is_a_reserve_plus_a_fifth_of_payments_over_ten_seconds() {
+        let mut policy = policy();
+        policy.controls.windowed_retry_budget = Some(WindowedRetryBudget {
+            ttl_s: 10,
+            min_retries_per_s: 10,
+            percent_can_retry: 0.2,
+        });
+        let mut client = ClientState::new(&policy);
+        for retry in 0..100 {
+            assert!(client.allow_retry(&policy, Failure::Error, 0.0), "{retry}");
+        }
+        assert!(!client.allow_retry(&policy, Failure::Error, 500.0));
+        // Five payments in slice 5 pay for one retry; four more do not pay for another.
+        for _ in 0..5 {
+            client.on_payment(&policy, 5_000.0);
+        }
+        assert!(client.allow_retry(&policy, Failure::Error, 5_000.0));
+        for _ in 0..4 {
+            client.on_payment(&policy, 5_500.0);
+        }
+        assert!(!client.allow_retry(&policy, Failure::Error, 5_999.0));
+        // At 9.999 s slice 0 still counts; at 10 s it has left: 100 withdrawals gone, the
+        // balance is 500,000 + 9 x 1000 - 5000 = 504,000 units, 100 retries and 4,000 left.
+        assert!(!client.allow_retry(&policy, Failure::Error, 9_999.0));
+        for retry in 0..100 {
+            assert!(
+                client.allow_retry(&policy, Failure::Error, 10_000.0),
+                "{retry}"
+            );
+        }
+        assert!(!client.allow_retry(&policy, Failure::Error, 10_000.0));
+        // One more payment makes 5000: one retry.
+        client.on_payment(&policy, 10_000.0);
+        assert!(client.allow_retry(&policy, Failure::Error, 10_000.0));
+        assert!(!client.allow_retry(&policy, Failure::Error, 10_000.0));
+    }
+
+    /// The SRE book's formula worked by hand: 10 requests and 4 accepts with K = 2 reject
+    /// with probability (10 - 8) / 11 = 2/11; 10 requests and 5 accepts never.
+    #[test]
+    fn the_sre_rejection_probability_is_the_books() {
+        assert_eq!(rejection_probability(10, 4, 2.0), 2.0 / 11.0);
+        assert_eq!(rejection_probability(10, 5, 2.0), 0.0);
+        assert_eq!(rejection_probability(0, 0, 2.0), 0.0);
+        assert_eq!(rejection_probability(3, 0, 2.0), 3.0 / 4.0);
+        assert_eq!(rejection_probability(10, 4, 1.0), 6.0 / 11.0);
+    }
+
+    /// The adaptive throttling in a client: after 4 accepts and 10 requests the 11th attempt
+    /// is rejected by a draw under 2/11 and sent with a draw over it (counting a request
+    /// either way); counts two minutes old no longer count.
+    #[test]
+    fn adaptive_throttling_rejects_with_the_books_probability_over_its_window() {
+        let mut policy = policy();
+        policy.controls.adaptive_throttling = Some(AdaptiveThrottling {
+            k: 2.0,
+            window_ms: 120_000.0,
+        });
+        let mut client = ClientState::new(&policy);
+        for _ in 0..4 {
+            client.on_success(&policy, 0.0, None);
+        }
+        // Requests 1 to 10: at most (9 - 8) / 10 = 0.1 before each, never above the draw.
+        for _ in 0..10 {
+            assert!(!client.rejects_attempt(&policy, 500.0, || 0.11));
+        }
+        let mut asked = None;
+        let rejected = client.rejects_attempt(&policy, 1_000.0, || {
+            asked = Some(());
+            2.0 / 11.0 - 1e-12
+        });
+        assert!(rejected && asked.is_some());
+        // 11 requests, 4 accepts: (11 - 8) / 12 = 1/4.
+        assert!(!client.rejects_attempt(&policy, 1_000.0, || 0.25));
+        // At 119.999 s (slice 119) the slice of 0 s still counts: (12 - 8) / 13 > 0.
+        assert!(client.rejects_attempt(&policy, 119_999.0, || 0.0));
+        // 120.5 s: only the requests of 1 s (2) and 119.999 s (1) remain, no accepts: 3 / 4.
+        assert!(client.rejects_attempt(&policy, 120_500.0, || 0.75 - 1e-12));
+        // 241 s: everything has left; p = 0 and no draw is taken.
+        assert!(!client.rejects_attempt(&policy, 241_000.0, || panic!("no draw at p = 0")));
+    }
+
     /// The load loop's decision after a failed attempt (`fail` in `simulation.rs`): give up
     /// once `max_retries` retries were sent, else ask the client state; the delay of a retry.
     fn decide(
@@ -483,7 +1037,7 @@ mod tests {
                 let mut policy = policy();
                 policy.max_retries = shipped.max_retries();
                 policy.backoff = shipped.backoff();
-                policy.token_bucket = Some(shipped.token_bucket());
+                policy.token_bucket = shipped.token_bucket();
                 let client = ClientState::new(&policy);
                 state = Some((
                     RetryClient::NAMES

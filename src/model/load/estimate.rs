@@ -4,7 +4,7 @@
 //! for the charts), and, in each loop running at once, its client population and its
 //! payments in flight.
 
-use super::client::ClientState;
+use super::client::{ClientState, ControlState};
 use super::{LoadModel, LoadScenario, MAX_BUCKETS, PhaseRate, Window};
 use engine::estimate::{expected_attempts, failure_share, largest_attempts, threads_at_once};
 
@@ -26,6 +26,10 @@ pub const LOAD_CHART_BYTES_PER_BUCKET: u64 = 64;
 pub const LOAD_SECONDS_PER_BUCKET: f64 = 8e-7;
 /// Memory each client of a population holds in every loop (bytes): its state.
 pub const LOAD_BYTES_PER_CLIENT: u64 = std::mem::size_of::<ClientState>() as u64;
+/// Memory a client's or a payment's retry-control state holds on the heap when a scenario has
+/// gRPC's throttling, Envoy's or Finagle's budget or the adaptive throttling (bytes): its
+/// counts and the slices of its two windows.
+pub const LOAD_CONTROL_BYTES: u64 = std::mem::size_of::<ControlState>() as u64;
 /// Memory one payment in flight holds (bytes): its slot, its events on the agenda and its
 /// request in the queue, with their vectors' spare capacity (measured: 284 bytes per payment
 /// with 10^6 and 2 x 10^6 payments in flight at once).
@@ -195,7 +199,8 @@ fn load_shape(scenario: &LoadScenario, bucket_ms: f64, error_rate: f64) -> LoadS
 ///   run 0's for the charts at [`LOAD_CHART_BYTES_PER_BUCKET`], and in each of the loops
 ///   running at once (one per thread asked: each holds its own state, on a core or not), the
 ///   largest scenario's clients at [`LOAD_BYTES_PER_CLIENT`] and payments in flight at
-///   [`LOAD_BYTES_PER_PAYMENT`].
+///   [`LOAD_BYTES_PER_PAYMENT`], each with [`LOAD_CONTROL_BYTES`] more when the scenario has
+///   one of the controls that keep it.
 pub fn estimate(model: &LoadModel, threads: usize, cores: usize) -> LoadEstimate {
     let strategies = model.strategies.len() as f64;
     let runs = f64::from(model.runs);
@@ -223,7 +228,13 @@ pub fn estimate(model: &LoadModel, threads: usize, cores: usize) -> LoadEstimate
         .zip(&shapes)
         .map(|(scenario, own)| {
             let clients = f64::from(scenario.arrivals.clients.unwrap_or(0));
-            clients * LOAD_BYTES_PER_CLIENT as f64 + own.in_flight * LOAD_BYTES_PER_PAYMENT as f64
+            let control = if scenario.client.controls == Default::default() {
+                0.0
+            } else {
+                LOAD_CONTROL_BYTES as f64
+            };
+            clients * (LOAD_BYTES_PER_CLIENT as f64 + control)
+                + own.in_flight * (LOAD_BYTES_PER_PAYMENT as f64 + control)
         })
         .fold(0.0, f64::max);
     let loops = usize::try_from(model.simulations()).unwrap_or(usize::MAX);
@@ -286,20 +297,33 @@ mod tests {
         let estimate = self::estimate(&series, 2, 2);
         assert_eq!(estimate.buckets, 1.6e7);
         assert_eq!(estimate.memory_bytes(), 3_712_000_000 + 2 * 512);
-        // The clients: 10^7 of 72 bytes in each of 16 loops at once (16 threads asked, 32
+        // The clients: 10^7 of 80 bytes in each of 16 loops at once (16 threads asked, 32
         // loops), one payment in flight each; 8 runs x 4 strategies of 12 buckets of 1 s (10 s
         // and the longest payment's 90 ms round trip: 11 and one more): 384 x 216 + 48 x 64.
         let crowd = load_model(
             "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\nrate_per_s = 1\n\
              duration_s = 10\n[server]\nworkers = 4\n",
         );
-        assert_eq!(LOAD_BYTES_PER_CLIENT, 72);
+        assert_eq!(LOAD_BYTES_PER_CLIENT, 80);
         let estimate = self::estimate(&crowd, 16, 2);
         assert_eq!(estimate.loops_at_once, 16);
-        assert_eq!(estimate.loop_bytes, 720_000_512.0);
+        assert_eq!(estimate.loop_bytes, 800_000_512.0);
         assert_eq!(
             estimate.memory_bytes(),
-            384 * 216 + 48 * 64 + 16 * 720_000_512
+            384 * 216 + 48 * 64 + 16 * 800_000_512
+        );
+        // With a control that keeps state, each client and payment holds 2,064 bytes more on
+        // the heap: gRPC's tokens (8), Envoy's two counts (4 + 4), Finagle's 10 slices (a
+        // width, a head and 10 x 8) and the adaptive throttling's two windows of 120 slices
+        // (2 x (8 + 8 + 120 x 8)).
+        assert_eq!(LOAD_CONTROL_BYTES, 8 + 4 + 4 + (16 + 80) + 2 * (16 + 960));
+        let controlled = load_model(
+            "model = \"timeline\"\nruns = 8\n[arrivals]\nclients = 10000000\nrate_per_s = 1\n\
+             duration_s = 10\n[server]\nworkers = 4\n[client]\nretry_client = \"grpc\"\n",
+        );
+        assert_eq!(
+            self::estimate(&controlled, 16, 2).loop_bytes,
+            1e7 * (80.0 + 2_064.0) + 512.0 + 2_064.0
         );
         // Payments in flight: 10^6 per second for 1 s, each served 2,000 ms by workers without
         // a limit: the 2,040 ms round trip at 1,000 per ms is 2.04 x 10^6, at most the 10^6

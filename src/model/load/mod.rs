@@ -26,7 +26,10 @@ pub mod steady;
 pub mod tally;
 
 pub use arrivals::{Phase, PhaseRate};
-pub use client::{AdaptiveBucket, Breaker, Refund, RetryClient, TokenBucket};
+pub use client::{
+    AdaptiveBucket, AdaptiveThrottling, Breaker, ConcurrentRetryBudget, GRPC_MAX_ATTEMPTS, Refund,
+    RetryClient, RetryControls, RetryThrottling, TokenBucket, WindowedRetryBudget,
+};
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
@@ -244,6 +247,8 @@ pub struct LoadClient {
     pub breaker: Option<Breaker>,
     /// Google SRE retry budget: a client's retries at most this share of its payments.
     pub retry_ratio: Option<f64>,
+    /// gRPC's throttling, Envoy's and Finagle's budgets, the SRE adaptive throttling.
+    pub controls: RetryControls,
     /// A payment is given up this long after it started, whatever retries are left (ms).
     pub payment_deadline_ms: Option<f64>,
 }

@@ -625,8 +625,24 @@ impl<'a> Simulation<'a> {
         outage || (rate > 0.0 && self.stream.uniform() < rate)
     }
 
-    /// The client sends the payment's current attempt.
+    /// The client sends the payment's current attempt, unless its adaptive throttling rejects
+    /// it (then the payment is given up, throttled).
     fn send(&mut self, now: f64, payment: u32) {
+        let client = &self.scenario.client;
+        if client.controls.adaptive_throttling.is_some() {
+            let stream = &mut self.stream;
+            let state = match self.clients.is_empty() {
+                true => &mut self.payments[payment as usize].own,
+                false => &mut self.clients[self.payments[payment as usize].client as usize],
+            };
+            if state.rejects_attempt(client, now, || stream.uniform()) {
+                self.tally.counts.throttled += 1;
+                return self.give_up(now, payment);
+            }
+        }
+        if client.controls.concurrent_retry_budget.is_some() {
+            self.client(payment).on_send();
+        }
         let client = &self.scenario.client;
         let slot = &mut self.payments[payment as usize];
         slot.waiting = true;
@@ -663,6 +679,17 @@ impl<'a> Simulation<'a> {
             return;
         }
         slot.waiting = false;
+        if self
+            .scenario
+            .client
+            .controls
+            .concurrent_retry_budget
+            .is_some()
+        {
+            let retry = attempt > 0;
+            self.client(payment).on_attempt_end(retry);
+        }
+        let slot = &mut self.payments[payment as usize];
         if answer == Answer::Ok {
             slot.done = true;
             slot.succeeded = true;
@@ -685,6 +712,15 @@ impl<'a> Simulation<'a> {
             return;
         }
         slot.waiting = false;
+        if self
+            .scenario
+            .client
+            .controls
+            .concurrent_retry_budget
+            .is_some()
+        {
+            self.client(payment).on_attempt_end(attempt > 0);
+        }
         self.tally.counts.timeouts += 1;
         self.bucket.timeouts += 1;
         self.fail(now, payment, Failure::Timeout);

@@ -49,6 +49,7 @@ pub(super) fn scenario() -> LoadScenario {
             adaptive_bucket: None,
             breaker: None,
             retry_ratio: None,
+            controls: Default::default(),
             payment_deadline_ms: None,
         },
     }
@@ -575,4 +576,78 @@ fn brookers_collapse_without_backoff_never_recovers() {
     };
     assert_eq!(recovered(0), 0, "no_backoff");
     assert!(recovered(1) >= 6, "backoff_and_jitter: {}", recovered(1));
+}
+
+/// Envoy's budget in the event loop, worked by hand: one client, 1.5 s processing against a
+/// 1 s timeout (every attempt times out), no backoff, a budget of 0% with at least 1 active
+/// retry. A at 0 ms times out at 1,000: nothing active, its retry goes out (1 active until it
+/// times out at 2,000). B at 500 ms times out at 1,500 while A's retry is active: refused, B
+/// gives up. A's retries at 2,000 and 3,000 each find the previous one ended: allowed; its
+/// third times out at 4,000 and it gives up. 5 attempts, 3 retries, 1 refused, none answered
+/// in time.
+#[test]
+fn envoy_budget_in_the_loop_counts_a_retry_until_its_attempt_ends() {
+    let mut scenario = scenario();
+    scenario.arrivals.clients = Some(1);
+    scenario.server.processing = Distribution::Fixed { ms: 1_500.0 };
+    scenario.client.controls.concurrent_retry_budget = Some(ConcurrentRetryBudget {
+        budget_percent: 0.0,
+        min_retry_concurrency: 1,
+    });
+    let counts = run(&scenario, LoadStrategy::None, &[0.0, 500.0]).counts;
+    assert_eq!(
+        (counts.payments, counts.succeeded, counts.failed),
+        (2, 0, 2)
+    );
+    assert_eq!(
+        (counts.attempts, counts.retries, counts.throttled),
+        (5, 3, 1)
+    );
+}
+
+/// gRPC's throttling in the event loop: 2 tokens, ratio 1, threshold 1. A at 0 ms times out
+/// at 1,000 (1.5 s processing): its failure takes the tokens to 1, not above 1, so its retry
+/// is refused; it gives up after one attempt.
+#[test]
+fn grpc_throttling_in_the_loop_counts_the_failure_before_the_retry() {
+    let mut scenario = scenario();
+    scenario.arrivals.clients = Some(1);
+    scenario.server.processing = Distribution::Fixed { ms: 1_500.0 };
+    scenario.client.controls.retry_throttling = Some(RetryThrottling {
+        max_tokens: 2.0,
+        token_ratio: 1.0,
+    });
+    let counts = run(&scenario, LoadStrategy::None, &[0.0]).counts;
+    assert_eq!(
+        (
+            counts.attempts,
+            counts.retries,
+            counts.throttled,
+            counts.failed
+        ),
+        (1, 0, 1, 1)
+    );
+}
+
+/// The SRE adaptive throttling in the event loop: one client, no retries, 20 payments 100 ms
+/// apart against 1.5 s processing, so no answer comes back in time and there is never an
+/// accept. The first attempt goes out (0 requests: probability 0); the k-th is rejected with
+/// probability (k - 1) / k, so some are (all 19 passing has probability 1/20), and a rejected
+/// one is never sent: attempts and rejections add up to the payments, every payment fails.
+#[test]
+fn adaptive_throttling_in_the_loop_rejects_attempts_before_they_are_sent() {
+    let mut scenario = scenario();
+    scenario.arrivals.clients = Some(1);
+    scenario.server.processing = Distribution::Fixed { ms: 1_500.0 };
+    scenario.client.max_retries = 0;
+    scenario.client.controls.adaptive_throttling = Some(AdaptiveThrottling {
+        k: 2.0,
+        window_ms: 120_000.0,
+    });
+    let arrivals: Vec<f64> = (0..20).map(|i| f64::from(i) * 100.0).collect();
+    let counts = run(&scenario, LoadStrategy::None, &arrivals).counts;
+    assert_eq!((counts.payments, counts.failed), (20, 20));
+    assert_eq!(counts.attempts + counts.throttled, 20);
+    assert!(counts.throttled > 0 && counts.attempts >= 1, "{counts:?}");
+    assert_eq!(counts.calls, counts.attempts);
 }
