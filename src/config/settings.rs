@@ -142,7 +142,34 @@ pub fn of(
             .collect();
         scenarios.push(ScenarioSettings { name, settings });
     }
+    unlisted_unless_written(schema, &mut scenarios);
     Ok((model, scenarios))
+}
+
+/// Drops the keys of each of `schema`'s [`Schema::listed_when_written`] tables from every
+/// scenario's settings when no scenario writes one of them (every source `default` or `not
+/// set`).
+fn unlisted_unless_written(schema: &Schema, scenarios: &mut [ScenarioSettings]) {
+    let in_table = |key: &str, table: &str| {
+        key.strip_prefix(table)
+            .is_some_and(|rest| rest.starts_with('.'))
+    };
+    for table in schema.listed_when_written {
+        let written = scenarios.iter().any(|scenario| {
+            scenario.settings.iter().any(|setting| {
+                in_table(setting.key, table)
+                    && setting.source != "default"
+                    && setting.source != "not set"
+            })
+        });
+        if !written {
+            for scenario in scenarios.iter_mut() {
+                scenario
+                    .settings
+                    .retain(|setting| !in_table(setting.key, table));
+            }
+        }
+    }
 }
 
 /// One key's setting as `lookup` sees it.

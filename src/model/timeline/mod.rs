@@ -18,6 +18,7 @@ pub mod backend;
 pub mod counters;
 pub mod draws;
 pub mod estimate;
+pub mod offline;
 pub mod params;
 pub mod results;
 pub mod run;
@@ -29,6 +30,7 @@ pub mod trace;
 pub use crate::model::semantics::ErrorPolicy;
 pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts};
 pub use counters::Counters;
+pub use offline::{ClientLifecycle, Offline, Reconciliation};
 pub use params::{
     ArrivalProcess, Arrivals, ClientPolicy, CopyMode, CopySpacing, DuplicateAnswer, KeyLifecycle,
     Network, Scenario, Strategy, TimelineModel,

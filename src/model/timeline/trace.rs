@@ -112,6 +112,12 @@ pub enum EventKind {
     },
     /// The client stops without a success: its retries are spent (or a 422 told it to).
     GaveUp,
+    /// The client loses the network right after sending: it hears no answer to the attempt
+    /// and reconnects at `until_ms`, when it resends with the same key.
+    WentOffline {
+        /// When it is back (ms).
+        until_ms: f64,
+    },
 }
 
 /// One recorded event: when, whose (copy and attempt of the payment) and what.
@@ -218,6 +224,7 @@ pub fn first(
     let mut stream = streams.attempts;
     let mut lifecycle_stream = streams.lifecycle;
     let mut backend_stream = streams.backend;
+    let mut client_stream = streams.client;
     for payment in 0..model.payments {
         if payment % 64 == 0 && progress.should_stop() {
             return Err(Interrupted);
@@ -229,6 +236,9 @@ pub fn first(
         }
         if chunks.backend_stride > 0 {
             work.backend.read(&mut backend_stream);
+        }
+        if chunks.client_stride > 0 {
+            work.draws.client.read(&mut client_stream);
         }
         let outcome = work.simulator.run(
             chunks.scenario,

@@ -265,6 +265,7 @@ mod tests {
             },
             key: KeyLifecycle::default(),
             backend: Backend::default(),
+            client_lifecycle: Default::default(),
         };
         let model = TimelineModel {
             title: "tiny.toml".into(),

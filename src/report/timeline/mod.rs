@@ -57,7 +57,8 @@ impl TimelineReport {
     /// [`TimelineResults::first_run`]) when the run has several replications, `None` for one
     /// run (whose tables and charts show run 0 as it is).
     pub fn estimates(&self, index: usize) -> Option<summary::CellEstimates<'_>> {
-        (self.results.model.runs > 1).then(|| summary::cell(&self.summary, index))
+        let metrics = summary::TimelineMetric::of_model(&self.results.model).len();
+        (self.results.model.runs > 1).then(|| summary::cell(&self.summary, index, metrics))
     }
 }
 

@@ -591,6 +591,14 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                 );
                 items.push(mark(CLIENT, label, Style::Muted));
             }
+            EventKind::WentOffline { until_ms } => items.push(Item::Span {
+                lane: CLIENT,
+                side: Side::Left,
+                from_ms: at,
+                to_ms: until_ms.min(last_ms.max(at)),
+                label: format!("offline {}", ms(until_ms - at)),
+                style: Style::Muted,
+            }),
             EventKind::BackingOff { wait_ms } => items.push(Item::Span {
                 lane: CLIENT,
                 side: Side::Left,
