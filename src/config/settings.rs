@@ -268,10 +268,41 @@ mod tests {
             ("100", "default")
         );
         assert_eq!(find(slow, "server.workers").source, "not set");
-        // Every declared key is listed.
+        // Every declared key is listed but the three of the two tables listed only when
+        // written (client.offline's two, client.reconciliation's one).
         assert_eq!(
             slow.settings.len(),
-            super::super::timeline::keys::KEYS.len()
+            super::super::timeline::keys::KEYS.len() - 3
+        );
+        assert!(
+            slow.settings
+                .iter()
+                .all(|s| !s.key.starts_with("client.offline."))
+        );
+    }
+
+    #[test]
+    fn a_table_listed_when_written_is_listed_in_every_scenario_once_one_writes_it() {
+        let text = "model = \"timeline\"\n[[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\nclient = { offline = { share = 0.1 } }\n";
+        let (_, scenarios) = of(text, Path::new("a.toml"), &Overrides::default()).unwrap();
+        let keys = super::super::timeline::keys::KEYS.len();
+        for scenario in &scenarios {
+            // client.offline's two keys are listed, client.reconciliation's one is not.
+            assert_eq!(scenario.settings.len(), keys - 1, "{}", scenario.name);
+        }
+        assert_eq!(
+            find(&scenarios[0], "client.offline.share").source,
+            "default"
+        );
+        let share = find(&scenarios[1], "client.offline.share");
+        assert_eq!(
+            (share.value.as_str(), share.source.as_str()),
+            ("0.1", "scenario[1], line 6")
+        );
+        assert_eq!(
+            find(&scenarios[1], "client.offline.duration").source,
+            "default"
         );
     }
 }
