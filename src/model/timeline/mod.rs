@@ -44,6 +44,8 @@ pub use run::{
 #[cfg(test)]
 mod backend_tests;
 #[cfg(test)]
+mod offline_tests;
+#[cfg(test)]
 mod test_support;
 #[cfg(test)]
 mod tests;
