@@ -148,15 +148,15 @@ fn a_look_up_by_key_finds_the_charge_while_the_key_is_kept() {
             (0, 1)
         );
     }
-    // Without reconciliation nothing is corrected, and the counters are 0 but the last,
-    // which is then every customer charged and told failed.
+    // Without reconciliation nothing is corrected: every customer charged and told failed
+    // still is.
     let [_, _, unique] = given_up(None, None);
     assert_eq!(
         (
             unique.counts.reconciled,
             unique.counts.told_failed_after_reconciliation
         ),
-        (0, 0)
+        (0, 1)
     );
 }
 

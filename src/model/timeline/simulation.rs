@@ -338,13 +338,11 @@ impl PaymentState {
         });
         let offline = self.offline;
         let mut outcome = self.outcome(scenario.backend.receipts);
-        if lifecycle.is_used() {
-            let counts = &mut outcome.counts;
-            counts.offline_payments = u64::from(offline);
-            counts.offline_double_charged = u64::from(offline && counts.charges >= 2);
-            counts.reconciled = u64::from(reconciled);
-            counts.told_failed_after_reconciliation = counts.gave_up_charged - counts.reconciled;
-        }
+        let counts = &mut outcome.counts;
+        counts.offline_payments = u64::from(offline);
+        counts.offline_double_charged = u64::from(offline && counts.charges >= 2);
+        counts.reconciled = u64::from(reconciled);
+        counts.told_failed_after_reconciliation -= counts.reconciled;
         outcome
     }
 
@@ -370,6 +368,8 @@ impl PaymentState {
         counts.succeeded = u64::from(succeeded);
         counts.gave_up_charged = u64::from(!succeeded && counts.charges > 0);
         counts.gave_up_not_charged = u64::from(!succeeded && counts.charges == 0);
+        // Nothing reconciled yet ([`PaymentState::settled`] subtracts what the look-up finds).
+        counts.told_failed_after_reconciliation = counts.gave_up_charged;
         counts.told_succeeded_not_charged = u64::from(
             self.accepted_replay_of_different
                 || (self.accepted_replay_of_original && self.original_charges == 0),
