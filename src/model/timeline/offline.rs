@@ -40,10 +40,11 @@ pub struct ClientLifecycle {
 }
 
 impl ClientLifecycle {
-    /// Whether either is on (then the counters of [`ClientLifecycle::COUNTERS`] are
-    /// reported).
+    /// Whether either is written (then the reports add their counters and metrics; a
+    /// `[client.offline]` table with a share of 0, as a sweep's first point may have, is
+    /// reported too, as zeros).
     pub fn is_used(&self) -> bool {
-        self.offline.is_some_and(|offline| offline.share > 0.0) || self.reconciliation.is_some()
+        self.offline.is_some() || self.reconciliation.is_some()
     }
 
     /// The offline settings when some client can go offline.
@@ -134,7 +135,7 @@ mod tests {
     }
 
     #[test]
-    fn no_share_draws_nothing_and_reports_nothing() {
+    fn no_share_draws_nothing() {
         let lifecycle = ClientLifecycle {
             offline: Some(Offline {
                 share: 0.0,
@@ -142,7 +143,8 @@ mod tests {
             }),
             reconciliation: None,
         };
-        assert!(!lifecycle.is_used());
+        // Written, so reported (as zeros), but nothing is drawn.
+        assert!(lifecycle.is_used());
         assert_eq!(ClientDraws::stride(&lifecycle), 0);
         assert!(!ClientLifecycle::default().is_used());
         let with_reconciliation = ClientLifecycle {
