@@ -130,3 +130,34 @@ fn a_shared_server_refuses_offline_clients_and_reconciliation() {
         .assert()
         .success();
 }
+
+/// The client lifecycle's table is printed for a file that has offline clients or
+/// reconciliation, and only then; the trace of an offline client's double charge says it
+/// went offline and came back.
+#[test]
+fn the_client_table_and_the_offline_trace_show_only_with_the_feature() {
+    let (stdout, _) = run(
+        &scenario_file("reconciliation.toml"),
+        &["--payments", "2000"],
+    );
+    assert!(stdout.contains("still told failed"), "{stdout}");
+    let (stdout, _) = run(
+        &scenario_file("mobile-network.toml"),
+        &["--payments", "200"],
+    );
+    assert!(!stdout.contains("still told failed"), "{stdout}");
+    // Every client offline for 10 s after its first send, keys kept 5 s: the resend charges
+    // again (hand-worked in src/model/timeline/offline_tests.rs).
+    let folder = tempfile::TempDir::new().unwrap();
+    let config = folder.path().join("away.toml");
+    std::fs::write(
+        &config,
+        "model = \"timeline\"\npayments = 20\n[server]\nkey_ttl_ms = \"5s\"\n\
+         [client.offline]\nshare = 1.0\nduration = { distribution = \"fixed\", ms = 10000 }\n",
+    )
+    .unwrap();
+    let (_, out) = run(&config, &["--quiet"]);
+    let trace = std::fs::read_to_string(out.path().join("trace_unique_key.svg")).unwrap();
+    assert!(trace.contains("offline 10,000"), "no offline span");
+    assert!(trace.contains("gone offline"), "no offline caption");
+}
