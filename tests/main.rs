@@ -19,6 +19,7 @@ mod load;
 mod loops_agree;
 mod measured;
 mod mistakes;
+mod offline;
 mod properties;
 mod queueing;
 mod readable;

@@ -532,10 +532,12 @@ mod tests {
     const SCHEMA: Schema = Schema {
         model: "timeline",
         keys: KEYS,
+        listed_when_written: &[],
     };
     const OTHER: Schema = Schema {
         model: "article",
         keys: &[Key::file("requests", Kind::Switch, None, "d")],
+        listed_when_written: &[],
     };
 
     fn entries(text: &str) -> Result<Vec<String>, String> {

@@ -143,7 +143,34 @@ pub fn of(
             .collect();
         scenarios.push(ScenarioSettings { name, settings });
     }
+    unlisted_unless_written(schema, &mut scenarios);
     Ok((model, scenarios))
+}
+
+/// Drops the keys of each of `schema`'s [`Schema::listed_when_written`] tables from every
+/// scenario's settings when no scenario writes one of them (every source `default` or `not
+/// set`).
+fn unlisted_unless_written(schema: &Schema, scenarios: &mut [ScenarioSettings]) {
+    let in_table = |key: &str, table: &str| {
+        key.strip_prefix(table)
+            .is_some_and(|rest| rest.starts_with('.'))
+    };
+    for table in schema.listed_when_written {
+        let written = scenarios.iter().any(|scenario| {
+            scenario.settings.iter().any(|setting| {
+                in_table(setting.key, table)
+                    && setting.source != "default"
+                    && setting.source != "not set"
+            })
+        });
+        if !written {
+            for scenario in scenarios.iter_mut() {
+                scenario
+                    .settings
+                    .retain(|setting| !in_table(setting.key, table));
+            }
+        }
+    }
 }
 
 /// One key's setting as `lookup` sees it.
@@ -242,7 +269,9 @@ mod tests {
             ("100", "default")
         );
         assert_eq!(find(slow, "server.workers").source, "not set");
-        // Every declared key is listed, but the keys of a retry control not in effect.
+        // Every declared key is listed, but the keys of a retry control not in effect and
+        // the three of the two tables listed only when written (client.offline's two,
+        // client.reconciliation's one).
         let keys = super::super::timeline::keys::KEYS;
         let control = |name: &str| {
             super::super::timeline::keys::CONTROL_TABLES
@@ -251,7 +280,44 @@ mod tests {
         };
         let controls = keys.iter().filter(|key| control(key.name)).count();
         assert_eq!(controls, 9);
-        assert_eq!(slow.settings.len(), keys.len() - controls);
+        assert_eq!(slow.settings.len(), keys.len() - controls - 3);
         assert!(slow.settings.iter().all(|setting| !control(setting.key)));
+        assert!(
+            slow.settings
+                .iter()
+                .all(|s| !s.key.starts_with("client.offline."))
+        );
+    }
+
+    #[test]
+    fn a_table_listed_when_written_is_listed_in_every_scenario_once_one_writes_it() {
+        let text = "model = \"timeline\"\n[[scenario]]\nname = \"a\"\n\
+                    [[scenario]]\nname = \"b\"\nclient = { offline = { share = 0.1 } }\n";
+        let (_, scenarios) = of(text, Path::new("a.toml"), &Overrides::default()).unwrap();
+        let keys = super::super::timeline::keys::KEYS.len();
+        // The nine keys of the retry controls, none in effect, are not listed.
+        let controls = 9;
+        for scenario in &scenarios {
+            // client.offline's two keys are listed, client.reconciliation's one is not.
+            assert_eq!(
+                scenario.settings.len(),
+                keys - 1 - controls,
+                "{}",
+                scenario.name
+            );
+        }
+        assert_eq!(
+            find(&scenarios[0], "client.offline.share").source,
+            "default"
+        );
+        let share = find(&scenarios[1], "client.offline.share");
+        assert_eq!(
+            (share.value.as_str(), share.source.as_str()),
+            ("0.1", "scenario[1], line 6")
+        );
+        assert_eq!(
+            find(&scenarios[1], "client.offline.duration").source,
+            "default"
+        );
     }
 }

@@ -81,6 +81,9 @@ pub struct Field {
     pub json: Json,
     /// Whether it may be `null` (an empty CSV cell: an absent value).
     pub nullable: bool,
+    /// Whether some files leave the column out (a column written only when a feature is
+    /// used): not required in the schema.
+    pub optional: bool,
 }
 
 impl Field {
@@ -90,6 +93,15 @@ impl Field {
             name,
             json,
             nullable: false,
+            optional: false,
+        }
+    }
+
+    /// The same key, in the objects of the files that write its column only.
+    pub const fn optional(self) -> Self {
+        Self {
+            optional: true,
+            ..self
         }
     }
 
@@ -174,6 +186,7 @@ macro_rules! parameters {
                     name: stringify!($field),
                     json: $crate::report::json::Json::$json,
                     nullable: $crate::report::json::parameters!(@nullable $($nullable)?),
+                    optional: false,
                 }, )+
             ];
 
@@ -304,8 +317,13 @@ fn object_schema(fields: &[Field], open: bool) -> Value {
             (field.name.to_string(), schema)
         })
         .collect();
-    // Every model writes every column of its files: every key is required.
-    let required: Vec<&str> = fields.iter().map(|field| field.name).collect();
+    // Every model writes every column of its files but the optional ones: those keys are
+    // required.
+    let required: Vec<&str> = fields
+        .iter()
+        .filter(|field| !field.optional)
+        .map(|field| field.name)
+        .collect();
     let additional = if open {
         json!({ "type": ["number", "string", "boolean", "null"] })
     } else {

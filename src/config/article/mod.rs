@@ -85,6 +85,7 @@ pub const KEYS: &[Key] = &[
 pub const SCHEMA: Schema = Schema {
     model: "article",
     keys: KEYS,
+    listed_when_written: &[],
 };
 
 /// Reads an article file (or none) merged under the flags.

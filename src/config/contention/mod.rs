@@ -96,6 +96,7 @@ pub const KEYS: &[Key] = &[
 pub const SCHEMA: Schema = Schema {
     model: "contention",
     keys: KEYS,
+    listed_when_written: &[],
 };
 
 /// Reads a contention file merged under the flags.

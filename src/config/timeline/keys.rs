@@ -310,6 +310,27 @@ pub const KEYS: &[Key] = &[
         "Share of retries that carry a different body under the same key (a client bug).",
     ),
     Key::scenario(
+        "client.offline.share",
+        PROBABILITY,
+        Some("0"),
+        "Share of payments whose client loses the network right after its first send: it never hears that answer, and on reconnect resends with the same key as its first retry (none without retries).",
+    ),
+    Key::scenario(
+        "client.offline.duration",
+        DISTRIBUTION,
+        Some("{ distribution = \"log_normal\", median_ms = 3600000, p99_ms = 86400000 }"),
+        "How long an offline client stays offline before it resends.",
+    ),
+    Key::scenario(
+        "client.reconciliation.after_ms",
+        Kind::Duration {
+            unit: TimeUnit::Milliseconds,
+            bounds: Bounds::above(0.0, MAX_TTL_MS),
+        },
+        None,
+        "A payment given up (charged or not) is looked up by its key this long after: a key still stored with a success tells the customer it was charged. Absent: no reconciliation.",
+    ),
+    Key::scenario(
         "client.retry_client",
         Kind::Choice(crate::model::load::RetryClient::NAMES),
         None,
@@ -577,6 +598,7 @@ pub const KEYS: &[Key] = &[
 pub const SCHEMA: Schema = Schema {
     model: "timeline",
     keys: KEYS,
+    listed_when_written: &["client.offline", "client.reconciliation"],
 };
 
 /// The keys whose presence puts a file on the shared server's clock (the load model).

@@ -5,8 +5,9 @@ use crate::config::ConfigError;
 use crate::config::lookup::Lookup;
 use crate::model::semantics::ErrorPolicy;
 use crate::model::timeline::{
-    ArrivalProcess, Arrivals, Backend, ClientPolicy, CopyMode, CopySpacing, DuplicateAnswer,
-    KeyLifecycle, KeyStore, Network, Provider, ReceiptMode, Receipts, Scenario,
+    ArrivalProcess, Arrivals, Backend, ClientLifecycle, ClientPolicy, CopyMode, CopySpacing,
+    DuplicateAnswer, KeyLifecycle, KeyStore, Network, Offline, Provider, ReceiptMode, Receipts,
+    Reconciliation, Scenario,
 };
 
 /// The scenario named `name` that `lookup` sees.
@@ -17,6 +18,7 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<Scenario, C
     let key = key(lookup)?;
     let backend = backend(lookup)?;
     let client = client(lookup)?;
+    let client_lifecycle = client_lifecycle(lookup)?;
     Ok(Scenario {
         name,
         arrivals,
@@ -25,6 +27,7 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<Scenario, C
         client,
         key,
         backend,
+        client_lifecycle,
     })
 }
 
@@ -127,6 +130,25 @@ fn receipts(lookup: &Lookup<'_, '_, '_>) -> Result<Option<Receipts>, ConfigError
         },
         send_failure: lookup.number("receipts.send_failure")?,
     }))
+}
+
+/// `[client.offline]` and `[client.reconciliation]`: off unless written.
+pub fn client_lifecycle(lookup: &Lookup<'_, '_, '_>) -> Result<ClientLifecycle, ConfigError> {
+    let offline = if lookup.has_table("client.offline") {
+        Some(Offline {
+            share: lookup.number("client.offline.share")?,
+            duration: lookup.distribution("client.offline.duration")?,
+        })
+    } else {
+        None
+    };
+    let reconciliation = lookup
+        .optional_number("client.reconciliation.after_ms")?
+        .map(|after_ms| Reconciliation { after_ms });
+    Ok(ClientLifecycle {
+        offline,
+        reconciliation,
+    })
 }
 
 /// `[client]`.

@@ -62,7 +62,17 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
             return Err(place.problem(format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
         }
     }
-    let refusals: [(&str, bool, &str); 5] = [
+    let refusals: [(&str, bool, &str); 7] = [
+        (
+            "client.offline.share",
+            base.client_lifecycle.offline().is_some(),
+            "a shared server's clients stay online (offline clients are the plain timeline's); leave [client.offline] out",
+        ),
+        (
+            "client.reconciliation.after_ms",
+            base.client_lifecycle.reconciliation.is_some(),
+            "a shared server does not look payments up after they were given up (the plain timeline does); leave [client.reconciliation] out",
+        ),
         (
             "arrivals.copies",
             base.arrivals.copies != 1,

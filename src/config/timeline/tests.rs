@@ -48,6 +48,18 @@ fn the_retired_error_rate_sweep_key_points_to_the_sweep() {
 #[test]
 fn refusals_name_the_key_written_and_its_value() {
     refused(
+        "[client.offline]\nshare = 0.05",
+        "client.offline.share",
+        "0.05",
+        "clients stay online",
+    );
+    refused(
+        "[client.reconciliation]\nafter_ms = \"1h\"",
+        "client.reconciliation.after_ms",
+        "\"1h\"",
+        "does not look payments up",
+    );
+    refused(
         "[arrivals]\ncopy_mode = \"sequential\"",
         "arrivals.copy_mode",
         "\"sequential\"",
@@ -589,4 +601,72 @@ fn an_unknown_retry_client_is_refused_with_the_names() {
         );
         assert!(!error.contains('\n'), "{error}");
     }
+}
+
+/// A plain timeline file's offline and reconciliation keys: a bad value is one line naming
+/// the file, the line, the key and the value; good ones reach the scenario, off by default.
+#[test]
+fn offline_and_reconciliation_keys_are_read_or_refused_on_one_line() {
+    let read = |text: &str| {
+        let text = format!("model = \"timeline\"\n{text}\n");
+        match Job::from_text(&text, Path::new("mobile.toml"), &Overrides::default()) {
+            Ok(Job::Timeline(config)) => Ok(config.model.scenarios[0].client_lifecycle),
+            Ok(other) => panic!("not a plain timeline file: {other:?}"),
+            Err(error) => Err(error.to_string()),
+        }
+    };
+    for (text, key, value) in [
+        (
+            "[client.offline]\nshare = -0.05",
+            "client.offline.share",
+            "-0.05",
+        ),
+        (
+            "[client.offline]\nshare = 1.5",
+            "client.offline.share",
+            "1.5",
+        ),
+        (
+            "[client.offline]\nshare = 0.1\nduration = { distribution = \"fixed\", ms = -3 }",
+            "client.offline.duration.ms",
+            "-3",
+        ),
+        (
+            "[client.reconciliation]\nafter_ms = 0",
+            "client.reconciliation.after_ms",
+            "0",
+        ),
+        (
+            "[client.reconciliation]\nafter_ms = \"-1h\"",
+            "client.reconciliation.after_ms",
+            "\"-1h\"",
+        ),
+    ] {
+        let error = read(text).unwrap_err();
+        let start =
+            format!("invalid value {value} for key `{key}` in config file mobile.toml (line ");
+        assert!(error.starts_with(&start), "{text}: {error}");
+        assert!(!error.contains('\n'), "{text}: {error}");
+    }
+    assert_eq!(
+        read("").unwrap(),
+        crate::model::timeline::ClientLifecycle::default()
+    );
+    let lifecycle = read(
+        "[client.offline]\nshare = 0.05\nduration = { distribution = \"exponential\", mean_ms = \"1h\" }\n\
+         [client.reconciliation]\nafter_ms = \"48h\"",
+    )
+    .unwrap();
+    let offline = lifecycle.offline.unwrap();
+    assert_eq!(offline.share, 0.05);
+    assert_eq!(
+        offline.duration,
+        engine::distribution::Distribution::Exponential {
+            mean_ms: 3_600_000.0
+        }
+    );
+    assert_eq!(
+        lifecycle.reconciliation.unwrap().after_ms,
+        48.0 * 3_600_000.0
+    );
 }

@@ -52,8 +52,9 @@ engine::counters! {
         /// answered: the second ambiguous outcome, 0 for a correct server.
         told_succeeded_not_charged: "payments",
     }
-    // The backend's counters (crashes, key store, provider, receipts): the last columns,
-    // written only when a scenario uses the backend.
+    // The backend's counters (crashes, key store, provider, receipts), then the client
+    // lifecycle's (offline clients, reconciliation): the last columns, the client
+    // lifecycle's written only when a scenario uses it.
     trailing {
         /// Processings that crashed before the charge (and before calling the provider): nothing
         /// done, no answer.
@@ -97,13 +98,56 @@ engine::counters! {
         receipts_missing: "payments",
         /// Receipt sends that failed: lost for `direct`, retried by the outbox's sender.
         receipt_send_failures: "sends",
+        /// Payments whose client lost the network right after its first send and resent on
+        /// reconnect (`client.offline`).
+        offline_payments: "payments",
+        /// Those of them charged two or more times: the key had expired before the resend.
+        offline_double_charged: "payments",
+        /// Payments charged and told failed whose look-up by key after giving up found the
+        /// charge (`client.reconciliation`): the customer learns it was charged.
+        reconciled: "payments",
+        /// Payments charged and told failed that no look-up corrected: the key was gone,
+        /// `none` keeps none, or there is no reconciliation (then all of `gave_up_charged`).
+        told_failed_after_reconciliation: "payments",
     }
 }
 
 impl Counters {
-    /// The backend's counters (crashes, key store, provider, receipts): the last columns,
-    /// written only when a scenario uses the backend.
-    pub const BACKEND_COLUMNS: usize = Self::TRAILING_COLUMNS;
+    /// The client lifecycle's counters (offline clients, reconciliation): the last
+    /// columns, written only when a scenario uses it
+    /// ([`TimelineModel::uses_client_lifecycle`](super::TimelineModel::uses_client_lifecycle)),
+    /// so that files without it keep their columns.
+    pub const CLIENT_COLUMNS: usize = 4;
+
+    /// The backend's counters (crashes, key store, provider, receipts): the columns before
+    /// the client lifecycle's, written in every file.
+    pub const BACKEND_COLUMNS: usize = Self::TRAILING_COLUMNS - Self::CLIENT_COLUMNS;
+
+    /// Every counter as `(column name, value)`, in column order, the client lifecycle's
+    /// only when `client_lifecycle` (see [`Counters::CLIENT_COLUMNS`]).
+    pub fn written_columns(
+        &self,
+        client_lifecycle: bool,
+    ) -> impl Iterator<Item = (&'static str, u64)> + use<> {
+        let written = Self::COLUMNS.len()
+            - if client_lifecycle {
+                0
+            } else {
+                Self::CLIENT_COLUMNS
+            };
+        self.columns().take(written)
+    }
+
+    /// The declared columns written (see [`Counters::written_columns`]).
+    pub fn written_declarations(client_lifecycle: bool) -> &'static [engine::counters::Column] {
+        let written = Self::COLUMNS.len()
+            - if client_lifecycle {
+                0
+            } else {
+                Self::CLIENT_COLUMNS
+            };
+        &Self::COLUMNS[..written]
+    }
 
     /// Deliveries per payment: the retry amplification.
     pub fn deliveries_per_payment(&self) -> f64 {
@@ -128,8 +172,13 @@ mod tests {
         assert_eq!((sum.payments, sum.charges), (3, 6));
         assert_eq!(sum.told_succeeded_not_charged, 3);
         let names: Vec<&str> = sum.columns().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 18 + 17);
+        assert_eq!(names.len(), 18 + 17 + 4);
         assert_eq!(Counters::BACKEND_COLUMNS, 17);
+        assert_eq!(Counters::CLIENT_COLUMNS, 4);
+        assert_eq!(names[35], "offline_payments");
+        assert_eq!(names[38], "told_failed_after_reconciliation");
+        assert_eq!(sum.written_columns(false).count(), 35);
+        assert_eq!(Counters::written_declarations(true).len(), 39);
         assert_eq!(names[0], "payments");
         assert_eq!(names[17], "told_succeeded_not_charged");
         assert_eq!(names[18], "crashes_before_charge");

@@ -5,6 +5,7 @@
 //! the lifecycle settings.
 
 use super::Scenario;
+use super::offline::ClientDraws;
 use engine::distribution::{LANES, Sampler};
 use engine::numerics::ln_estimate as estimate;
 #[cfg(target_arch = "x86_64")]
@@ -242,6 +243,8 @@ pub struct PaymentDraws {
     samplers: AttemptSamplers,
     /// The payment's lifecycle draws.
     pub lifecycle: LifecycleDraws,
+    /// The payment's client draws (offline clients).
+    pub client: ClientDraws,
     /// The vector instructions [`PaymentDraws::sample_first_attempts`] uses on this
     /// processor.
     vectors: Vectors,
@@ -358,6 +361,7 @@ impl PaymentDraws {
             copy_jump: stream.jump(Self::copy_stride(max_retries)),
             samplers: AttemptSamplers::of(scenario),
             lifecycle: LifecycleDraws::new(copies, max_retries),
+            client: ClientDraws::new(&scenario.client_lifecycle),
             vectors: Vectors::detect(),
         }
     }

@@ -119,6 +119,12 @@ pub enum EventKind {
     },
     /// The client stops without a success: its retries are spent (or a 422 told it to).
     GaveUp,
+    /// The client loses the network right after sending: it hears no answer to the attempt
+    /// and reconnects at `until_ms`, when it resends with the same key.
+    WentOffline {
+        /// When it is back (ms).
+        until_ms: f64,
+    },
 }
 
 /// One recorded event: when, whose (copy and attempt of the payment) and what.

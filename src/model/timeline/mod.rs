@@ -19,6 +19,7 @@ pub mod counters;
 pub mod draws;
 pub mod estimate;
 pub mod events;
+pub mod offline;
 pub mod params;
 pub mod results;
 pub mod run;
@@ -30,6 +31,7 @@ pub mod trace;
 pub use crate::model::semantics::ErrorPolicy;
 pub use backend::{Backend, CrashPoint, KeyStore, Provider, ReceiptMode, Receipts};
 pub use counters::Counters;
+pub use offline::{ClientLifecycle, Offline, Reconciliation};
 pub use params::{
     ArrivalProcess, Arrivals, ClientPolicy, CopyMode, CopySpacing, DuplicateAnswer, KeyLifecycle,
     Network, Scenario, Strategy, TimelineModel,
@@ -42,6 +44,8 @@ pub use run::{
 
 #[cfg(test)]
 mod backend_tests;
+#[cfg(test)]
+mod offline_tests;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! them.
 
 use super::backend::Backend;
+use super::offline::ClientLifecycle;
 use crate::model::semantics::ErrorPolicy;
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
@@ -190,6 +191,8 @@ pub struct Scenario {
     pub key: KeyLifecycle,
     /// Crashes, key store, provider and receipts.
     pub backend: Backend,
+    /// Clients that go offline and the reconciliation look-up (off by default).
+    pub client_lifecycle: ClientLifecycle,
 }
 
 impl Scenario {
@@ -234,6 +237,20 @@ impl TimelineModel {
     /// are the same with and without the backend settings.
     pub fn backend_seed_sequence(&self, run: u32) -> SeedSequence {
         SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 2])
+    }
+
+    /// Run `run`'s client stream (offline clients): `SeedSequence(seed, spawn_key=(run, 3))`,
+    /// apart from the other three so that their draws are the same with and without it.
+    pub fn client_seed_sequence(&self, run: u32) -> SeedSequence {
+        SeedSequence::with_spawn_key(self.seed, &[u64::from(run), 3])
+    }
+
+    /// Whether some scenario has offline clients or a reconciliation look-up (then the
+    /// reports add their counters and metrics).
+    pub fn uses_client_lifecycle(&self) -> bool {
+        self.scenarios
+            .iter()
+            .any(|scenario| scenario.client_lifecycle.is_used())
     }
 
     /// Whether some scenario uses a backend setting (crashes, key store, provider, receipts).

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use super::backend::BackendDraws;
 use super::draws::{LifecycleDraws, PaymentDraws};
+use super::offline::ClientDraws;
 use super::shortcut::{SameAsUniqueKey, Shortcut};
 use super::simulation::{PaymentOutcome, Simulator};
 use super::single_copy::SingleCopy;
@@ -147,6 +148,8 @@ pub struct Streams {
     pub lifecycle: PcgState,
     /// The backend stream ([`TimelineModel::backend_seed_sequence`]).
     pub backend: PcgState,
+    /// The client stream ([`TimelineModel::client_seed_sequence`]).
+    pub client: PcgState,
 }
 
 impl Streams {
@@ -156,6 +159,7 @@ impl Streams {
             attempts: model.seed_sequence(run).pcg_state(),
             lifecycle: model.lifecycle_seed_sequence(run).pcg_state(),
             backend: model.backend_seed_sequence(run).pcg_state(),
+            client: model.client_seed_sequence(run).pcg_state(),
         }
     }
 }
@@ -279,6 +283,8 @@ pub(super) struct ChunkWalker<'a> {
     pub(super) lifecycle_stride: u128,
     /// Draws per payment in the backend stream; 0 when the scenario needs none.
     pub(super) backend_stride: u128,
+    /// Draws per payment in the client stream; 0 when no client goes offline.
+    pub(super) client_stride: u128,
     /// The shortcut past the event loop, if the scenario allows it.
     pub(super) shortcut: Option<Shortcut>,
     /// When other strategies' outcomes can be read off `unique_key`'s, if the scenario and
@@ -304,6 +310,7 @@ impl<'a> ChunkWalker<'a> {
                 0
             },
             backend_stride: BackendDraws::stride(&scenario.backend, copies, max_retries),
+            client_stride: ClientDraws::stride(&scenario.client_lifecycle),
             shortcut: Shortcut::of(scenario),
             same_as_unique_key: SameAsUniqueKey::of(scenario),
             single_copy: SingleCopy::of(scenario),
@@ -407,6 +414,8 @@ impl<'a> ChunkWalker<'a> {
         lifecycle_stream.advance(u128::from(first) * self.lifecycle_stride);
         let mut backend_stream = self.streams.backend;
         backend_stream.advance(u128::from(first) * self.backend_stride);
+        let mut client_stream = self.streams.client;
+        client_stream.advance(u128::from(first) * self.client_stride);
         // One-copy payments have their first attempts sampled eight at a time where that is
         // faster (the same draws either way).
         let eight_at_a_time = self.scenario.arrivals.copies == 1 && draws.samples_eight_at_a_time();
@@ -437,6 +446,9 @@ impl<'a> ChunkWalker<'a> {
             }
             if self.backend_stride > 0 {
                 backend.read(&mut backend_stream);
+            }
+            if self.client_stride > 0 {
+                draws.client.read(&mut client_stream);
             }
             let gap_us = self.gap_us(draws);
             if let Some(outcome) = self.shortcut.and_then(|shortcut| shortcut.outcome(draws)) {

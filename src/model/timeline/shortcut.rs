@@ -75,12 +75,16 @@ impl Allowed {
                     duplicate_answer,
                 },
             backend,
+            client_lifecycle,
         } = scenario;
         // A crash, a key store, a provider or a receipt can make one successful first attempt
         // differ from strategy to strategy (or from the plain model), and makes strategies
         // differ in ways the rule for `unique_key`'s outcome does not cover.
-        let one_copy = *copies == 1 && !backend.is_used();
+        // An offline client or a reconciliation look-up is the event loop's alone.
+        let plain_client = !client_lifecycle.is_used();
+        let one_copy = *copies == 1 && !backend.is_used() && plain_client;
         let plain_lifecycle = !backend.is_used()
+            && plain_client
             && key_ttl_ms.is_none()
             && *error_rate == 0.0
             && *different_body_rate == 0.0

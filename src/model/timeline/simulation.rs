@@ -74,6 +74,8 @@ enum Event {
     Receive(Response),
     /// The client stops waiting for an attempt.
     Timeout { copy: u32, attempt: u32 },
+    /// An offline client is back on the network: it resends, or gives up without retries.
+    Reconnect { copy: u32 },
 }
 
 /// Copies up to which a payment's pending events (at most about three per copy) sit in an
@@ -244,6 +246,8 @@ struct PaymentState {
     outbox_rows: u64,
     /// A `key_first` key of the payment was left in flight.
     stuck: bool,
+    /// Its first client went offline after its first send.
+    offline: bool,
 }
 
 impl PaymentState {
@@ -269,7 +273,59 @@ impl PaymentState {
             direct_receipts: 0,
             outbox_rows: 0,
             stuck: false,
+            offline: false,
         }
+    }
+
+    /// Whether a look-up by key at `at_ms` finds the key holding a success response under
+    /// `strategy` with the key TTL `key_ttl_ms` (`none` keeps no key; a key past its TTL is
+    /// pruned; a key left in flight is found once its completer completed it).
+    fn key_holds_success_at(
+        &self,
+        strategy: Strategy,
+        key_ttl_ms: Option<f64>,
+        at_ms: f64,
+    ) -> bool {
+        let key = &self.key;
+        let state = match key.state {
+            KeyState::InFlight => {
+                let in_flight = crate::model::semantics::InFlight {
+                    lock_expires_ms: key.lock_expires_ms,
+                    release: key.release,
+                };
+                match in_flight.fate(at_ms) {
+                    crate::model::semantics::Fate::Completed => KeyState::Complete,
+                    _ => KeyState::InFlight,
+                }
+            }
+            state => state,
+        };
+        strategy != Strategy::None
+            && state == KeyState::Complete
+            && key_ttl_ms.is_none_or(|ttl| at_ms < key.created_ms + ttl)
+    }
+
+    /// The payment's counters and latency once every client is done, with the offline and
+    /// reconciliation counts of `scenario`'s client lifecycle under `strategy`.
+    fn settled(self, scenario: &Scenario, strategy: Strategy) -> PaymentOutcome {
+        let lifecycle = scenario.client_lifecycle;
+        let reconciled = lifecycle.reconciliation.is_some_and(|reconciliation| {
+            self.first_success_ms.is_none()
+                && self.counts.charges > 0
+                && self.key_holds_success_at(
+                    strategy,
+                    scenario.key.key_ttl_ms,
+                    self.last_give_up_ms + reconciliation.after_ms,
+                )
+        });
+        let offline = self.offline;
+        let mut outcome = self.outcome(scenario.backend.receipts);
+        let counts = &mut outcome.counts;
+        counts.offline_payments = u64::from(offline);
+        counts.offline_double_charged = u64::from(offline && counts.charges >= 2);
+        counts.reconciled = u64::from(reconciled);
+        counts.told_failed_after_reconciliation -= counts.reconciled;
+        outcome
     }
 
     /// The payment's counters and latency once every client is done; `receipts` says how its
@@ -294,6 +350,8 @@ impl PaymentState {
         counts.succeeded = u64::from(succeeded);
         counts.gave_up_charged = u64::from(!succeeded && counts.charges > 0);
         counts.gave_up_not_charged = u64::from(!succeeded && counts.charges == 0);
+        // Nothing reconciled yet ([`PaymentState::settled`] subtracts what the look-up finds).
+        counts.told_failed_after_reconciliation = counts.gave_up_charged;
         counts.told_succeeded_not_charged = u64::from(
             self.accepted_replay_of_different
                 || (self.accepted_replay_of_original && self.original_charges == 0),
@@ -410,7 +468,7 @@ impl Simulator {
         }
         debug_assert!(run.clients.iter().all(|client| client.done));
         *handled += events;
-        Ok(run.state.outcome(scenario.backend.receipts))
+        Ok(run.state.settled(scenario, strategy))
     }
 
     /// The events (sends, arrivals, completions, receptions, timeouts) its runs have handled.
@@ -463,6 +521,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             Event::Arrive(delivery) => self.arrive(now, delivery),
             Event::Complete(processing) => self.complete(now, processing),
             Event::Receive(response) => self.receive(now, response),
+            Event::Reconnect { copy } => self.reconnect(now, copy),
             Event::Timeout { copy, attempt } => {
                 if self.clients[copy as usize].waiting == Some(attempt) {
                     self.recorder
@@ -491,9 +550,25 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
         } else {
             Body::Original
         };
-        self.queue
-            .schedule(now + policy.timeout_ms, Event::Timeout { copy, attempt });
         self.recorder.record(now, copy, attempt, EventKind::Sent);
+        if let Some(offline_ms) = self
+            .draws
+            .client
+            .offline_ms()
+            .filter(|_| copy == 0 && attempt == 0)
+        {
+            // The client loses the network right after sending: it never hears this
+            // attempt's answer and comes back `offline_ms` later.
+            self.clients[0].waiting = None;
+            self.state.offline = true;
+            let until_ms = now + offline_ms;
+            self.queue.schedule(until_ms, Event::Reconnect { copy });
+            self.recorder
+                .record(now, copy, attempt, EventKind::WentOffline { until_ms });
+        } else {
+            self.queue
+                .schedule(now + policy.timeout_ms, Event::Timeout { copy, attempt });
+        }
         if sample.request_lost {
             self.recorder
                 .record(now, copy, attempt, EventKind::RequestLost);
@@ -564,11 +639,27 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             self.recorder
                 .record(now, copy, retry, EventKind::BackingOff { wait_ms: wait });
         } else {
-            self.recorder.record(now, copy, retry, EventKind::GaveUp);
-            client.done = true;
-            self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
-            self.next_sequential_copy(now, copy);
+            self.give_up(now, copy, retry);
         }
+    }
+
+    /// An offline client reconnects: it resends at once with the same key, as its first
+    /// retry, or gives up if it has no retries.
+    fn reconnect(&mut self, now: f64, copy: u32) {
+        let retry = self.clients[copy as usize].attempts - 1;
+        if retry < self.scenario.client.max_retries {
+            self.send(now, copy);
+        } else {
+            self.give_up(now, copy, retry);
+        }
+    }
+
+    /// The copy's client gives up after `retry` retries.
+    fn give_up(&mut self, now: f64, copy: u32, retry: u32) {
+        self.recorder.record(now, copy, retry, EventKind::GaveUp);
+        self.clients[copy as usize].done = true;
+        self.state.last_give_up_ms = self.state.last_give_up_ms.max(now);
+        self.next_sequential_copy(now, copy);
     }
 
     /// In sequential mode, the next copy is sent when this one reached its final outcome.

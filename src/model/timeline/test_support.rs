@@ -50,6 +50,7 @@ pub fn mobile() -> Scenario {
         },
         key: KeyLifecycle::default(),
         backend: Backend::default(),
+        client_lifecycle: Default::default(),
     }
 }
 
@@ -98,6 +99,7 @@ pub fn for_each_payment(
     let walker = ChunkWalker::new(scenario, streams);
     let mut stream = streams.attempts;
     let mut lifecycle_stream = streams.lifecycle;
+    let mut client_stream = streams.client;
     let mut draws = PaymentDraws::new(&streams.attempts, scenario);
     let mut event_loop = EventLoop::default();
     for _ in 0..PAYMENTS {
@@ -105,6 +107,9 @@ pub fn for_each_payment(
         stream.apply(&walker.payment_jump);
         if walker.lifecycle_stride > 0 {
             draws.lifecycle.read(&mut lifecycle_stream);
+        }
+        if walker.client_stride > 0 {
+            draws.client.read(&mut client_stream);
         }
         visit(&mut draws, &mut event_loop);
     }

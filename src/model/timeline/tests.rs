@@ -41,6 +41,7 @@ pub(super) fn scenario() -> Scenario {
         },
         key: KeyLifecycle::default(),
         backend: Backend::default(),
+        client_lifecycle: Default::default(),
     }
 }
 
@@ -367,6 +368,7 @@ prop_compose! {
             client: ClientPolicy { timeout_ms, max_retries, backoff, different_body_rate: 0.0 },
             key: KeyLifecycle::default(),
             backend: Backend::default(),
+            client_lifecycle: Default::default(),
         }
     }
 }

@@ -78,6 +78,7 @@ pub fn first(
     let mut stream = streams.attempts;
     let mut lifecycle_stream = streams.lifecycle;
     let mut backend_stream = streams.backend;
+    let mut client_stream = streams.client;
     for payment in 0..model.payments {
         if payment % 64 == 0 && progress.should_stop() {
             return Err(Interrupted);
@@ -89,6 +90,9 @@ pub fn first(
         }
         if chunks.backend_stride > 0 {
             work.backend.read(&mut backend_stream);
+        }
+        if chunks.client_stride > 0 {
+            work.draws.client.read(&mut client_stream);
         }
         let outcome = work.simulator.run(
             chunks.scenario,

@@ -115,12 +115,13 @@ fn backend_columns(scenario: &Scenario) -> Row {
 }
 
 /// Every counter (the backend's too: 0 in a run without crashes, key stores, provider or
-/// receipts, so that every timeline.csv has the same columns), then the latency percentiles,
-/// the retry amplification and the span.
-fn tally_columns(row: &RunRow) -> Row {
+/// receipts, so that every timeline.csv has the same columns; the client lifecycle's only
+/// when `client_lifecycle`, a scenario of the file has offline clients or reconciliation),
+/// then the latency percentiles, the retry amplification and the span.
+fn tally_columns(row: &RunRow, client_lifecycle: bool) -> Row {
     let mut cells: Row = row
         .counts
-        .columns()
+        .written_columns(client_lifecycle)
         .map(|(name, count)| (name, Cell::Count(count)))
         .collect();
     let [p50, p95, p99] = row.latency_ms;
@@ -151,6 +152,7 @@ pub fn rows(results: &TimelineResults) -> Vec<Row> {
 /// The same, one at a time (so that the CSV of many runs is written without holding every
 /// row's cells at once).
 fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
+    let client_lifecycle = results.model.uses_client_lifecycle();
     results.every_run().map(move |row| {
         let scenario = &results.model.scenarios[row.scenario];
         let mut cells = vec![
@@ -161,7 +163,7 @@ fn each_row(results: &TimelineResults) -> impl Iterator<Item = Row> + '_ {
         ];
         cells.extend(scenario_columns(scenario));
         cells.extend(backend_columns(scenario));
-        cells.extend(tally_columns(row));
+        cells.extend(tally_columns(row, client_lifecycle));
         cells
     })
 }

@@ -47,7 +47,19 @@ pub fn shape() -> Shape {
         integer("provider_max_retries").nullable(),
         text("receipts").nullable(),
     ];
-    results.extend(Counters::COLUMNS.iter().map(|column| integer(column.name)));
+    let backend_end = Counters::COLUMNS.len() - Counters::CLIENT_COLUMNS;
+    results.extend(
+        Counters::COLUMNS[..backend_end]
+            .iter()
+            .map(|column| integer(column.name)),
+    );
+    // The client lifecycle's counters: only in a file that has offline clients or
+    // reconciliation.
+    results.extend(
+        Counters::COLUMNS[backend_end..]
+            .iter()
+            .map(|column| integer(column.name).optional()),
+    );
     results.extend([
         number("latency_p50_ms").nullable(),
         number("latency_p95_ms").nullable(),

@@ -130,6 +130,14 @@ fn tables(text: &mut String, report: &TimelineReport) {
         table::detail_table(report),
         table::lifecycle_table(report),
     );
+    let client = table::client_table(report);
+    if !client.is_empty() {
+        text.push_str(&format!(
+            "Offline clients and reconciliation (`offline`: clients that lost the network \
+             after their first send and resent on reconnect; `still told failed`: customers \
+             charged and told failed that no look-up by key corrected):\n\n```text\n{client}```\n\n"
+        ));
+    }
     let model = &report.results().model;
     if let Some(first) = model.strategies.first().map(|strategy| strategy.name()) {
         let table = crate::report::summary::differences_markdown(
@@ -265,6 +273,7 @@ mod tests {
             },
             key: KeyLifecycle::default(),
             backend: Backend::default(),
+            client_lifecycle: Default::default(),
         };
         let model = TimelineModel {
             title: "tiny.toml".into(),

@@ -57,7 +57,8 @@ impl TimelineReport {
     /// [`TimelineResults::first_run`]) when the run has several replications, `None` for one
     /// run (whose tables and charts show run 0 as it is).
     pub fn estimates(&self, index: usize) -> Option<summary::CellEstimates<'_>> {
-        (self.results.model.runs > 1).then(|| summary::cell(&self.summary, index))
+        let metrics = summary::TimelineMetric::of_model(&self.results.model).len();
+        (self.results.model.runs > 1).then(|| summary::cell(&self.summary, index, metrics))
     }
 }
 
@@ -140,15 +141,22 @@ impl Report for TimelineReport {
 }
 
 /// The three tables, a blank line apart: charges, details, key lifecycle (with the ambiguous
-/// outcomes, reported for every scenario); then the backend's tables (run 0), when it is
-/// used.
+/// outcomes, reported for every scenario); then the client lifecycle's table, when a
+/// scenario has offline clients or reconciliation, and the backend's tables (run 0), when it
+/// is used.
 pub fn render(report: &TimelineReport) -> String {
     let differences = table::differences_table(report);
+    let client = table::client_table(report);
     format!(
-        "{}\n{}\n{}{}{}",
+        "{}\n{}\n{}{}{}{}",
         table::charges_table(report),
         table::detail_table(report),
         table::lifecycle_table(report),
+        if client.is_empty() {
+            String::new()
+        } else {
+            format!("\n{client}")
+        },
         backend_report::tables(report.results()),
         if differences.is_empty() {
             String::new()

@@ -61,10 +61,38 @@ engine::metrics! {
         LatencyP95 = "latency_p95_ms": mean "ms",
         /// The run's 99th percentile of client latency to the final outcome.
         LatencyP99 = "latency_p99_ms": mean "ms",
+        /// Payments whose client went offline after its first send, as a share of the
+        /// payments (only with `client.offline` or `client.reconciliation`, as the three
+        /// below).
+        OfflinePayments = "offline_payments": proportion "payments",
+        /// Offline clients' payments charged two or more times, as a share of the offline
+        /// clients' payments.
+        OfflineDoubleCharged = "offline_double_charged": proportion "offline payments",
+        /// Payments charged and told failed that the look-up by key corrected, as a share of
+        /// the payments.
+        Reconciled = "reconciled": proportion "payments",
+        /// Payments charged and told failed that no look-up corrected, as a share of the
+        /// payments.
+        ToldFailedAfterReconciliation = "told_failed_after_reconciliation": proportion "payments",
     }
 }
 
+/// The last [`TimelineMetric`]s, the client lifecycle's: summarised only in a file with
+/// offline clients or reconciliation, so that the others keep their rows.
+const CLIENT_METRICS: usize = 4;
+
 impl TimelineMetric {
+    /// The metrics `model`'s summary has, in order: all of them, or all but the client
+    /// lifecycle's when no scenario uses it.
+    pub fn of_model(model: &crate::model::timeline::TimelineModel) -> &'static [TimelineMetric] {
+        let all = TimelineMetric::ALL;
+        if model.uses_client_lifecycle() {
+            all
+        } else {
+            &all[..all.len() - CLIENT_METRICS]
+        }
+    }
+
     /// Its [`Metric`] for the summary builder.
     pub fn metric(self) -> Metric {
         Metric {
@@ -107,6 +135,15 @@ impl TimelineMetric {
             TimelineMetric::LatencyP50 => latency(0),
             TimelineMetric::LatencyP95 => latency(1),
             TimelineMetric::LatencyP99 => latency(2),
+            TimelineMetric::OfflinePayments => share(counts.offline_payments),
+            TimelineMetric::OfflineDoubleCharged => Observation::Share {
+                with_property: counts.offline_double_charged,
+                units: counts.offline_payments,
+            },
+            TimelineMetric::Reconciled => share(counts.reconciled),
+            TimelineMetric::ToldFailedAfterReconciliation => {
+                share(counts.told_failed_after_reconciliation)
+            }
         }
     }
 }
@@ -129,7 +166,8 @@ pub const CELL_COLUMNS: [Column; 2] = [
 /// of `timeline.csv`), every [`TimelineMetric`], and the paired differences between
 /// strategies within a scenario and between scenarios for a strategy.
 pub fn summarise(results: &TimelineResults) -> Summary {
-    let metrics = TimelineMetric::ALL.iter().map(|m| m.metric()).collect();
+    let written = TimelineMetric::of_model(&results.model);
+    let metrics = written.iter().map(|m| m.metric()).collect();
     let mut builder =
         SummaryBuilder::new(CELL_COLUMNS.to_vec(), &["strategy", "scenario"], metrics);
     let cells_per_run = results.model.scenarios.len() * results.model.strategies.len();
@@ -143,7 +181,7 @@ pub fn summarise(results: &TimelineResults) -> Summary {
                     results.model.scenarios[row.scenario].name.clone(),
                     row.strategy.name().to_string(),
                 ];
-                let observations = TimelineMetric::ALL.iter().map(|m| m.observe(row)).collect();
+                let observations = written.iter().map(|m| m.observe(row)).collect();
                 (labels, observations)
             })
             .collect();
@@ -165,9 +203,9 @@ impl<'a> CellEstimates<'a> {
     }
 }
 
-/// The estimates of cell `index` (the order of [`TimelineResults::first_run`]).
-pub fn cell(summary: &Summary, index: usize) -> CellEstimates<'_> {
-    let metrics = TimelineMetric::ALL.len();
+/// The estimates of cell `index` (the order of [`TimelineResults::first_run`]) of a summary
+/// with `metrics` metrics per cell ([`TimelineMetric::of_model`]).
+pub fn cell(summary: &Summary, index: usize, metrics: usize) -> CellEstimates<'_> {
     CellEstimates {
         rows: &summary.rows[index * metrics..(index + 1) * metrics],
     }
@@ -208,7 +246,7 @@ mod tests {
                     Cell::Text(text) => panic!("{name} is text: {text}"),
                 }
             };
-            for &metric in TimelineMetric::ALL {
+            for &metric in TimelineMetric::of_model(&results.model) {
                 let expected = cell(metric.name());
                 match metric.observe(run) {
                     Observation::Value(value) => assert_eq!(value, expected, "{metric:?}"),
@@ -217,7 +255,11 @@ mod tests {
                         units,
                     } => {
                         assert_eq!(with_property as f64, expected, "{metric:?}");
-                        assert_eq!(units as f64, cell("payments"), "{metric:?}");
+                        let of = match metric {
+                            TimelineMetric::OfflineDoubleCharged => "offline_payments",
+                            _ => "payments",
+                        };
+                        assert_eq!(units as f64, cell(of), "{metric:?}");
                     }
                     Observation::Absent => panic!("{metric:?}: every run has every metric"),
                 }
@@ -230,21 +272,23 @@ mod tests {
         let results = results();
         let summary = summarise(&results);
         let cells = 2 * 2;
-        assert_eq!(summary.rows.len(), cells * TimelineMetric::ALL.len());
+        let metrics = TimelineMetric::of_model(&results.model);
+        assert_eq!(metrics.len(), TimelineMetric::ALL.len() - CLIENT_METRICS);
+        assert_eq!(summary.rows.len(), cells * metrics.len());
         for (index, row) in results.first_run().enumerate() {
-            let estimates = cell(&summary, index);
+            let estimates = cell(&summary, index, metrics.len());
             let labels = [
                 results.scenario(row).name.clone(),
                 row.strategy.name().to_string(),
             ];
-            for (&metric, summary_row) in TimelineMetric::ALL.iter().zip(estimates.rows) {
+            for (&metric, summary_row) in metrics.iter().zip(estimates.rows) {
                 assert_eq!(summary_row.cell, labels);
                 assert_eq!(summary_row.metric, metric.metric());
                 assert_eq!(summary_row.estimate.runs, 3);
             }
         }
         // Strategy pairs in each scenario, scenario pairs for each strategy.
-        let pairs = summary.differences.len() / TimelineMetric::ALL.len();
+        let pairs = summary.differences.len() / metrics.len();
         assert_eq!(pairs, 2 + 2);
     }
 }

@@ -257,6 +257,57 @@ pub fn lifecycle_table(report: &TimelineReport) -> String {
     )
 }
 
+/// The column headers of the client lifecycle table.
+pub const CLIENT_HEADERS: [&str; 8] = [
+    "scenario",
+    "strategy",
+    "key TTL ms",
+    "offline",
+    "offline, charged twice",
+    "charged, told failed",
+    "reconciled",
+    "still told failed",
+];
+
+/// The client lifecycle table (offline clients and reconciliation): one row per scenario
+/// and strategy, empty when no scenario has either.
+pub fn client_table(report: &TimelineReport) -> String {
+    if !report.results().model.uses_client_lifecycle() {
+        return String::new();
+    }
+    let payments = report.results().model.payments;
+    let estimated = |scenario: &Scenario, _: &StrategyTally, estimates: CellEstimates| {
+        let count = |metric| estimated_count(estimates, metric, payments);
+        vec![
+            key_ttl(scenario),
+            count(TimelineMetric::OfflinePayments),
+            format!(
+                "{}%",
+                estimated(estimates, TimelineMetric::OfflineDoubleCharged)
+            ),
+            count(TimelineMetric::GaveUpCharged),
+            count(TimelineMetric::Reconciled),
+            count(TimelineMetric::ToldFailedAfterReconciliation),
+        ]
+    };
+    summary_table(
+        report,
+        &CLIENT_HEADERS,
+        |scenario, tally| {
+            let counts = &tally.counts;
+            vec![
+                key_ttl(scenario),
+                grouped(counts.offline_payments),
+                grouped(counts.offline_double_charged),
+                grouped(counts.gave_up_charged),
+                grouped(counts.reconciled),
+                grouped(counts.told_failed_after_reconciliation),
+            ]
+        },
+        estimated,
+    )
+}
+
 /// The paired differences shown: the payments charged twice and the extra charges per run
 /// (a share of the payments shown as a count), and the share that succeeded in percentage
 /// points.

@@ -254,6 +254,11 @@ fn double_charge_clauses(
     if in_order {
         let fate = next_of(events, 0, early.copy, early.attempt, |event| {
             match event.kind {
+                // Recorded as the attempt is sent, before its answer's fate.
+                EventKind::WentOffline { until_ms } => Some(format!(
+                    ", but the client had gone offline as it sent it, until {}",
+                    ms(until_ms)
+                )),
                 EventKind::ResponseLost => Some(format!(
                     ", but its response was lost at {}",
                     ms(event.at_ms)
@@ -289,6 +294,9 @@ fn double_charge_clauses(
             late.attempt - 1,
             |event| match event.kind {
                 EventKind::TimedOut => Some(format!("the client timed out at {}", ms(event.at_ms))),
+                EventKind::WentOffline { until_ms } => {
+                    Some(format!("the client came back online at {}", ms(until_ms)))
+                }
                 EventKind::Received { answer } => Some(format!(
                     "the client got a {} at {}",
                     &answer_text(answer)[..3],
@@ -591,6 +599,14 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                 );
                 items.push(mark(CLIENT, label, Style::Muted));
             }
+            EventKind::WentOffline { until_ms } => items.push(Item::Span {
+                lane: CLIENT,
+                side: Side::Left,
+                from_ms: at,
+                to_ms: until_ms.min(last_ms.max(at)),
+                label: format!("offline {}", ms(until_ms - at)),
+                style: Style::Muted,
+            }),
             EventKind::BackingOff { wait_ms } => items.push(Item::Span {
                 lane: CLIENT,
                 side: Side::Left,

@@ -7,6 +7,7 @@ mod contention;
 mod cookbook;
 mod declared;
 mod load;
+mod offline;
 mod speed;
 mod timeline;
 
@@ -25,6 +26,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("companion-table", timeline::companion),
     ("timeline-outcomes", timeline::outcomes),
     ("ttl-sweep", timeline::ttl_sweep),
+    ("offline-ttl", offline::ttl),
     // docs/models/contention.md and docs/validation.md.
     ("contention-means", contention::means),
     ("aws-comparison", contention::comparison),

@@ -53,7 +53,7 @@ const ALWAYS: [(&str, &str); 4] = [
 ];
 
 /// The columns shown only when some row of the file has a non-zero count.
-const WHEN_USED: [(&str, &str); 13] = [
+const WHEN_USED: [(&str, &str); 15] = [
     ("told_succeeded_not_charged", "told ok, not charged"),
     ("rejected_mismatches", "422s"),
     ("wrong_replays", "wrong replays"),
@@ -67,6 +67,8 @@ const WHEN_USED: [(&str, &str); 13] = [
     ("receipts_missing", "receipts missing"),
     ("deliveries", "deliveries"),
     ("replays", "replays"),
+    ("reconciled", "reconciled"),
+    ("told_failed_after_reconciliation", "still told failed"),
 ];
 
 /// `timeline-outcomes SCENARIO`: `output/SCENARIO/timeline.csv`, run 0: per scenario and
@@ -83,6 +85,8 @@ pub fn outcomes(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         // Deliveries and replays only where the scenario is about how duplicates are answered.
         let shown = match column {
             "deliveries" | "replays" => folder == "webhook-receiver",
+            // What reconciliation changes, in a file with the look-up.
+            "reconciled" | "told_failed_after_reconciliation" => csv.has(column),
             _ => csv.has(column) && csv.rows().any(|row| row.int(column) > 0),
         };
         if shown {
