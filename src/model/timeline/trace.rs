@@ -15,6 +15,7 @@ use super::backend::CrashPoint;
 use super::run::{ChunkWalker, ChunkWork, Streams};
 use super::simulation::{Answer, PaymentOutcome};
 use super::{Counters, Strategy, TimelineModel};
+use crate::model::trace as shared;
 use engine::{Interrupted, Progress};
 
 /// What the server's key store held when a delivery looked the payment's key up.
@@ -127,28 +128,15 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-/// What the event loop tells as it handles a payment's events. `()` records nothing, and its
-/// empty `record` is inlined into the loop: the unrecorded runs pay nothing for the hooks.
-pub trait Recorder {
+/// What the event loop tells as it handles a payment's events: the recorder both loops share
+/// ([`crate::model::trace::Recorder`]) over this model's [`Event`]s. `()` records nothing, and
+/// its empty `record_event` is inlined into the loop: the unrecorded runs pay nothing for the
+/// hooks.
+pub trait Recorder: shared::Recorder<Event> {
     /// `kind` happened at `at_ms` to attempt `attempt` of copy `copy`.
-    fn record(&mut self, at_ms: f64, copy: u32, attempt: u32, kind: EventKind);
-}
-
-impl Recorder for () {
     #[inline(always)]
-    fn record(&mut self, _: f64, _: u32, _: u32, _: EventKind) {}
-}
-
-/// A recorder that keeps every event, in the order they happened.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventLog {
-    /// The events so far.
-    pub events: Vec<Event>,
-}
-
-impl Recorder for EventLog {
     fn record(&mut self, at_ms: f64, copy: u32, attempt: u32, kind: EventKind) {
-        self.events.push(Event {
+        self.record_event(Event {
             at_ms,
             copy,
             attempt,
@@ -156,6 +144,11 @@ impl Recorder for EventLog {
         });
     }
 }
+
+impl<T: shared::Recorder<Event>> Recorder for T {}
+
+/// A recorder that keeps every event, in the order they happened.
+pub type EventLog = shared::EventLog<Event>;
 
 /// The outcome a trace looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
