@@ -7,7 +7,9 @@
 //! found by running run 0's whole event loop again, twice, on the calling thread, with the
 //! recorder both loops share ([`crate::model::trace::Recorder`]). The first pass
 //! ([`FirstConflict`]) notes the first payment, in arrival order, whose retry met its key in
-//! flight and got a 409; the second ([`PaymentLog`]) keeps that payment's events. The loop
+//! flight and got a 409 while the attempt holding the key had waited in the queue for a
+//! worker (the load), or, if none had, the first whose retry got such a 409 at all; the second
+//! ([`PaymentLog`]) keeps that payment's events. The loop
 //! makes the same draws with or without a recorder (the hooks draw nothing), so both passes
 //! are the run the results count; the normal runs use `()`, and the hooks and the bookkeeping
 //! they need compile to nothing there.
@@ -147,26 +149,54 @@ pub struct Event {
 }
 
 /// The first pass: the first payment, in arrival order, whose retry met its key held by an
-/// earlier attempt and was answered 409.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// earlier attempt and was answered 409; preferably one whose holding attempt had waited in
+/// the queue for a worker (the load the trace is about).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FirstConflict {
-    /// That payment, once one is seen.
-    pub payment: Option<u64>,
+    /// The first such payment whose key's holder had waited in the queue.
+    pub queued: Option<u64>,
+    /// The first such payment.
+    pub any: Option<u64>,
     /// The last look-up that found the key in flight: (payment, attempt).
     in_flight: Option<(u64, u32)>,
+    /// The attempt that last reserved each payment's key.
+    holders: std::collections::HashMap<u64, u32>,
+    /// The attempts that waited in the queue: (payment, attempt).
+    waited: std::collections::HashSet<(u64, u32)>,
+}
+
+impl FirstConflict {
+    /// The payment to trace: the first whose key's holder had waited in the queue, else the
+    /// first at all; `None` when no retry got such a 409.
+    pub fn payment(&self) -> Option<u64> {
+        self.queued.or(self.any)
+    }
 }
 
 impl Recorder<Event> for FirstConflict {
     fn record_event(&mut self, event: Event) {
+        let first = |found: &mut Option<u64>| {
+            if found.is_none_or(|first| event.payment < first) {
+                *found = Some(event.payment);
+            }
+        };
         match event.kind {
             EventKind::KeyLookedUp {
                 found: KeyFound::InFlight,
             } => self.in_flight = Some((event.payment, event.attempt)),
+            EventKind::KeyReserved => {
+                self.holders.insert(event.payment, event.attempt);
+            }
+            EventKind::Queued { .. } => {
+                self.waited.insert((event.payment, event.attempt));
+            }
             EventKind::Answered {
                 answer: Answer::Conflict409,
             } if self.in_flight == Some((event.payment, event.attempt)) && event.attempt > 0 => {
-                if self.payment.is_none_or(|first| event.payment < first) {
-                    self.payment = Some(event.payment);
+                first(&mut self.any);
+                let holder = self.holders.get(&event.payment).copied();
+                if holder.is_some_and(|holder| self.waited.contains(&(event.payment, holder))) {
+                    first(&mut self.queued);
                 }
             }
             _ => {}
@@ -241,7 +271,9 @@ fn run_recorded<R: Recorder<Event>>(
 }
 
 /// The first payment of run 0 of scenario `scenario` under `strategy` whose retry was
-/// answered 409 because an earlier attempt still held its key, traced; `None` when none was.
+/// answered 409 because an earlier attempt still held its key, traced: the first whose
+/// holding attempt had waited in the queue for a worker if any had, else the first at all;
+/// `None` when no retry got such a 409.
 ///
 /// Runs the scenario's event loop twice on the calling thread, so the answer does not depend
 /// on any thread count.
@@ -254,7 +286,7 @@ pub fn first_conflict(
     let run = 0;
     let mut finder = FirstConflict::default();
     run_recorded(model, run, scenario, strategy, &mut finder, progress)?;
-    let Some(payment) = finder.payment else {
+    let Some(payment) = finder.payment() else {
         return Ok(None);
     };
     let mut log = PaymentLog {
@@ -331,8 +363,10 @@ mod tests {
         let scenario = slow_first_attempt();
         let mut finder = FirstConflict::default();
         run(&scenario, &[0.0, 5.0], &mut finder);
-        // A's retry got its 409 first (at 260), and A is payment 0.
-        assert_eq!(finder.payment, Some(0));
+        // A's retry got its 409 first (at 260), and A is payment 0; but A's first attempt
+        // never waited in the queue, and B's did: B is the one traced.
+        assert_eq!((finder.any, finder.queued), (Some(0), Some(1)));
+        assert_eq!(finder.payment(), Some(1));
         let mut log = PaymentLog {
             payment: 1,
             events: Vec::new(),
@@ -375,7 +409,7 @@ mod tests {
         scenario.server.key_server = KeyServer::default();
         let mut finder = FirstConflict::default();
         let tally = run(&scenario, &[0.0, 5.0], &mut finder);
-        assert_eq!(finder.payment, None);
+        assert_eq!(finder.payment(), None);
         assert_eq!(tally.counts.conflicts, 0);
         assert_eq!(tally.counts.replays, 2);
     }
@@ -407,7 +441,7 @@ mod tests {
             let found = loop_of().recording(&mut finder).run(&Silent).unwrap();
             assert_eq!(found, plain, "{strategy:?}");
             let mut log = PaymentLog {
-                payment: finder.payment.unwrap_or(0),
+                payment: finder.payment().unwrap_or(0),
                 events: Vec::new(),
             };
             let logged = loop_of().recording(&mut log).run(&Silent).unwrap();
@@ -418,7 +452,7 @@ mod tests {
             );
             if strategy == LoadStrategy::UniqueKey {
                 assert!(
-                    finder.payment.is_some(),
+                    finder.queued.is_some(),
                     "an overloaded unique_key run has a 409"
                 );
             }
