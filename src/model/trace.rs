@@ -62,11 +62,11 @@ mod tests {
     fn the_unit_recorder_keeps_nothing_and_says_so() {
         let mut nothing = ();
         Recorder::<u32>::record_event(&mut nothing, 7);
-        assert!(!<() as Recorder<u32>>::RECORDS);
+        const { assert!(!<() as Recorder<u32>>::RECORDS) };
         let mut log = EventLog::default();
         log.record_event(7u32);
         log.record_event(8);
         assert_eq!(log.events, [7, 8]);
-        assert!(<EventLog<u32> as Recorder<u32>>::RECORDS);
+        const { assert!(<EventLog<u32> as Recorder<u32>>::RECORDS) };
     }
 }

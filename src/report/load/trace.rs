@@ -157,6 +157,15 @@ fn conflict_index(events: &[Event]) -> Option<usize> {
     })
 }
 
+/// Where a request waited in the queue: ` behind 12 requests`, or first in line.
+fn behind(ahead: u32) -> String {
+    match ahead {
+        0 => " with no request ahead of it".into(),
+        1 => " behind 1 request".into(),
+        _ => format!(" behind {} requests", grouped(u64::from(ahead))),
+    }
+}
+
 /// The caption of a trace: what happened, in one sentence, times from the payment's arrival.
 pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
     let start = trace.arrived_ms();
@@ -207,11 +216,8 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
         clause.push_str(&format!(" reached the server at {}", at(reached_ms)));
     }
     if let Some((_, ahead)) = queued {
-        clause.push_str(&format!(
-            " and waited in the queue behind {} {}",
-            grouped(u64::from(ahead)),
-            if ahead == 1 { "request" } else { "requests" }
-        ));
+        clause.push_str(" and waited in the queue");
+        clause.push_str(&behind(ahead));
         if let Some((taken_ms, _)) = taken {
             clause.push_str(&format!(" until a worker took it at {}", at(taken_ms)));
         }
@@ -278,10 +284,9 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
     );
     match retry_queued {
         Some(ahead) => clause.push_str(&format!(
-            ", waited in the queue behind {} {}, and when a worker took it at {} {} still held \
-             the key ({state}): 409",
-            grouped(u64::from(ahead)),
-            if ahead == 1 { "request" } else { "requests" },
+            ", waited in the queue{}, and when a worker took it at {} {} still held the key \
+             ({state}): 409",
+            behind(ahead),
             at(conflict_ms),
             attempt_name(holder)
         )),
@@ -481,7 +486,7 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
                 let taken = later(&|kind| matches!(kind, EventKind::Taken { .. }));
                 let until = taken.map_or(last_ms, |event| event.at_ms);
                 let label = format!(
-                    "{}: queued behind {}",
+                    "{}: queued, {} ahead",
                     attempt_name(attempt),
                     grouped(u64::from(ahead))
                 );
@@ -583,7 +588,10 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
             EventKind::BackingOff { wait_ms } => {
                 if wait_ms > 0.0 {
                     let label = format!("backoff {}", ms(wait_ms));
-                    items.push(span(CLIENT, Side::Left, at + wait_ms, label, Style::Muted));
+                    // Its end on the simulated clock, where the retry's send is, then from
+                    // the arrival: the same row as the send, bit for bit.
+                    let until = trace.events[index].at_ms + wait_ms - start;
+                    items.push(span(CLIENT, Side::Left, until, label, Style::Muted));
                 }
             }
             EventKind::GaveUp => {
