@@ -13,8 +13,7 @@ use crate::model::load::simulation::Answer;
 use crate::model::load::trace::{self, Event, EventKind, KeyFound, PaymentTrace};
 use crate::model::load::{LoadResults, LoadStrategy};
 use crate::report::format::grouped;
-use crate::report::sequence::{Diagram, Item, Side, Style, ms};
-use crate::report::timeline::trace::TraceFigure;
+use crate::report::sequence::{Diagram, Item, Side, Style, TraceFigure, ms, wrap};
 use engine::Silent;
 
 /// The lanes, left to right (the timeline traces' lanes).
@@ -347,25 +346,6 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
 
 /// The longest line of the notes under a diagram (characters).
 const NOTE_WIDTH: usize = 140;
-
-/// Splits `text` into lines of at most `width` characters, at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ').filter(|word| !word.is_empty()) {
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
 
 /// The sequence diagram of a trace, times from the payment's arrival.
 fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagram {
