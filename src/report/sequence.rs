@@ -14,6 +14,7 @@
 
 use std::fmt::Write as _;
 
+use crate::report::OutputFile;
 use crate::report::chart_style::{FONT, hue};
 use crate::report::format::grouped_hundredths;
 use crate::report::html::escape;
@@ -130,6 +131,43 @@ pub struct Diagram {
     pub items: Vec<Item>,
     /// Lines of explanation under the diagram.
     pub notes: Vec<String>,
+}
+
+/// One trace as the folder and the page show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceFigure {
+    /// The SVG's file name.
+    pub file: String,
+    /// What it shows, in one sentence.
+    pub caption: String,
+    /// The SVG.
+    pub svg: String,
+}
+
+impl TraceFigure {
+    /// Its file.
+    pub fn output_file(&self) -> OutputFile {
+        OutputFile::new(self.file.clone(), self.svg.clone())
+    }
+}
+
+/// Splits `text` into lines of at most `width` characters, at spaces.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// The width of the drawing (px).

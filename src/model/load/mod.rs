@@ -24,6 +24,7 @@ mod record;
 pub mod simulation;
 pub mod steady;
 pub mod tally;
+pub mod trace;
 
 pub use arrivals::{Phase, PhaseRate};
 pub use client::{

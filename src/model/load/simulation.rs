@@ -25,8 +25,10 @@ use super::client::{ClientState, Failure};
 use super::draws::Draws;
 use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
+use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::{ErrorPolicy, KeyStore, Release};
+use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::queue::agenda::Agenda;
@@ -235,8 +237,8 @@ fn agenda_bucket_width_ms(scenario: &LoadScenario) -> f64 {
 /// Events between two looks at [`Progress::should_stop`].
 const EVENTS_BETWEEN_STOP_CHECKS: u64 = 4_096;
 
-/// One event loop, ready to run.
-pub struct Simulation<'a> {
+/// One event loop, ready to run, telling `R` what happens to each payment (`()`: nothing).
+pub struct Simulation<'a, R = ()> {
     scenario: &'a LoadScenario,
     strategy: LoadStrategy,
     bucket_ms: f64,
@@ -266,6 +268,10 @@ pub struct Simulation<'a> {
     script: Option<VecDeque<f64>>,
     /// The key store the strategy uses ([`KeyStore::used_by`]).
     key_store: KeyStore,
+    /// What it tells what happens ([`trace`]).
+    recorder: R,
+    /// Each slot's payment by arrival order, kept only when `R` records.
+    ordinals: Vec<u64>,
 }
 
 /// A duration distribution ready for sampling: the exponential's `-mean ln(1 - u)` from the
@@ -338,6 +344,58 @@ impl<'a> Simulation<'a> {
                 .key_server
                 .key_store
                 .used_by(strategy == LoadStrategy::UniqueKey),
+            recorder: (),
+            ordinals: Vec::new(),
+        }
+    }
+
+    /// The same loop, telling `recorder` what happens to each payment ([`trace`]); the draws
+    /// and the results are the same.
+    pub fn recording<S: Recorder<trace::Event>>(self, recorder: S) -> Simulation<'a, S> {
+        Simulation {
+            scenario: self.scenario,
+            strategy: self.strategy,
+            bucket_ms: self.bucket_ms,
+            arrivals_stream: self.arrivals_stream,
+            stream: self.stream,
+            curve: self.curve,
+            request_latency: self.request_latency,
+            response_latency: self.response_latency,
+            processing: self.processing,
+            queue: self.queue,
+            fifo: self.fifo,
+            busy: self.busy,
+            payments: self.payments,
+            free: self.free,
+            clients: self.clients,
+            tally: self.tally,
+            bucket: self.bucket,
+            bucket_end_ms: self.bucket_end_ms,
+            last_ms: self.last_ms,
+            queue_area: self.queue_area,
+            busy_area: self.busy_area,
+            steady: self.steady,
+            script: self.script,
+            key_store: self.key_store,
+            recorder,
+            ordinals: self.ordinals,
+        }
+    }
+}
+
+impl<R: Recorder<trace::Event>> Simulation<'_, R> {
+    /// Tells the recorder that `kind` happened at `now` to attempt `attempt` of the payment in
+    /// slot `payment`; nothing at all without a recorder.
+    #[inline(always)]
+    pub(super) fn note(&mut self, now: f64, payment: u32, attempt: u32, kind: EventKind) {
+        if R::RECORDS {
+            let event = trace::Event {
+                at_ms: now,
+                payment: self.ordinals[payment as usize],
+                attempt,
+                kind,
+            };
+            self.recorder.record_event(event);
         }
     }
 
@@ -608,6 +666,13 @@ impl<'a> Simulation<'a> {
                 (self.payments.len() - 1) as u32
             }
         };
+        if R::RECORDS {
+            let slot = payment as usize;
+            if self.ordinals.len() <= slot {
+                self.ordinals.resize(slot + 1, 0);
+            }
+            self.ordinals[slot] = self.tally.counts.payments - 1;
+        }
         let policy = &self.scenario.client;
         self.client(payment).on_payment(policy, now);
         self.send(now, payment);
@@ -659,8 +724,10 @@ impl<'a> Simulation<'a> {
         };
         self.queue
             .schedule_on_lane(TIMEOUT_LANE, timeout_at, timeout);
+        self.note(now, payment, attempt, EventKind::Sent);
         if self.lost(now, self.scenario.network.request_loss) {
             self.tally.counts.lost_requests += 1;
+            self.note(now, payment, attempt, EventKind::RequestLost);
             return;
         }
         let latency = self.request_latency.sample(&mut self.stream);
@@ -676,6 +743,7 @@ impl<'a> Simulation<'a> {
     fn reply(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
         let slot = &mut self.payments[payment as usize];
         if slot.done || slot.attempt != attempt || !slot.waiting {
+            self.note(now, payment, attempt, EventKind::ReceivedLate { answer });
             return;
         }
         slot.waiting = false;
@@ -689,6 +757,7 @@ impl<'a> Simulation<'a> {
             let retry = attempt > 0;
             self.client(payment).on_attempt_end(retry);
         }
+        self.note(now, payment, attempt, EventKind::Received { answer });
         let slot = &mut self.payments[payment as usize];
         if answer == Answer::Ok {
             slot.done = true;
@@ -722,6 +791,7 @@ impl<'a> Simulation<'a> {
             self.client(payment).on_attempt_end(attempt > 0);
         }
         self.tally.counts.timeouts += 1;
+        self.note(now, payment, attempt, EventKind::TimedOut);
         self.bucket.timeouts += 1;
         self.fail(now, payment, Failure::Timeout);
     }
@@ -749,10 +819,13 @@ impl<'a> Simulation<'a> {
             return self.give_up(now, payment);
         }
         let slot = &mut self.payments[payment as usize];
+        let failed = slot.attempt;
         slot.previous_sleep_ms = delay;
         slot.last_retry = Some(failure);
         slot.retries += 1;
         slot.attempt += 1;
+        let wait_ms = delay;
+        self.note(now, payment, failed, EventKind::BackingOff { wait_ms });
         self.tally.counts.retries += 1;
         self.bucket.retries += 1;
         if delay > 0.0 {
@@ -766,7 +839,9 @@ impl<'a> Simulation<'a> {
     fn give_up(&mut self, now: f64, payment: u32) {
         let slot = &mut self.payments[payment as usize];
         slot.done = true;
+        let attempt = slot.attempt;
         self.steady.ended(now, slot.started_ms);
         self.tally.counts.failed += 1;
+        self.note(now, payment, attempt, EventKind::GaveUp);
     }
 }

@@ -5,6 +5,7 @@
 //! ([`super::trace`]) build on them, and this imports none of them.
 
 use super::backend::CrashPoint;
+use crate::model::trace as shared;
 
 /// What the server answered to a delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,28 +141,15 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-/// What the event loop tells as it handles a payment's events. `()` records nothing, and its
-/// empty `record` is inlined into the loop: the unrecorded runs pay nothing for the hooks.
-pub trait Recorder {
+/// What the event loop tells as it handles a payment's events: the recorder both loops share
+/// ([`crate::model::trace::Recorder`]) over this model's [`Event`]s. `()` records nothing, and
+/// its empty `record_event` is inlined into the loop: the unrecorded runs pay nothing for the
+/// hooks.
+pub trait Recorder: shared::Recorder<Event> {
     /// `kind` happened at `at_ms` to attempt `attempt` of copy `copy`.
-    fn record(&mut self, at_ms: f64, copy: u32, attempt: u32, kind: EventKind);
-}
-
-impl Recorder for () {
     #[inline(always)]
-    fn record(&mut self, _: f64, _: u32, _: u32, _: EventKind) {}
-}
-
-/// A recorder that keeps every event, in the order they happened.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventLog {
-    /// The events so far.
-    pub events: Vec<Event>,
-}
-
-impl Recorder for EventLog {
     fn record(&mut self, at_ms: f64, copy: u32, attempt: u32, kind: EventKind) {
-        self.events.push(Event {
+        self.record_event(Event {
             at_ms,
             copy,
             attempt,
@@ -169,3 +157,8 @@ impl Recorder for EventLog {
         });
     }
 }
+
+impl<T: shared::Recorder<Event>> Recorder for T {}
+
+/// A recorder that keeps every event, in the order they happened.
+pub type EventLog = shared::EventLog<Event>;

@@ -1,13 +1,14 @@
 //! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_key_store.csv` (when a
 //! scenario sets crashes or keeps its key in another store), `summary.csv` and
-//! `differences.csv` (the estimates over runs), the charts, `report.md`, the stdout table and
-//! the `--json` summary.
+//! `differences.csv` (the estimates over runs), the charts, the traces of a retry answered 409
+//! (`trace_409_<strategy>.svg`), `report.md`, the stdout table and the `--json` summary.
 
 pub mod charts;
 pub mod csv;
 pub mod json;
 pub mod summary;
 pub mod table;
+pub mod trace;
 
 use crate::model::load::LoadResults;
 use crate::report::summary::{differences_csv, summary_csv};
@@ -40,8 +41,19 @@ impl Report for LoadResults {
             differences_csv(&summary),
         ));
         files.extend(charts::all(self));
+        files.extend(trace::all(self).iter().map(|figure| figure.output_file()));
         files.push(OutputFile::report_md(table::report(self)));
         files
+    }
+
+    fn captioned(&self) -> Vec<crate::report::Captioned> {
+        trace::all(self)
+            .into_iter()
+            .map(|figure| crate::report::Captioned {
+                file: figure.file,
+                caption: figure.caption,
+            })
+            .collect()
     }
 
     fn table(&self) -> String {

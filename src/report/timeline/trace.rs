@@ -11,28 +11,10 @@
 use crate::model::timeline::events::{Answer, Event, EventKind, KeyFound};
 use crate::model::timeline::trace::{self, PaymentTrace, Traced};
 use crate::model::timeline::{CrashPoint, Strategy, TimelineModel, TimelineResults};
-use crate::report::OutputFile;
 use crate::report::format::grouped;
-use crate::report::sequence::{Diagram, Item, Side, Style, ms};
+pub use crate::report::sequence::TraceFigure;
+use crate::report::sequence::{Diagram, Item, Side, Style, ms, wrap};
 use engine::Silent;
-
-/// One trace as the folder and the page show it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TraceFigure {
-    /// The SVG's file name.
-    pub file: String,
-    /// What it shows, in one sentence.
-    pub caption: String,
-    /// The SVG.
-    pub svg: String,
-}
-
-impl TraceFigure {
-    /// Its file.
-    pub fn output_file(&self) -> OutputFile {
-        OutputFile::new(self.file.clone(), self.svg.clone())
-    }
-}
 
 /// The lanes, left to right.
 const LANES: [&str; 5] = [
@@ -481,25 +463,6 @@ fn release(
 
 /// The longest line of the notes under a diagram (characters).
 const NOTE_WIDTH: usize = 140;
-
-/// Splits `text` into lines of at most `width` characters, at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
 
 /// The sequence diagram of a trace.
 fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagram {

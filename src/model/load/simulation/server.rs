@@ -11,13 +11,33 @@
 //! answered 409, one whose key is complete its replay, there and then.
 
 use super::*;
+use crate::model::load::trace::{Event as Recorded, KeyFound};
 use crate::model::semantics::{self, CrashPoint, Fate, InFlight, OnUnavailable};
 
-impl Simulation<'_> {
+impl<R: Recorder<Recorded>> Simulation<'_, R> {
+    /// Tells the recorder what a look-up of `request`'s key found (`key`).
+    #[inline(always)]
+    fn note_key(&mut self, now: f64, request: Request, key: Key) {
+        if R::RECORDS {
+            let found = match key {
+                Key::Absent => KeyFound::Absent,
+                Key::InFlight if self.payments[request.payment as usize].release.is_some() => {
+                    KeyFound::Stuck
+                }
+                Key::InFlight => KeyFound::InFlight,
+                Key::Completed { ok: true } => KeyFound::Complete,
+                Key::Completed { ok: false } => KeyFound::Failed,
+            };
+            let kind = EventKind::KeyLookedUp { found };
+            self.note(now, request.payment, request.attempt, kind);
+        }
+    }
+
     /// A request reaches the server: a worker, the queue, or a 503.
     pub(super) fn reach(&mut self, now: f64, mut request: Request) {
         self.tally.counts.calls += 1;
         self.bucket.calls += 1;
+        self.note(now, request.payment, request.attempt, EventKind::Reached);
         if self.key_store == KeyStore::KeyFirst {
             match self.reserve_in_front(now, request) {
                 Some(front) => request.front = front,
@@ -34,9 +54,17 @@ impl Simulation<'_> {
         {
             self.tally.counts.shed += 1;
             self.bucket.shed += 1;
+            self.note(now, request.payment, request.attempt, EventKind::Shed);
             self.cancel_reservation(request);
             self.answer(now, request.payment, request.attempt, Answer::Shed503);
         } else {
+            let ahead = self.fifo.len() as u32;
+            self.note(
+                now,
+                request.payment,
+                request.attempt,
+                EventKind::Queued { ahead },
+            );
             self.payments[request.payment as usize].refs += 1;
             self.fifo.push_back(request);
         }
@@ -50,11 +78,19 @@ impl Simulation<'_> {
         if self.store_down(now) {
             return self.unavailable(now, request).then_some(Front::Unkeyed);
         }
-        match self.key_met(now, request.payment) {
+        let key = self.key_met(now, request.payment);
+        self.note_key(now, request, key);
+        match key {
             Key::Absent => {
                 let server = &self.scenario.server.key_server;
                 let expiry = semantics::lock_expiry_ms(server, KeyStore::KeyFirst, now);
                 self.payments[request.payment as usize].reserve(now, expiry);
+                self.note(
+                    now,
+                    request.payment,
+                    request.attempt,
+                    EventKind::KeyReserved,
+                );
                 Some(Front::Reserved)
             }
             Key::InFlight => {
@@ -78,6 +114,10 @@ impl Simulation<'_> {
     /// The key store is down as a delivery needs it: fail closed (503 at once; `false`) or
     /// open (process it without the key; `true`).
     fn unavailable(&mut self, now: f64, request: Request) -> bool {
+        let fail_open =
+            self.scenario.server.key_store_outages.on_unavailable == OnUnavailable::FailOpen;
+        let kind = EventKind::KeyStoreDown { fail_open };
+        self.note(now, request.payment, request.attempt, kind);
         match self.scenario.server.key_store_outages.on_unavailable {
             OnUnavailable::FailClosed => {
                 self.tally.key_store.key_store_unavailable += 1;
@@ -117,9 +157,18 @@ impl Simulation<'_> {
         self.tally.dequeued += 1;
         self.tally.queue_wait_ms += now - request.reached_ms;
         self.steady.taken(now, request.reached_ms, queued);
+        let waited_ms = now - request.reached_ms;
+        self.note(
+            now,
+            request.payment,
+            request.attempt,
+            EventKind::Taken { waited_ms },
+        );
         let server = &self.scenario.server;
         if server.drop_expired && now - request.sent_ms > self.scenario.client.timeout_ms {
             self.tally.counts.dropped_expired += 1;
+            let kind = EventKind::DroppedExpired;
+            self.note(now, request.payment, request.attempt, kind);
             self.steady.left(now, request.reached_ms);
             self.cancel_reservation(request);
             return;
@@ -140,6 +189,7 @@ impl Simulation<'_> {
             return;
         }
         let key = self.key_met(now, request.payment);
+        self.note_key(now, request, key);
         match (self.strategy, key) {
             (LoadStrategy::None, _)
             | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
@@ -152,6 +202,12 @@ impl Simulation<'_> {
             }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
                 self.payments[request.payment as usize].reserve(now, f64::INFINITY);
+                self.note(
+                    now,
+                    request.payment,
+                    request.attempt,
+                    EventKind::KeyReserved,
+                );
                 self.busy += 1;
                 self.process(now, request);
             }
@@ -162,6 +218,12 @@ impl Simulation<'_> {
             (LoadStrategy::LockWait, Key::InFlight) => {
                 self.busy += 1;
                 self.tally.counts.lock_waits += 1;
+                self.note(
+                    now,
+                    request.payment,
+                    request.attempt,
+                    EventKind::LockWaiting,
+                );
                 let slot = &mut self.payments[request.payment as usize];
                 slot.refs += 1;
                 slot.waiters.push(request);
@@ -207,6 +269,9 @@ impl Simulation<'_> {
         let base = self.processing.sample(&mut self.stream);
         let slope = self.scenario.server.processing_per_in_flight_ms;
         let duration = base + slope * f64::from(self.busy);
+        let until_ms = now + duration;
+        let kind = EventKind::ProcessingStarted { until_ms };
+        self.note(now, request.payment, request.attempt, kind);
         let done = Event::Done {
             payment: request.payment,
             attempt: request.attempt,
@@ -242,8 +307,10 @@ impl Simulation<'_> {
     /// Sends an answer to attempt `attempt` of `payment` back, unless it is lost.
     fn answer(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
         self.tally.counts.answers += 1;
+        self.note(now, payment, attempt, EventKind::Answered { answer });
         if self.lost(now, self.scenario.network.ack_loss) {
             self.tally.counts.lost_answers += 1;
+            self.note(now, payment, attempt, EventKind::ResponseLost);
             return;
         }
         let latency = self.response_latency.sample(&mut self.stream);
@@ -274,7 +341,8 @@ impl Simulation<'_> {
         let crash_rate = server.key_server.crash_rate;
         if !failed && crash_rate > 0.0 && self.stream.uniform() < crash_rate {
             let point = CrashPoint::of(self.stream.uniform());
-            self.crash(now, payment, after_expiry, point);
+            self.note(now, payment, attempt, EventKind::Crashed { point });
+            self.crash(now, payment, attempt, after_expiry, point);
             if !self.payments[payment as usize].waiters.is_empty() {
                 self.wake(now, payment);
             }
@@ -285,6 +353,7 @@ impl Simulation<'_> {
         let error_policy = server.error_policy;
         let answer = if failed {
             self.tally.counts.server_errors += 1;
+            self.note(now, payment, attempt, EventKind::ProcessingFailed);
             if keyed {
                 self.payments[payment as usize].store_key(
                     match error_policy {
@@ -296,8 +365,8 @@ impl Simulation<'_> {
             }
             Answer::Error500
         } else {
-            self.charge(payment, after_expiry);
-            self.save_key(now, payment);
+            self.charge(now, payment, attempt, after_expiry);
+            self.save_key(now, payment, attempt);
             Answer::Ok
         };
         let slot = &self.payments[payment as usize];
@@ -313,20 +382,22 @@ impl Simulation<'_> {
 
     /// A processing's charge commits (`after_expiry`: its delivery was taken after the key
     /// had been pruned).
-    fn charge(&mut self, payment: u32, after_expiry: bool) {
+    fn charge(&mut self, now: f64, payment: u32, attempt: u32, after_expiry: bool) {
         self.tally.counts.charges += 1;
         self.tally.counts.expired_key_charges += u64::from(after_expiry);
         let slot = &mut self.payments[payment as usize];
         slot.charges += 1;
-        if slot.charges == 2 {
+        let nth = slot.charges;
+        if nth == 2 {
             self.tally.counts.double_charges += 1;
         }
+        self.note(now, payment, attempt, EventKind::Charged { nth });
     }
 
     /// A keeping strategy stores the success with the key: in the charge's transaction, or
     /// written to the other store after it, where the write can fail (`key_write_failure`, or
     /// the store down).
-    fn save_key(&mut self, now: f64, payment: u32) {
+    fn save_key(&mut self, now: f64, payment: u32, attempt: u32) {
         if self.strategy == LoadStrategy::None {
             return;
         }
@@ -335,17 +406,19 @@ impl Simulation<'_> {
             let fails = self.store_down(now) || (failure > 0.0 && self.stream.uniform() < failure);
             if fails {
                 self.tally.key_store.key_write_failures += 1;
-                self.lose_key(now, payment, true);
+                self.note(now, payment, attempt, EventKind::KeyWriteFailed);
+                self.lose_key(now, payment, attempt, true);
                 return;
             }
         }
         self.payments[payment as usize].store_key(Key::Completed { ok: true }, now);
+        self.note(now, payment, attempt, EventKind::KeySaved);
     }
 
     /// The key of a committed charge (`committed`) or of nothing is not stored: a key still to
     /// be written is lost; a `key_first` reservation stays in flight until its lock expires
     /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
-    fn lose_key(&mut self, now: f64, payment: u32, committed: bool) {
+    fn lose_key(&mut self, now: f64, payment: u32, attempt: u32, committed: bool) {
         let keyed = self.strategy != LoadStrategy::None;
         let slot = &mut self.payments[payment as usize];
         if committed && keyed && matches!(slot.key, Key::Absent | Key::InFlight) {
@@ -360,6 +433,13 @@ impl Simulation<'_> {
             self.tally.key_store.keys_abandoned += 1;
             self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
             slot.release = Some(release);
+            let until_ms = release.at_ms;
+            self.note(
+                now,
+                payment,
+                attempt,
+                EventKind::KeyLeftInFlight { until_ms },
+            );
         } else {
             slot.key = Key::Absent;
         }
@@ -367,7 +447,14 @@ impl Simulation<'_> {
 
     /// The server crashes at `point` of a processing of `payment`: nothing is answered; what
     /// survives depends on the key store ([`semantics::crash_effect`]).
-    fn crash(&mut self, now: f64, payment: u32, after_expiry: bool, point: CrashPoint) {
+    fn crash(
+        &mut self,
+        now: f64,
+        payment: u32,
+        attempt: u32,
+        after_expiry: bool,
+        point: CrashPoint,
+    ) {
         let counts = &mut self.tally.key_store;
         match point {
             CrashPoint::BeforeCharge => counts.crashes_before_charge += 1,
@@ -377,12 +464,12 @@ impl Simulation<'_> {
         let effect = semantics::crash_effect(point, self.key_store);
         counts.charges_lost_by_crash += u64::from(effect.rolled_back);
         if effect.charged {
-            self.charge(payment, after_expiry);
+            self.charge(now, payment, attempt, after_expiry);
         }
         if effect.key_saved {
-            self.save_key(now, payment);
+            self.save_key(now, payment, attempt);
         } else {
-            self.lose_key(now, payment, effect.charged);
+            self.lose_key(now, payment, attempt, effect.charged);
         }
     }
 
@@ -390,18 +477,22 @@ impl Simulation<'_> {
     /// stored) the first waiter takes the lock and processes.
     fn wake(&mut self, now: f64, payment: u32) {
         let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
-        match self.key_met(now, payment) {
+        let key = self.key_met(now, payment);
+        match key {
             Key::Completed { ok } => {
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
                     self.steady.left(now, waiter.reached_ms);
+                    self.note_key(now, waiter, key);
                     self.answer_stored(now, waiter, ok);
                     self.payments[payment as usize].refs -= 1;
                 }
             }
             Key::Absent | Key::InFlight => {
                 let first = waiters.remove(0);
+                self.note_key(now, first, key);
                 self.payments[payment as usize].store_key(Key::InFlight, now);
+                self.note(now, first.payment, first.attempt, EventKind::KeyReserved);
                 self.process(now, first);
                 self.payments[payment as usize].refs -= 1;
             }
