@@ -23,7 +23,7 @@
 # writes the original's numbers to benches/brooker_retry_reference.csv,
 # benches/brooker_collapse_reference.csv (per-run summaries: goodput per window, recovery)
 # and benches/brooker_collapse_series.csv (mean per second), the files docs/validation.md's
-# tables are made from (and tests/load.rs compares this build with). JOBS (environment, default: all cores) runs that many Python processes.
+# tables are made from (and tests/load/brooker.rs compares this build with). JOBS (environment, default: all cores) runs that many Python processes.
 #
 # The originals need only Python's standard library, so no venv is made (as for the AWS
 # comparison). retry_sim runs as published at its newest commit except for one line: the
