@@ -151,6 +151,100 @@ impl TraceFigure {
     }
 }
 
+/// The lanes of a payment's trace, left to right: the client, the network, the server's
+/// worker, the key store and the provider (whom a charge reaches). The load and the timeline
+/// traces draw on the same lanes.
+pub const PAYMENT_LANES: [&str; 5] = [
+    "client",
+    "network",
+    "server worker",
+    "key store",
+    "provider",
+];
+/// The client's lane in [`PAYMENT_LANES`].
+pub const CLIENT: usize = 0;
+/// The network's lane in [`PAYMENT_LANES`].
+pub const NETWORK: usize = 1;
+/// The server worker's lane in [`PAYMENT_LANES`].
+pub const SERVER: usize = 2;
+/// The key store's lane in [`PAYMENT_LANES`].
+pub const KEY_STORE: usize = 3;
+/// The provider's lane in [`PAYMENT_LANES`].
+pub const PROVIDER: usize = 4;
+
+/// The longest line of the notes under a payment's trace (characters).
+const NOTE_WIDTH: usize = 140;
+
+/// The notes under a payment's trace: its caption, a blank line, then each of `notes`, every
+/// one wrapped at 140 characters.
+pub fn trace_notes(caption: &str, notes: &[&str]) -> Vec<String> {
+    let mut lines = wrap(caption, NOTE_WIDTH);
+    lines.push(String::new());
+    for note in notes {
+        lines.extend(wrap(note, NOTE_WIDTH));
+    }
+    lines
+}
+
+/// The items drawn for one event of a payment's trace: the event's time `at_ms` and the
+/// diagram's last time `last_ms` (ms, both on the diagram's clock), beyond which no bar runs.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceRow {
+    /// When the event happened (ms).
+    pub at_ms: f64,
+    /// The diagram's last time (ms).
+    pub last_ms: f64,
+}
+
+impl TraceRow {
+    /// A message from lane `from` at the event's time to lane `to` at `to_ms` (ms).
+    pub fn arrow(self, from: usize, to: usize, to_ms: f64, label: String, style: Style) -> Item {
+        Item::Arrow {
+            from,
+            from_ms: self.at_ms,
+            to,
+            to_ms,
+            label,
+            style,
+        }
+    }
+
+    /// A message that takes no time: from lane `from` to lane `to` at the event's time.
+    pub fn level(self, from: usize, to: usize, label: String, style: Style) -> Item {
+        self.arrow(from, to, self.at_ms, label, style)
+    }
+
+    /// A mark on `lane` at the event's time. Marks on the client and the server's worker are
+    /// labelled on their left (the level messages leave them to the right), the others on
+    /// their right.
+    pub fn mark(self, lane: usize, label: String, style: Style) -> Item {
+        Item::Mark {
+            lane,
+            side: if lane <= SERVER {
+                Side::Left
+            } else {
+                Side::Right
+            },
+            at_ms: self.at_ms,
+            label,
+            style,
+        }
+    }
+
+    /// A bar on `lane`, labelled on `side`, from the event's time to `to_ms` (ms), cut at the
+    /// diagram's last time.
+    pub fn span(self, lane: usize, side: Side, to_ms: f64, label: String, style: Style) -> Item {
+        Item::Span {
+            lane,
+            side,
+            from_ms: self.at_ms,
+            to_ms: to_ms.min(self.last_ms.max(self.at_ms)),
+            label,
+            style,
+        }
+    }
+}
+
 /// Splits `text` into lines of at most `width` characters, at spaces.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();

@@ -13,22 +13,11 @@ use crate::model::load::simulation::Answer;
 use crate::model::load::trace::{self, Event, EventKind, KeyFound, PaymentTrace};
 use crate::model::load::{LoadResults, LoadStrategy};
 use crate::report::format::grouped;
-use crate::report::sequence::{Diagram, Item, Side, Style, TraceFigure, ms, wrap};
+use crate::report::sequence::{
+    CLIENT, Diagram, Item, KEY_STORE, NETWORK, PAYMENT_LANES, PROVIDER, SERVER, Side, Style,
+    TraceFigure, TraceRow, ms, trace_notes,
+};
 use engine::Silent;
-
-/// The lanes, left to right (the timeline traces' lanes).
-const LANES: [&str; 5] = [
-    "client",
-    "network",
-    "server worker",
-    "key store",
-    "provider",
-];
-const CLIENT: usize = 0;
-const NETWORK: usize = 1;
-const SERVER: usize = 2;
-const KEY_STORE: usize = 3;
-const PROVIDER: usize = 4;
 
 /// The file the 409 trace under `strategy` is written to.
 pub fn file_name(strategy: LoadStrategy) -> String {
@@ -344,186 +333,122 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
     sentence
 }
 
-/// The longest line of the notes under a diagram (characters).
-const NOTE_WIDTH: usize = 140;
+/// A trace's events as its diagram draws them, and the items of each event's row.
+struct Drawing<'a> {
+    /// The recorded events, on the simulated clock.
+    recorded: &'a [Event],
+    /// The same events, times from the payment's arrival (ms).
+    events: Vec<Event>,
+    /// The payment's arrival on the simulated clock (ms).
+    start: f64,
+    /// The index of the 409 the trace is about, if any.
+    conflict: Option<usize>,
+    /// The last event's time from the arrival (ms).
+    last_ms: f64,
+}
 
-/// The sequence diagram of a trace, times from the payment's arrival.
-fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagram {
-    let start = trace.arrived_ms();
-    let events: Vec<Event> = trace
-        .events
-        .iter()
-        .map(|event| Event {
-            at_ms: event.at_ms - start,
-            kind: match event.kind {
-                EventKind::ProcessingStarted { until_ms } => EventKind::ProcessingStarted {
-                    until_ms: until_ms - start,
+impl<'a> Drawing<'a> {
+    /// The drawing of `trace`.
+    fn new(trace: &'a PaymentTrace) -> Self {
+        let start = trace.arrived_ms();
+        let events: Vec<Event> = trace
+            .events
+            .iter()
+            .map(|event| Event {
+                at_ms: event.at_ms - start,
+                kind: match event.kind {
+                    EventKind::ProcessingStarted { until_ms } => EventKind::ProcessingStarted {
+                        until_ms: until_ms - start,
+                    },
+                    EventKind::KeyLeftInFlight { until_ms } => EventKind::KeyLeftInFlight {
+                        until_ms: until_ms - start,
+                    },
+                    kind => kind,
                 },
-                EventKind::KeyLeftInFlight { until_ms } => EventKind::KeyLeftInFlight {
-                    until_ms: until_ms - start,
-                },
-                kind => kind,
-            },
-            ..*event
-        })
-        .collect();
-    let events = &events[..];
-    let conflict = conflict_index(events);
-    let last_ms = events.last().map_or(0.0, |event| event.at_ms);
-    let mut items = Vec::new();
-    for (index, event) in events.iter().enumerate() {
-        let (attempt, at) = (event.attempt, event.at_ms);
-        let later = |kinds: &dyn Fn(&EventKind) -> bool| {
-            events[index + 1..]
-                .iter()
-                .find(|other| other.attempt == attempt && kinds(&other.kind))
-        };
-        let arrow = |from, from_ms, to, to_ms, label: String, style| Item::Arrow {
-            from,
-            from_ms,
-            to,
-            to_ms,
-            label,
-            style,
-        };
-        let level = |from, to, label: String, style| arrow(from, at, to, at, label, style);
-        let mark = |lane, label: String, style| Item::Mark {
-            lane,
-            side: if lane <= SERVER {
-                Side::Left
-            } else {
-                Side::Right
-            },
-            at_ms: at,
-            label,
-            style,
-        };
-        let span = |lane, side, to_ms: f64, label: String, style| Item::Span {
-            lane,
-            side,
-            from_ms: at,
-            to_ms: to_ms.min(last_ms.max(at)),
-            label,
-            style,
-        };
-        match event.kind {
+                ..*event
+            })
+            .collect();
+        let conflict = conflict_index(&events);
+        let last_ms = events.last().map_or(0.0, |event| event.at_ms);
+        Drawing {
+            recorded: &trace.events,
+            events,
+            start,
+            conflict,
+            last_ms,
+        }
+    }
+
+    /// The row of the event at `index`.
+    fn row(&self, index: usize) -> TraceRow {
+        TraceRow {
+            at_ms: self.events[index].at_ms,
+            last_ms: self.last_ms,
+        }
+    }
+
+    /// The first event after `index` of the same attempt whose kind `kinds` accepts.
+    fn later(&self, index: usize, kinds: &dyn Fn(&EventKind) -> bool) -> Option<&Event> {
+        let attempt = self.events[index].attempt;
+        self.events[index + 1..]
+            .iter()
+            .find(|other| other.attempt == attempt && kinds(&other.kind))
+    }
+
+    /// Every event's items, in time order.
+    fn items(&self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (index, event) in self.events.iter().enumerate() {
+            match event.kind {
+                EventKind::KeyLookedUp { .. }
+                | EventKind::KeyReserved
+                | EventKind::KeyStoreDown { .. }
+                | EventKind::KeySaved
+                | EventKind::KeyWriteFailed
+                | EventKind::KeyLeftInFlight { .. }
+                | EventKind::Queued { .. }
+                | EventKind::Shed
+                | EventKind::DroppedExpired
+                | EventKind::LockWaiting
+                | EventKind::ProcessingStarted { .. }
+                | EventKind::Charged { .. }
+                | EventKind::ProcessingFailed
+                | EventKind::Crashed { .. } => self.server_items(index, &mut items),
+                EventKind::Sent
+                | EventKind::RequestLost
+                | EventKind::Reached
+                | EventKind::Taken { .. }
+                | EventKind::Answered { .. }
+                | EventKind::ResponseLost
+                | EventKind::Received { .. }
+                | EventKind::ReceivedLate { .. }
+                | EventKind::TimedOut
+                | EventKind::BackingOff { .. }
+                | EventKind::GaveUp => self.client_items(index, &mut items),
+            }
+        }
+        items
+    }
+
+    /// The items of a message between the client and the server, or of the client's waits,
+    /// at `index`.
+    fn client_items(&self, index: usize, items: &mut Vec<Item>) {
+        let events = &self.events[..];
+        let (attempt, at) = (events[index].attempt, events[index].at_ms);
+        let row = self.row(index);
+        match events[index].kind {
             EventKind::Sent => {
-                if let Some(reached) = later(&|kind| *kind == EventKind::Reached) {
+                if let Some(reached) = self.later(index, &|kind| *kind == EventKind::Reached) {
                     let label = attempt_name(attempt);
-                    items.push(arrow(
-                        CLIENT,
-                        at,
-                        SERVER,
-                        reached.at_ms,
-                        label,
-                        Style::Normal,
-                    ));
+                    items.push(row.arrow(CLIENT, SERVER, reached.at_ms, label, Style::Normal));
                 }
             }
             EventKind::RequestLost => {
                 let label = format!("{}: request lost", attempt_name(attempt));
-                items.push(level(CLIENT, NETWORK, label, Style::Lost));
+                items.push(row.level(CLIENT, NETWORK, label, Style::Lost));
             }
-            EventKind::Reached | EventKind::Taken { .. } => {}
-            EventKind::KeyLookedUp { found } => {
-                let reserved = events[index + 1..].first().is_some_and(|next| {
-                    next.kind == EventKind::KeyReserved && next.attempt == attempt
-                });
-                let (label, style) = if reserved {
-                    ("no key: insert it, in flight".to_string(), Style::Normal)
-                } else if conflict == Some(index + 1) {
-                    (found_text(found).to_string(), Style::Highlight)
-                } else {
-                    (found_text(found).to_string(), Style::Normal)
-                };
-                items.push(level(SERVER, KEY_STORE, label, style));
-            }
-            EventKind::KeyReserved => {
-                let released = later(&|kind| {
-                    matches!(
-                        kind,
-                        EventKind::KeySaved
-                            | EventKind::KeyWriteFailed
-                            | EventKind::ProcessingFailed
-                            | EventKind::Crashed { .. }
-                            | EventKind::Shed
-                            | EventKind::DroppedExpired
-                    )
-                });
-                let until = released.map_or(last_ms, |event| event.at_ms);
-                let label = format!("key in flight ({})", attempt_name(attempt));
-                items.push(span(KEY_STORE, Side::Right, until, label, Style::Normal));
-            }
-            EventKind::KeyStoreDown { fail_open } => {
-                let label = if fail_open {
-                    "key store down: processed without the key"
-                } else {
-                    "key store down: 503"
-                };
-                items.push(mark(KEY_STORE, label.into(), Style::Lost));
-            }
-            EventKind::Queued { ahead } => {
-                let taken = later(&|kind| matches!(kind, EventKind::Taken { .. }));
-                let until = taken.map_or(last_ms, |event| event.at_ms);
-                let label = format!(
-                    "{}: queued, {} ahead",
-                    attempt_name(attempt),
-                    grouped(u64::from(ahead))
-                );
-                items.push(span(SERVER, Side::Left, until, label, Style::Muted));
-            }
-            EventKind::Shed => items.push(mark(SERVER, "queue full: 503".into(), Style::Lost)),
-            EventKind::DroppedExpired => items.push(mark(
-                SERVER,
-                "dropped: waited past the timeout".into(),
-                Style::Lost,
-            )),
-            EventKind::LockWaiting => {
-                items.push(mark(
-                    SERVER,
-                    "waits for the key's lock".into(),
-                    Style::Muted,
-                ));
-            }
-            EventKind::ProcessingStarted { until_ms } => {
-                let label = format!("processing {}", attempt_name(attempt));
-                items.push(span(SERVER, Side::Left, until_ms, label, Style::Normal));
-            }
-            EventKind::Charged { nth } => {
-                let (label, style) = if nth >= 2 {
-                    (format!("charge {nth}: charged twice"), Style::Highlight)
-                } else {
-                    (format!("charge {nth}"), Style::Normal)
-                };
-                items.push(level(SERVER, PROVIDER, label, style));
-            }
-            EventKind::ProcessingFailed => {
-                items.push(mark(SERVER, "processing failed: 500".into(), Style::Lost));
-            }
-            EventKind::Crashed { .. } => {
-                items.push(mark(SERVER, "crash".into(), Style::Highlight));
-            }
-            EventKind::KeySaved => items.push(level(
-                SERVER,
-                KEY_STORE,
-                "store key + response".into(),
-                Style::Normal,
-            )),
-            EventKind::KeyWriteFailed => items.push(level(
-                SERVER,
-                KEY_STORE,
-                "key write failed: key lost".into(),
-                Style::Lost,
-            )),
-            EventKind::KeyLeftInFlight { until_ms } => items.push(span(
-                KEY_STORE,
-                Side::Right,
-                until_ms,
-                "key stuck in flight".into(),
-                Style::Highlight,
-            )),
             EventKind::Answered { answer } => {
-                let received = later(&|kind| {
+                let received = self.later(index, &|kind| {
                     matches!(
                         kind,
                         EventKind::Received { .. } | EventKind::ReceivedLate { .. }
@@ -536,24 +461,23 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
                             format!("{} (too late: ignored)", answer_text(answer)),
                             Style::Muted,
                         )
-                    } else if conflict == Some(index) {
+                    } else if self.conflict == Some(index) {
                         (answer_text(answer).to_string(), Style::Highlight)
                     } else {
                         (answer_text(answer).to_string(), Style::Normal)
                     };
-                    items.push(arrow(SERVER, at, CLIENT, received.at_ms, label, style));
+                    items.push(row.arrow(SERVER, CLIENT, received.at_ms, label, style));
                 }
             }
             EventKind::ResponseLost => {
                 let label = format!("response to {} lost", attempt_name(attempt));
-                items.push(level(SERVER, NETWORK, label, Style::Lost));
+                items.push(row.level(SERVER, NETWORK, label, Style::Lost));
             }
             EventKind::Received { answer } => {
                 if answer == Answer::Ok {
-                    items.push(mark(CLIENT, "success".into(), Style::Normal));
+                    items.push(row.mark(CLIENT, "success".into(), Style::Normal));
                 }
             }
-            EventKind::ReceivedLate { .. } => {}
             EventKind::TimedOut => {
                 let gave_up = events[index + 1..]
                     .first()
@@ -563,15 +487,15 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
                 } else {
                     "timeout"
                 };
-                items.push(mark(CLIENT, label.into(), Style::Muted));
+                items.push(row.mark(CLIENT, label.into(), Style::Muted));
             }
             EventKind::BackingOff { wait_ms } => {
                 if wait_ms > 0.0 {
                     let label = format!("backoff {}", ms(wait_ms));
                     // Its end on the simulated clock, where the retry's send is, then from
                     // the arrival: the same row as the send, bit for bit.
-                    let until = trace.events[index].at_ms + wait_ms - start;
-                    items.push(span(CLIENT, Side::Left, until, label, Style::Muted));
+                    let until = self.recorded[index].at_ms + wait_ms - self.start;
+                    items.push(row.span(CLIENT, Side::Left, until, label, Style::Muted));
                 }
             }
             EventKind::GaveUp => {
@@ -580,29 +504,134 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
                     previous.kind == EventKind::TimedOut && previous.at_ms == at
                 };
                 if !after_timeout {
-                    items.push(mark(CLIENT, "gave up".into(), Style::Muted));
+                    items.push(row.mark(CLIENT, "gave up".into(), Style::Muted));
+                }
+            }
+            // Drawn with the send and the answer.
+            _ => {}
+        }
+    }
+
+    /// The items of the server's work and its key store's at `index`.
+    fn server_items(&self, index: usize, items: &mut Vec<Item>) {
+        let events = &self.events[..];
+        let attempt = events[index].attempt;
+        let row = self.row(index);
+        match events[index].kind {
+            EventKind::KeyLookedUp { found } => {
+                let reserved = events[index + 1..].first().is_some_and(|next| {
+                    next.kind == EventKind::KeyReserved && next.attempt == attempt
+                });
+                let (label, style) = if reserved {
+                    ("no key: insert it, in flight".to_string(), Style::Normal)
+                } else if self.conflict == Some(index + 1) {
+                    (found_text(found).to_string(), Style::Highlight)
+                } else {
+                    (found_text(found).to_string(), Style::Normal)
+                };
+                items.push(row.level(SERVER, KEY_STORE, label, style));
+            }
+            EventKind::KeyReserved => {
+                let released = self.later(index, &|kind| {
+                    matches!(
+                        kind,
+                        EventKind::KeySaved
+                            | EventKind::KeyWriteFailed
+                            | EventKind::ProcessingFailed
+                            | EventKind::Crashed { .. }
+                            | EventKind::Shed
+                            | EventKind::DroppedExpired
+                    )
+                });
+                let until = released.map_or(self.last_ms, |event| event.at_ms);
+                let label = format!("key in flight ({})", attempt_name(attempt));
+                items.push(row.span(KEY_STORE, Side::Right, until, label, Style::Normal));
+            }
+            EventKind::KeyStoreDown { fail_open } => {
+                let label = if fail_open {
+                    "key store down: processed without the key"
+                } else {
+                    "key store down: 503"
+                };
+                items.push(row.mark(KEY_STORE, label.into(), Style::Lost));
+            }
+            EventKind::Queued { ahead } => {
+                let taken = self.later(index, &|kind| matches!(kind, EventKind::Taken { .. }));
+                let until = taken.map_or(self.last_ms, |event| event.at_ms);
+                let label = format!(
+                    "{}: queued, {} ahead",
+                    attempt_name(attempt),
+                    grouped(u64::from(ahead))
+                );
+                items.push(row.span(SERVER, Side::Left, until, label, Style::Muted));
+            }
+            EventKind::ProcessingStarted { until_ms } => {
+                let label = format!("processing {}", attempt_name(attempt));
+                items.push(row.span(SERVER, Side::Left, until_ms, label, Style::Normal));
+            }
+            EventKind::Charged { nth } => {
+                let (label, style) = if nth >= 2 {
+                    (format!("charge {nth}: charged twice"), Style::Highlight)
+                } else {
+                    (format!("charge {nth}"), Style::Normal)
+                };
+                items.push(row.level(SERVER, PROVIDER, label, style));
+            }
+            EventKind::KeyLeftInFlight { until_ms } => items.push(row.span(
+                KEY_STORE,
+                Side::Right,
+                until_ms,
+                "key stuck in flight".into(),
+                Style::Highlight,
+            )),
+            kind => {
+                if let Some((lane, label, style)) = server_mark(kind) {
+                    items.push(if lane == KEY_STORE {
+                        row.level(SERVER, KEY_STORE, label.into(), style)
+                    } else {
+                        row.mark(lane, label.into(), style)
+                    });
                 }
             }
         }
     }
+}
+
+/// The fixed-text items of the server's events: the lane, the label and the style (a level
+/// message to the key store, or a mark on the server's worker).
+fn server_mark(kind: EventKind) -> Option<(usize, &'static str, Style)> {
+    Some(match kind {
+        EventKind::Shed => (SERVER, "queue full: 503", Style::Lost),
+        EventKind::DroppedExpired => (SERVER, "dropped: waited past the timeout", Style::Lost),
+        EventKind::LockWaiting => (SERVER, "waits for the key's lock", Style::Muted),
+        EventKind::ProcessingFailed => (SERVER, "processing failed: 500", Style::Lost),
+        EventKind::Crashed { .. } => (SERVER, "crash", Style::Highlight),
+        EventKind::KeySaved => (KEY_STORE, "store key + response", Style::Normal),
+        EventKind::KeyWriteFailed => (KEY_STORE, "key write failed: key lost", Style::Lost),
+        _ => return None,
+    })
+}
+
+/// The sequence diagram of a trace, times from the payment's arrival.
+fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagram {
+    let drawing = Drawing::new(trace);
     let model = &results.model;
     let scenario = &model.scenarios[trace.scenario];
-    let mut notes = wrap(caption, NOTE_WIDTH);
-    notes.push(String::new());
-    for note in [
-        "The first payment of run 0 whose retry got a 409 while the attempt holding its key had \
-         waited in the queue for a worker (or, if no such payment, the first whose retry got a \
-         409 from a key in flight).",
-        strategy_text(results, trace).as_str(),
-        "Times are ms from the payment's arrival (its first send); rows are in time order, \
-         further apart the longer the wait between them (not to scale). Every other payment \
-         shares the workers and the queue, and is not drawn.",
-        "Solid arrows: messages that arrived; dashed arrows ending in a cross: lost on the way; \
-         bars: a wait in the queue, a processing, a backoff, a key in flight; red: the retry's \
-         409 and the look-up that caused it.",
-    ] {
-        notes.extend(wrap(note, NOTE_WIDTH));
-    }
+    let notes = trace_notes(
+        caption,
+        &[
+            "The first payment of run 0 whose retry got a 409 while the attempt holding its key \
+             had waited in the queue for a worker (or, if no such payment, the first whose retry \
+             got a 409 from a key in flight).",
+            strategy_text(results, trace).as_str(),
+            "Times are ms from the payment's arrival (its first send); rows are in time order, \
+             further apart the longer the wait between them (not to scale). Every other payment \
+             shares the workers and the queue, and is not drawn.",
+            "Solid arrows: messages that arrived; dashed arrows ending in a cross: lost on the \
+             way; bars: a wait in the queue, a processing, a backoff, a key in flight; red: the \
+             retry's 409 and the look-up that caused it.",
+        ],
+    );
     Diagram {
         title: format!(
             "A retry answered 409 under load, {}: {}",
@@ -614,10 +643,10 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
             model.title,
             scenario.name,
             model.seed,
-            ms(start)
+            ms(drawing.start)
         ),
-        lanes: LANES.iter().map(|lane| (*lane).to_string()).collect(),
-        items,
+        lanes: PAYMENT_LANES.iter().map(|lane| (*lane).to_string()).collect(),
+        items: drawing.items(),
         notes,
     }
 }

@@ -13,22 +13,11 @@ use crate::model::timeline::trace::{self, PaymentTrace, Traced};
 use crate::model::timeline::{CrashPoint, Strategy, TimelineModel, TimelineResults};
 use crate::report::format::grouped;
 pub use crate::report::sequence::TraceFigure;
-use crate::report::sequence::{Diagram, Item, Side, Style, ms, wrap};
+use crate::report::sequence::{
+    CLIENT, Diagram, Item, KEY_STORE, NETWORK, PAYMENT_LANES, PROVIDER, SERVER, Side, Style,
+    TraceRow, ms, trace_notes,
+};
 use engine::Silent;
-
-/// The lanes, left to right.
-const LANES: [&str; 5] = [
-    "client",
-    "network",
-    "server worker",
-    "key store",
-    "provider",
-];
-const CLIENT: usize = 0;
-const NETWORK: usize = 1;
-const SERVER: usize = 2;
-const KEY_STORE: usize = 3;
-const PROVIDER: usize = 4;
 
 /// The file a trace of `traced` under `strategy` is written to.
 pub fn file_name(traced: Traced, strategy: Strategy) -> String {
@@ -461,66 +450,104 @@ fn release(
     }
 }
 
-/// The longest line of the notes under a diagram (characters).
-const NOTE_WIDTH: usize = 140;
+/// A trace's drawn events and the items of each event's row.
+struct Drawing<'a> {
+    model: &'a TimelineModel,
+    trace: &'a PaymentTrace,
+    /// The events drawn (see [`drawn`]).
+    events: Vec<Event>,
+    /// The last drawn event's time (ms).
+    last_ms: f64,
+}
 
-/// The sequence diagram of a trace.
-fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagram {
-    let events = &drawn(trace)[..];
-    let last_ms = events.last().map_or(0.0, |event| event.at_ms);
-    let name = |copy, attempt| attempt_name(model, trace, copy, attempt);
-    let scenario = &model.scenarios[trace.scenario];
-    let copies = scenario.arrivals.copies;
-    let mut items = Vec::new();
-    for (index, event) in events.iter().enumerate() {
-        let (copy, attempt, at) = (event.copy, event.attempt, event.at_ms);
-        let later = |kinds: &dyn Fn(&EventKind) -> bool| {
-            events[index + 1..]
-                .iter()
-                .find(|other| other.copy == copy && other.attempt == attempt && kinds(&other.kind))
-        };
-        let arrow = |from, from_ms, to, to_ms, label: String, style| Item::Arrow {
-            from,
-            from_ms,
-            to,
-            to_ms,
-            label,
-            style,
-        };
-        // A message that takes no time: from `from` to `to` at the event's time.
-        let level = |from, to, label: String, style| arrow(from, at, to, at, label, style);
-        // Marks on the client and the server's worker are labelled on their left (the
-        // level messages leave them to the right), the others on their right.
-        let mark = |lane, label: String, style| Item::Mark {
-            lane,
-            side: if lane <= SERVER {
-                Side::Left
-            } else {
-                Side::Right
-            },
-            at_ms: at,
-            label,
-            style,
-        };
-        match event.kind {
+impl<'a> Drawing<'a> {
+    /// The drawing of `trace`.
+    fn new(model: &'a TimelineModel, trace: &'a PaymentTrace) -> Self {
+        let events = drawn(trace);
+        let last_ms = events.last().map_or(0.0, |event| event.at_ms);
+        Drawing {
+            model,
+            trace,
+            events,
+            last_ms,
+        }
+    }
+
+    /// The row of the event at `index`.
+    fn row(&self, index: usize) -> TraceRow {
+        TraceRow {
+            at_ms: self.events[index].at_ms,
+            last_ms: self.last_ms,
+        }
+    }
+
+    /// The name of the attempt of the event at `index`.
+    fn name(&self, index: usize) -> String {
+        let event = &self.events[index];
+        attempt_name(self.model, self.trace, event.copy, event.attempt)
+    }
+
+    /// The first event after `index` of the same attempt of the same copy whose kind `kinds`
+    /// accepts.
+    fn later(&self, index: usize, kinds: &dyn Fn(&EventKind) -> bool) -> Option<&Event> {
+        let (copy, attempt) = (self.events[index].copy, self.events[index].attempt);
+        self.events[index + 1..]
+            .iter()
+            .find(|other| other.copy == copy && other.attempt == attempt && kinds(&other.kind))
+    }
+
+    /// Every event's items, in time order.
+    fn items(&self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (index, event) in self.events.iter().enumerate() {
+            match event.kind {
+                EventKind::Sent
+                | EventKind::RequestLost
+                | EventKind::Answered { .. }
+                | EventKind::ResponseLost
+                | EventKind::Received { .. }
+                | EventKind::ReceivedLate { .. }
+                | EventKind::Delivered
+                | EventKind::TimedOut
+                | EventKind::WentOffline { .. }
+                | EventKind::BackingOff { .. }
+                | EventKind::GaveUp => self.client_items(index, &mut items),
+                EventKind::KeyLookedUp { .. }
+                | EventKind::KeyReserved
+                | EventKind::KeySaved
+                | EventKind::KeyWriteFailed
+                | EventKind::KeyExpired
+                | EventKind::KeyReleased { .. }
+                | EventKind::KeyLeftInFlight { .. }
+                | EventKind::KeyDropped
+                | EventKind::ProcessingStarted { .. }
+                | EventKind::Charged { .. }
+                | EventKind::ProcessingFailed
+                | EventKind::Crashed { .. } => self.server_items(index, &mut items),
+            }
+        }
+        items
+    }
+
+    /// The items of a message between the client and the server, or of the client's waits,
+    /// at `index`.
+    fn client_items(&self, index: usize, items: &mut Vec<Item>) {
+        let events = &self.events[..];
+        let (copy, at) = (events[index].copy, events[index].at_ms);
+        let row = self.row(index);
+        match events[index].kind {
             EventKind::Sent => {
-                if let Some(delivered) = later(&|kind| *kind == EventKind::Delivered) {
-                    items.push(arrow(
-                        CLIENT,
-                        at,
-                        SERVER,
-                        delivered.at_ms,
-                        name(copy, attempt),
-                        Style::Normal,
-                    ));
+                if let Some(delivered) = self.later(index, &|kind| *kind == EventKind::Delivered) {
+                    let label = self.name(index);
+                    items.push(row.arrow(CLIENT, SERVER, delivered.at_ms, label, Style::Normal));
                 }
             }
             EventKind::RequestLost => {
-                let label = format!("{}: request lost", name(copy, attempt));
-                items.push(level(CLIENT, NETWORK, label, Style::Lost));
+                let label = format!("{}: request lost", self.name(index));
+                items.push(row.level(CLIENT, NETWORK, label, Style::Lost));
             }
             EventKind::Answered { answer } => {
-                let received = later(&|kind| {
+                let received = self.later(index, &|kind| {
                     matches!(
                         kind,
                         EventKind::Received { .. } | EventKind::ReceivedLate { .. }
@@ -534,23 +561,23 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                         answer_text(answer).to_string()
                     };
                     let style = if late { Style::Muted } else { Style::Normal };
-                    items.push(arrow(SERVER, at, CLIENT, received.at_ms, label, style));
+                    items.push(row.arrow(SERVER, CLIENT, received.at_ms, label, style));
                 }
             }
             EventKind::ResponseLost => {
-                let label = format!("response to {} lost", name(copy, attempt));
-                items.push(level(SERVER, NETWORK, label, Style::Lost));
+                let label = format!("response to {} lost", self.name(index));
+                items.push(row.level(SERVER, NETWORK, label, Style::Lost));
             }
             EventKind::Received { answer } => {
                 if matches!(answer, Answer::Charged | Answer::Replayed) {
-                    items.push(mark(CLIENT, "success".into(), Style::Normal));
+                    items.push(row.mark(CLIENT, "success".into(), Style::Normal));
                 }
             }
-            EventKind::ReceivedLate { .. } | EventKind::Delivered => {}
             EventKind::TimedOut => {
                 let gave_up = events[index + 1..].first().is_some_and(|next| {
                     next.kind == EventKind::GaveUp && next.copy == copy && next.at_ms == at
                 });
+                let copies = self.model.scenarios[self.trace.scenario].arrivals.copies;
                 let label = format!(
                     "{}timeout{}",
                     if copies > 1 {
@@ -560,24 +587,16 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                     },
                     if gave_up { ": gave up" } else { "" }
                 );
-                items.push(mark(CLIENT, label, Style::Muted));
+                items.push(row.mark(CLIENT, label, Style::Muted));
             }
-            EventKind::WentOffline { until_ms } => items.push(Item::Span {
-                lane: CLIENT,
-                side: Side::Left,
-                from_ms: at,
-                to_ms: until_ms.min(last_ms.max(at)),
-                label: format!("offline {}", ms(until_ms - at)),
-                style: Style::Muted,
-            }),
-            EventKind::BackingOff { wait_ms } => items.push(Item::Span {
-                lane: CLIENT,
-                side: Side::Left,
-                from_ms: at,
-                to_ms: (at + wait_ms).min(last_ms.max(at)),
-                label: format!("backoff {}", ms(wait_ms)),
-                style: Style::Muted,
-            }),
+            EventKind::WentOffline { until_ms } => {
+                let label = format!("offline {}", ms(until_ms - at));
+                items.push(row.span(CLIENT, Side::Left, until_ms, label, Style::Muted));
+            }
+            EventKind::BackingOff { wait_ms } => {
+                let label = format!("backoff {}", ms(wait_ms));
+                items.push(row.span(CLIENT, Side::Left, at + wait_ms, label, Style::Muted));
+            }
             EventKind::GaveUp => {
                 let after_timeout = index > 0 && {
                     let previous = &events[index - 1];
@@ -586,9 +605,24 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                         && previous.at_ms == at
                 };
                 if !after_timeout {
-                    items.push(mark(CLIENT, "gave up".into(), Style::Muted));
+                    items.push(row.mark(CLIENT, "gave up".into(), Style::Muted));
                 }
             }
+            // Drawn with the send and the answer.
+            _ => {}
+        }
+    }
+
+    /// The items of the server's work and its key store's at `index`.
+    fn server_items(&self, index: usize, items: &mut Vec<Item>) {
+        let events = &self.events[..];
+        let (copy, attempt, at) = (
+            events[index].copy,
+            events[index].attempt,
+            events[index].at_ms,
+        );
+        let row = self.row(index);
+        match events[index].kind {
             EventKind::KeyLookedUp { found } => {
                 let reserved = events[index + 1..].first().is_some_and(|next| {
                     next.kind == EventKind::KeyReserved
@@ -600,41 +634,16 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                 } else {
                     found_text(found).to_string()
                 };
-                items.push(level(SERVER, KEY_STORE, label, Style::Normal));
-            }
-            EventKind::KeyReserved => {}
-            EventKind::KeySaved => {
-                items.push(level(
-                    SERVER,
-                    KEY_STORE,
-                    "store key + response".into(),
-                    Style::Normal,
-                ));
-            }
-            EventKind::KeyWriteFailed => {
-                items.push(level(
-                    SERVER,
-                    KEY_STORE,
-                    "key write failed: key lost".into(),
-                    Style::Lost,
-                ));
+                items.push(row.level(SERVER, KEY_STORE, label, Style::Normal));
             }
             EventKind::KeyExpired => {
-                items.push(mark(KEY_STORE, "key expired (TTL)".into(), Style::Muted));
+                items.push(row.mark(KEY_STORE, "key expired (TTL)".into(), Style::Muted));
             }
-            // Drawn at the time the stuck key's span ends.
-            EventKind::KeyReleased { .. } => {}
             EventKind::KeyLeftInFlight { until_ms, becomes } => {
-                items.push(Item::Span {
-                    lane: KEY_STORE,
-                    side: Side::Right,
-                    from_ms: at,
-                    to_ms: until_ms.min(last_ms.max(at)),
-                    label: "key stuck in flight".into(),
-                    style: Style::Highlight,
-                });
-                if until_ms <= last_ms {
-                    let label = match release(model, trace, at, until_ms, becomes) {
+                let label = "key stuck in flight".into();
+                items.push(row.span(KEY_STORE, Side::Right, until_ms, label, Style::Highlight));
+                if until_ms <= self.last_ms {
+                    let label = match release(self.model, self.trace, at, until_ms, becomes) {
                         Release::Completed => "completer: key completed",
                         Release::Released => "completer: key released",
                         Release::LockExpired => "lock expired: key dropped",
@@ -648,40 +657,49 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
                     });
                 }
             }
-            EventKind::KeyDropped => {
-                items.push(level(
-                    SERVER,
-                    KEY_STORE,
-                    "in-flight key lost with the request".into(),
-                    Style::Lost,
-                ));
+            EventKind::ProcessingStarted { until_ms } => {
+                let label = format!("processing {}", self.name(index));
+                items.push(row.span(SERVER, Side::Left, until_ms, label, Style::Normal));
             }
-            EventKind::ProcessingStarted { until_ms } => items.push(Item::Span {
-                lane: SERVER,
-                side: Side::Left,
-                from_ms: at,
-                to_ms: until_ms.min(last_ms.max(at)),
-                label: format!("processing {}", name(copy, attempt)),
-                style: Style::Normal,
-            }),
             EventKind::Charged { nth } => {
                 let (label, style) = if nth >= 2 {
                     (format!("charge {nth}: charged twice"), Style::Highlight)
                 } else {
                     (format!("charge {nth}"), Style::Normal)
                 };
-                items.push(level(SERVER, PROVIDER, label, style));
+                items.push(row.level(SERVER, PROVIDER, label, style));
             }
             EventKind::ProcessingFailed => {
-                items.push(mark(SERVER, "processing failed: 500".into(), Style::Lost));
+                items.push(row.mark(SERVER, "processing failed: 500".into(), Style::Lost));
             }
-            EventKind::Crashed { point } => items.push(mark(
-                SERVER,
-                format!("crash {}", crash_text(point)),
-                Style::Highlight,
-            )),
+            EventKind::Crashed { point } => {
+                let label = format!("crash {}", crash_text(point));
+                items.push(row.mark(SERVER, label, Style::Highlight));
+            }
+            kind => {
+                if let Some((label, style)) = key_store_message(kind) {
+                    items.push(row.level(SERVER, KEY_STORE, label.into(), style));
+                }
+            }
         }
     }
+}
+
+/// The fixed-text messages from the server to the key store: the label and the style. The
+/// reservation is drawn with the look-up, a released key at the end of its stuck span.
+fn key_store_message(kind: EventKind) -> Option<(&'static str, Style)> {
+    match kind {
+        EventKind::KeySaved => Some(("store key + response", Style::Normal)),
+        EventKind::KeyWriteFailed => Some(("key write failed: key lost", Style::Lost)),
+        EventKind::KeyDropped => Some(("in-flight key lost with the request", Style::Lost)),
+        _ => None,
+    }
+}
+
+/// The sequence diagram of a trace.
+fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagram {
+    let drawing = Drawing::new(model, trace);
+    let scenario = &model.scenarios[trace.scenario];
     let title = match trace.traced {
         Traced::DoubleCharge => format!(
             "The first double charge under {}: {}",
@@ -694,19 +712,18 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
             payment_name(model, trace)
         ),
     };
-    let mut notes = wrap(caption, NOTE_WIDTH);
-    notes.push(String::new());
-    for note in [
-        strategy_text(trace.strategy),
-        "Times are ms from the payment's first send; rows are in time order, further apart the \
-         longer the wait between them (not to scale).",
-        "Solid arrows: messages that arrived; dashed arrows ending in a cross: lost on the way; \
-         bars: a processing, a backoff, a key stuck in flight; red: the second charge or the \
-         stuck key.",
-    ] {
-        notes.extend(wrap(note, NOTE_WIDTH));
-    }
-    let hidden = trace.events.len() - events.len();
+    let mut notes = trace_notes(
+        caption,
+        &[
+            strategy_text(trace.strategy),
+            "Times are ms from the payment's first send; rows are in time order, further apart \
+             the longer the wait between them (not to scale).",
+            "Solid arrows: messages that arrived; dashed arrows ending in a cross: lost on the \
+             way; bars: a processing, a backoff, a key stuck in flight; red: the second charge \
+             or the stuck key.",
+        ],
+    );
+    let hidden = trace.events.len() - drawing.events.len();
     if hidden > 0 {
         notes.push(format!(
             "The payment goes on after this: {hidden} later {} not drawn.",
@@ -723,8 +740,8 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
             "{} · scenario {} · seed {}",
             model.title, scenario.name, model.seed
         ),
-        lanes: LANES.iter().map(|lane| (*lane).to_string()).collect(),
-        items,
+        lanes: PAYMENT_LANES.iter().map(|lane| (*lane).to_string()).collect(),
+        items: drawing.items(),
         notes,
     }
 }
