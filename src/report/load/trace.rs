@@ -157,7 +157,6 @@ fn behind(ahead: u32) -> String {
 /// The caption of a trace: what happened, in one sentence, times from the payment's arrival.
 pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
     let start = trace.arrived_ms();
-    let at = |event_ms: f64| ms(event_ms - start);
     let events = &trace.events;
     let head = format!(
         "{}, {}, arrived at {} of simulated time",
@@ -181,6 +180,27 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
         .find(|event| event.kind == EventKind::KeyReserved && event.attempt < retry)
         .map_or(0, |event| event.attempt);
     let mut clauses = Vec::new();
+    let (holder_clause, state) = holder_clause(events, holder, conflict_ms, start);
+    clauses.push(holder_clause);
+    clauses.push(retry_clause(events, retry, start));
+    clauses.push(conflict_clause(events, conflict, holder, state, start));
+    clauses.extend(outcome_clauses(events, holder, start));
+    sentence.push_str(&clauses.join("; "));
+    sentence.push('.');
+    // A sentence starts with a capital.
+    sentence[..1].make_ascii_uppercase();
+    sentence
+}
+
+/// How the attempt `holder` holding the key went (reached the server, waited in the queue,
+/// was processed), times from `start` (ms); and where it was at the 409, `conflict_ms`.
+fn holder_clause(
+    events: &[Event],
+    holder: u32,
+    conflict_ms: f64,
+    start: f64,
+) -> (String, &'static str) {
+    let at = |event_ms: f64| ms(event_ms - start);
     let holder_event = |kind: fn(&EventKind) -> Option<f64>| {
         next_of(events, 0, holder, |event| {
             kind(&event.kind).map(|value| (event.at_ms, value))
@@ -217,8 +237,19 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
             at(until_ms)
         ));
     }
-    clauses.push(clause);
-    // How the retry came.
+    // Where the holder was at the 409.
+    let state = match (queued, taken, processing) {
+        (_, _, Some((from_ms, _))) if from_ms <= conflict_ms => "being processed",
+        (Some(_), _, _) => "waiting in the queue",
+        _ => "in flight",
+    };
+    (clause, state)
+}
+
+/// How the retry `retry` came: what the client heard of the attempt before it, and when it
+/// sent the retry, times from `start` (ms).
+fn retry_clause(events: &[Event], retry: u32, start: f64) -> String {
+    let at = |event_ms: f64| ms(event_ms - start);
     let before = next_of(events, 0, retry - 1, |event| match event.kind {
         EventKind::TimedOut => Some(format!("the client timed out at {}", at(event.at_ms))),
         EventKind::Received { answer } => Some(format!(
@@ -247,13 +278,20 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
     if let Some(wait) = wait.filter(|wait| *wait > 0.0) {
         clause.push_str(&format!(" after a backoff of {}", ms(wait)));
     }
-    clauses.push(clause);
-    // Why the 409: where the holder was then.
-    let state = match (queued, taken, processing) {
-        (_, _, Some((from_ms, _))) if from_ms <= conflict_ms => "being processed",
-        (Some(_), _, _) => "waiting in the queue",
-        _ => "in flight",
-    };
+    clause
+}
+
+/// Why the 409 at `conflict`: the retry reached the server (and perhaps waited in the queue)
+/// while `holder` still held the key in `state`; times from `start` (ms).
+fn conflict_clause(
+    events: &[Event],
+    conflict: usize,
+    holder: u32,
+    state: &str,
+    start: f64,
+) -> String {
+    let at = |event_ms: f64| ms(event_ms - start);
+    let (retry, conflict_ms) = (events[conflict].attempt, events[conflict].at_ms);
     let retry_reached = next_of(events, 0, retry, |event| {
         (event.kind == EventKind::Reached).then_some(event.at_ms)
     });
@@ -289,8 +327,13 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
             at(late_ms)
         ));
     }
-    clauses.push(clause);
-    // What became of the holder.
+    clause
+}
+
+/// What became of the holder's charge and how the payment ended, times from `start` (ms).
+fn outcome_clauses(events: &[Event], holder: u32, start: f64) -> Vec<String> {
+    let at = |event_ms: f64| ms(event_ms - start);
+    let mut clauses = Vec::new();
     let charged = next_of(events, 0, holder, |event| match event.kind {
         EventKind::Charged { .. } => Some(event.at_ms),
         _ => None,
@@ -326,11 +369,7 @@ pub fn caption(results: &LoadResults, trace: &PaymentTrace) -> String {
         _ => None,
     });
     clauses.extend(end);
-    sentence.push_str(&clauses.join("; "));
-    sentence.push('.');
-    // A sentence starts with a capital.
-    sentence[..1].make_ascii_uppercase();
-    sentence
+    clauses
 }
 
 /// A trace's events as its diagram draws them, and the items of each event's row.
@@ -473,10 +512,8 @@ impl<'a> Drawing<'a> {
                 let label = format!("response to {} lost", attempt_name(attempt));
                 items.push(row.level(SERVER, NETWORK, label, Style::Lost));
             }
-            EventKind::Received { answer } => {
-                if answer == Answer::Ok {
-                    items.push(row.mark(CLIENT, "success".into(), Style::Normal));
-                }
+            EventKind::Received { answer: Answer::Ok } => {
+                items.push(row.mark(CLIENT, "success".into(), Style::Normal));
             }
             EventKind::TimedOut => {
                 let gave_up = events[index + 1..]
@@ -489,14 +526,12 @@ impl<'a> Drawing<'a> {
                 };
                 items.push(row.mark(CLIENT, label.into(), Style::Muted));
             }
-            EventKind::BackingOff { wait_ms } => {
-                if wait_ms > 0.0 {
-                    let label = format!("backoff {}", ms(wait_ms));
-                    // Its end on the simulated clock, where the retry's send is, then from
-                    // the arrival: the same row as the send, bit for bit.
-                    let until = self.recorded[index].at_ms + wait_ms - self.start;
-                    items.push(row.span(CLIENT, Side::Left, until, label, Style::Muted));
-                }
+            EventKind::BackingOff { wait_ms } if wait_ms > 0.0 => {
+                let label = format!("backoff {}", ms(wait_ms));
+                // Its end on the simulated clock, where the retry's send is, then from the
+                // arrival: the same row as the send, bit for bit.
+                let until = self.recorded[index].at_ms + wait_ms - self.start;
+                items.push(row.span(CLIENT, Side::Left, until, label, Style::Muted));
             }
             EventKind::GaveUp => {
                 let after_timeout = index > 0 && {
@@ -507,7 +542,7 @@ impl<'a> Drawing<'a> {
                     items.push(row.mark(CLIENT, "gave up".into(), Style::Muted));
                 }
             }
-            // Drawn with the send and the answer.
+            // Drawn with the send and the answer, or nothing to draw.
             _ => {}
         }
     }
@@ -645,7 +680,10 @@ fn diagram(results: &LoadResults, trace: &PaymentTrace, caption: &str) -> Diagra
             model.seed,
             ms(drawing.start)
         ),
-        lanes: PAYMENT_LANES.iter().map(|lane| (*lane).to_string()).collect(),
+        lanes: PAYMENT_LANES
+            .iter()
+            .map(|lane| (*lane).to_string())
+            .collect(),
         items: drawing.items(),
         notes,
     }

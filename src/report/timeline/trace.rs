@@ -203,13 +203,8 @@ fn double_charge_clauses(
         return vec!["it was charged twice".into()];
     };
     let name = |event: &Event| attempt_name(model, trace, event.copy, event.attempt);
-    let when = |of: &Event, kind: EventKind| {
-        next_of(events, 0, of.copy, of.attempt, |event| {
-            (event.kind == kind).then_some(event.at_ms)
-        })
-    };
     let (charged_first, charged_second) = (&events[first], &events[second]);
-    let sent = |event: &Event| when(event, EventKind::Sent).unwrap_or(0.0);
+    let sent = |event: &Event| when(events, event, EventKind::Sent).unwrap_or(0.0);
     // The attempt sent first, and the later one.
     let in_order = sent(charged_first) <= sent(charged_second);
     let (early, late) = if in_order {
@@ -217,9 +212,43 @@ fn double_charge_clauses(
     } else {
         (charged_second, charged_first)
     };
-    let mut clauses = Vec::new();
-    let mut clause = name(early);
-    if let Some(at) = when(early, EventKind::Delivered) {
+    let mut clauses = vec![
+        early_clause(model, trace, events, early, in_order),
+        late_clause(model, trace, events, late),
+        no_key_clause(trace, events, late, first.max(second)),
+    ];
+    clauses.push(if in_order {
+        format!("the server charged again at {}", ms(charged_second.at_ms))
+    } else {
+        format!(
+            "{} was charged at {}, and {} charged again at {}",
+            name(late),
+            ms(charged_first.at_ms),
+            name(early),
+            ms(charged_second.at_ms)
+        )
+    });
+    clauses
+}
+
+/// When the first event of kind `kind` of `of`'s attempt happened (ms), if it did.
+fn when(events: &[Event], of: &Event, kind: EventKind) -> Option<f64> {
+    next_of(events, 0, of.copy, of.attempt, |event| {
+        (event.kind == kind).then_some(event.at_ms)
+    })
+}
+
+/// How the attempt `early`, sent first, went: when it reached the server and, if it was
+/// charged first (`in_order`), its charge and the fate of its answer.
+fn early_clause(
+    model: &TimelineModel,
+    trace: &PaymentTrace,
+    events: &[Event],
+    early: &Event,
+    in_order: bool,
+) -> String {
+    let mut clause = attempt_name(model, trace, early.copy, early.attempt);
+    if let Some(at) = when(events, early, EventKind::Delivered) {
         clause.push_str(&format!(" reached the server at {}", ms(at)));
     }
     if in_order {
@@ -254,9 +283,19 @@ fn double_charge_clauses(
     } else {
         clause.push_str(" and was still processing");
     }
-    clauses.push(clause);
-    // How the later attempt came.
-    let late_sent = sent(late);
+    clause
+}
+
+/// How the later attempt `late` came: what the client heard of the attempt before it and
+/// the backoff, or, for a first attempt (another copy's), when it was sent.
+fn late_clause(
+    model: &TimelineModel,
+    trace: &PaymentTrace,
+    events: &[Event],
+    late: &Event,
+) -> String {
+    let name = |event: &Event| attempt_name(model, trace, event.copy, event.attempt);
+    let late_sent = when(events, late, EventKind::Sent).unwrap_or(0.0);
     if late.attempt > 0 {
         let before = next_of(
             events,
@@ -291,11 +330,16 @@ fn double_charge_clauses(
         if let Some(wait) = wait {
             clause.push_str(&format!(" after a backoff of {}", ms(wait)));
         }
-        clauses.push(clause);
+        clause
     } else {
-        clauses.push(format!("{} was sent at {}", name(late), ms(late_sent)));
+        format!("{} was sent at {}", name(late), ms(late_sent))
     }
-    // Why the server did not answer the later attempt from the key.
+}
+
+/// Why the server did not answer the later attempt `late` from the key: its key had expired,
+/// had been released, had never been stored (a failed write or a crash before `until`, the
+/// later charge's index), or the strategy keeps none.
+fn no_key_clause(trace: &PaymentTrace, events: &[Event], late: &Event, until: usize) -> String {
     let why = next_of(events, 0, late.copy, late.attempt, |event| {
         match event.kind {
             EventKind::KeyExpired => Some("its key had expired"),
@@ -304,21 +348,19 @@ fn double_charge_clauses(
         }
     })
     .or_else(|| {
-        events[..first.max(second)]
-            .iter()
-            .find_map(|event| match event.kind {
-                EventKind::KeyWriteFailed => Some("the first charge's key write had failed"),
-                EventKind::Crashed {
-                    point: CrashPoint::AfterCharge,
-                } => Some("a crash had lost the first charge's key"),
-                _ => None,
-            })
+        events[..until].iter().find_map(|event| match event.kind {
+            EventKind::KeyWriteFailed => Some("the first charge's key write had failed"),
+            EventKind::Crashed {
+                point: CrashPoint::AfterCharge,
+            } => Some("a crash had lost the first charge's key"),
+            _ => None,
+        })
     })
     .or_else(|| {
         (trace.strategy == Strategy::CheckThenInsert)
             .then_some("the key is stored only after a charge, and none had been stored yet")
     });
-    let mut clause = match when(late, EventKind::Delivered) {
+    let mut clause = match when(events, late, EventKind::Delivered) {
         Some(at) => format!("it reached the server at {}", ms(at)),
         None => "it reached the server".to_string(),
     };
@@ -327,19 +369,7 @@ fn double_charge_clauses(
         (_, Some(why)) => clause.push_str(&format!(" and found no key ({why})")),
         (_, None) => clause.push_str(" and found no key"),
     }
-    clauses.push(clause);
-    clauses.push(if in_order {
-        format!("the server charged again at {}", ms(charged_second.at_ms))
-    } else {
-        format!(
-            "{} was charged at {}, and {} charged again at {}",
-            name(late),
-            ms(charged_first.at_ms),
-            name(early),
-            ms(charged_second.at_ms)
-        )
-    });
-    clauses
+    clause
 }
 
 /// The crash, how long the key stayed in flight, what the deliveries meanwhile got, and what
@@ -740,7 +770,10 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
             "{} · scenario {} · seed {}",
             model.title, scenario.name, model.seed
         ),
-        lanes: PAYMENT_LANES.iter().map(|lane| (*lane).to_string()).collect(),
+        lanes: PAYMENT_LANES
+            .iter()
+            .map(|lane| (*lane).to_string())
+            .collect(),
         items: drawing.items(),
         notes,
     }
