@@ -448,7 +448,7 @@ mod tests {
         );
         assert_eq!(scenario.key.key_ttl_ms, None);
         assert!(scenario.key.fingerprint);
-        assert_eq!(scenario.backend.key_lock_ttl_ms, 30_000.0);
+        assert_eq!(scenario.backend.key.key_lock_ttl_ms, 30_000.0);
         assert_eq!(scenario.backend.provider, None);
     }
 

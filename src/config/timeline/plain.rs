@@ -3,7 +3,7 @@
 
 use crate::config::ConfigError;
 use crate::config::lookup::Lookup;
-use crate::model::semantics::ErrorPolicy;
+use crate::model::semantics::{ErrorPolicy, KeyServer};
 use crate::model::timeline::{
     ArrivalProcess, Arrivals, Backend, ClientLifecycle, ClientPolicy, CopyMode, CopySpacing,
     DuplicateAnswer, KeyLifecycle, KeyStore, Network, Offline, Provider, ReceiptMode, Receipts,
@@ -90,15 +90,17 @@ pub fn error_policy(lookup: &Lookup<'_, '_, '_>) -> Result<ErrorPolicy, ConfigEr
 /// `[server]`'s crash and key store settings, `[provider]` and `[receipts]`.
 fn backend(lookup: &Lookup<'_, '_, '_>) -> Result<Backend, ConfigError> {
     Ok(Backend {
-        crash_rate: lookup.number("server.crash_rate")?,
-        key_store: match lookup.name("server.key_store")? {
-            "same_transaction" => KeyStore::SameTransaction,
-            "separate_store" => KeyStore::SeparateStore,
-            _ => KeyStore::KeyFirst,
+        key: KeyServer {
+            crash_rate: lookup.number("server.crash_rate")?,
+            key_store: match lookup.name("server.key_store")? {
+                "same_transaction" => KeyStore::SameTransaction,
+                "separate_store" => KeyStore::SeparateStore,
+                _ => KeyStore::KeyFirst,
+            },
+            key_write_failure: lookup.number("server.key_write_failure")?,
+            key_lock_ttl_ms: lookup.number("server.key_lock_ttl_ms")?,
+            completer_interval_ms: lookup.optional_number("server.completer_interval_ms")?,
         },
-        key_write_failure: lookup.number("server.key_write_failure")?,
-        key_lock_ttl_ms: lookup.number("server.key_lock_ttl_ms")?,
-        completer_interval_ms: lookup.optional_number("server.completer_interval_ms")?,
         provider: provider(lookup)?,
         receipts: receipts(lookup)?,
     })

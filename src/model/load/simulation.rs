@@ -739,6 +739,20 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         self.schedule(now + latency, reach);
     }
 
+    /// The client no longer waits for `attempt` of `payment` (its answer came, or it timed
+    /// out): under a concurrent retry budget, the attempt leaves it.
+    fn attempt_ended(&mut self, payment: u32, attempt: u32) {
+        if self
+            .scenario
+            .client
+            .controls
+            .concurrent_retry_budget
+            .is_some()
+        {
+            self.client(payment).on_attempt_end(attempt > 0);
+        }
+    }
+
     /// An answer reaches the client.
     fn reply(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
         let slot = &mut self.payments[payment as usize];
@@ -747,16 +761,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             return;
         }
         slot.waiting = false;
-        if self
-            .scenario
-            .client
-            .controls
-            .concurrent_retry_budget
-            .is_some()
-        {
-            let retry = attempt > 0;
-            self.client(payment).on_attempt_end(retry);
-        }
+        self.attempt_ended(payment, attempt);
         self.note(now, payment, attempt, EventKind::Received { answer });
         let slot = &mut self.payments[payment as usize];
         if answer == Answer::Ok {
@@ -781,15 +786,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             return;
         }
         slot.waiting = false;
-        if self
-            .scenario
-            .client
-            .controls
-            .concurrent_retry_budget
-            .is_some()
-        {
-            self.client(payment).on_attempt_end(attempt > 0);
-        }
+        self.attempt_ended(payment, attempt);
         self.tally.counts.timeouts += 1;
         self.note(now, payment, attempt, EventKind::TimedOut);
         self.bucket.timeouts += 1;

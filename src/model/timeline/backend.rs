@@ -58,38 +58,16 @@ pub struct Receipts {
 
 /// The server's internals and what lies behind it; the default changes nothing (no crash, key
 /// in the charge's transaction, no provider, no receipt).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Backend {
-    /// Probability that a processing crashes (0 to 1); the point is drawn among the three.
-    pub crash_rate: f64,
-    /// Where the key lives.
-    pub key_store: KeyStore,
-    /// Probability that writing the key to the other store after the commit fails
-    /// (`separate_store`, `key_first`; 0 to 1).
-    pub key_write_failure: f64,
-    /// How long a `key_first` reservation holds before the other store drops it (ms).
-    pub key_lock_ttl_ms: f64,
-    /// A recovery job that finds a `key_first` key left in flight by a crash this long after
-    /// the crash and completes it (the charge committed) or releases it (ms); `None`: none.
-    pub completer_interval_ms: Option<f64>,
+    /// Its crash rate and where the key lives, as the models share them: the crash point is
+    /// drawn among the three; a `key_first` key a crash left in flight is completed or
+    /// released by the recovery job `completer_interval_ms` after the crash.
+    pub key: KeyServer,
     /// The provider called by each processing; `None`: the charge is local.
     pub provider: Option<Provider>,
     /// The receipt sent after a charge; `None`: none.
     pub receipts: Option<Receipts>,
-}
-
-impl Default for Backend {
-    fn default() -> Self {
-        Self {
-            crash_rate: 0.0,
-            key_store: KeyStore::SameTransaction,
-            key_write_failure: 0.0,
-            key_lock_ttl_ms: DEFAULT_KEY_LOCK_TTL_MS,
-            completer_interval_ms: None,
-            provider: None,
-            receipts: None,
-        }
-    }
 }
 
 impl Backend {
@@ -101,19 +79,13 @@ impl Backend {
 
     /// Its key settings, as the models share them ([`KeyServer`]).
     pub fn key_server(&self) -> KeyServer {
-        KeyServer {
-            crash_rate: self.crash_rate,
-            key_store: self.key_store,
-            key_write_failure: self.key_write_failure,
-            key_lock_ttl_ms: self.key_lock_ttl_ms,
-            completer_interval_ms: self.completer_interval_ms,
-        }
+        self.key
     }
 
     /// Whether a payment needs its backend draws.
     pub fn needs_draws(&self) -> bool {
-        self.crash_rate > 0.0
-            || self.key_write_failure > 0.0
+        self.key.crash_rate > 0.0
+            || self.key.key_write_failure > 0.0
             || self.provider.is_some()
             || self
                 .receipts
@@ -373,7 +345,10 @@ mod tests {
     #[test]
     fn a_processing_reads_its_place_in_the_payment_slice() {
         let backend = Backend {
-            crash_rate: 0.1,
+            key: KeyServer {
+                crash_rate: 0.1,
+                ..KeyServer::default()
+            },
             provider: Some(Provider {
                 latency: Distribution::Fixed { ms: 1.0 },
                 loss: 0.1,

@@ -20,9 +20,9 @@ fn crashing(key_store: KeyStore) -> Scenario {
     crashing.client.timeout_ms = 100.0;
     crashing.client.max_retries = 3;
     crashing.client.backoff = Backoff::Constant { base_ms: 20.0 };
-    crashing.backend.crash_rate = 0.5;
-    crashing.backend.key_store = key_store;
-    crashing.backend.key_lock_ttl_ms = 150.0;
+    crashing.backend.key.crash_rate = 0.5;
+    crashing.backend.key.key_store = key_store;
+    crashing.backend.key.key_lock_ttl_ms = 150.0;
     crashing
 }
 
@@ -142,7 +142,7 @@ fn under_key_first_a_crash_leaves_the_key_in_flight_until_its_lock_expires() {
 fn the_completer_finishes_or_releases_a_key_left_in_flight() {
     // It finds the key 50 ms after the crash at 11: at 61, before the lock expires (151).
     let mut store = crashing(KeyStore::KeyFirst);
-    store.backend.completer_interval_ms = Some(50.0);
+    store.backend.key.completer_interval_ms = Some(50.0);
     // Nothing charged: released; attempt 1 at 121 is processed, answer at 132.
     let before = one_payment(&store, Strategy::UniqueKey, &[BEFORE_CHARGE]);
     assert_eq!(summary(&before), (1, 0, 0, 0, 132.0));
@@ -157,7 +157,7 @@ fn the_completer_finishes_or_releases_a_key_left_in_flight() {
     let between = one_payment(&store, Strategy::UniqueKey, &[AFTER_CHARGE]);
     assert_eq!(summary(&between), (1, 0, 1, 0, 122.0));
     // A completer slower than the lock does nothing.
-    store.backend.completer_interval_ms = Some(500.0);
+    store.backend.key.completer_interval_ms = Some(500.0);
     let late = one_payment(&store, Strategy::UniqueKey, &[AFTER_CHARGE]);
     assert_eq!(summary(&late), (2, 1, 0, 2, 176.0));
     assert_eq!(late.counts.completer_recoveries, 0);
@@ -169,8 +169,8 @@ fn a_failed_key_write_lets_the_next_retry_charge_again() {
     // fails (third draw below 0.5).
     let mut store = crashing(KeyStore::SeparateStore);
     store.network.ack_loss = 1.0;
-    store.backend.crash_rate = 0.0;
-    store.backend.key_write_failure = 0.5;
+    store.backend.key.crash_rate = 0.0;
+    store.backend.key.key_write_failure = 0.5;
     let fails: &[f64] = &[1.0, 1.0, 0.0];
     let separate = one_payment(&store, Strategy::UniqueKey, &[fails]);
     assert_eq!(
@@ -183,13 +183,13 @@ fn a_failed_key_write_lets_the_next_retry_charge_again() {
         (2, 2, 1, 1)
     );
     // In the charge's transaction there is no separate write to fail.
-    store.backend.key_store = KeyStore::SameTransaction;
+    store.backend.key.key_store = KeyStore::SameTransaction;
     let same = one_payment(&store, Strategy::UniqueKey, &[fails]);
     assert_eq!((same.counts.charges, same.counts.replays), (1, 3));
     assert_eq!(same.counts.key_write_failures, 0);
     // key_first: the key stays in flight until 151; attempt 1 (arrives 121) gets a 409 (lost),
     // attempt 2 (arrives 241) charges again, attempt 3 gets the replay.
-    store.backend.key_store = KeyStore::KeyFirst;
+    store.backend.key.key_store = KeyStore::KeyFirst;
     let first = one_payment(&store, Strategy::UniqueKey, &[fails]);
     assert_eq!(
         (
@@ -240,7 +240,7 @@ fn every_processing_that_charges_sends_a_direct_receipt_and_the_outbox_one() {
     // sender one (the four rows share the payment's message id).
     let mut store = crashing(KeyStore::SameTransaction);
     store.network.ack_loss = 1.0;
-    store.backend.crash_rate = 0.0;
+    store.backend.key.crash_rate = 0.0;
     let direct = one_payment(
         &with_receipts(store.clone(), ReceiptMode::Direct, 0.0),
         Strategy::None,
@@ -367,8 +367,8 @@ proptest! {
         key_write_failure in 0.0..=1.0,
         seed in any::<u64>(),
     ) {
-        scenario.backend.crash_rate = crash_rate;
-        scenario.backend.key_write_failure = key_write_failure;
+        scenario.backend.key.crash_rate = crash_rate;
+        scenario.backend.key.key_write_failure = key_write_failure;
         let unique = &tallies(scenario, 40, seed)[2];
         prop_assert_eq!(unique.counts.double_charged_payments, 0);
         prop_assert_eq!(unique.counts.keys_lost, 0);
@@ -383,9 +383,9 @@ proptest! {
         key_write_failure in 0.0..=1.0,
         seed in any::<u64>(),
     ) {
-        scenario.backend.key_store = KeyStore::SeparateStore;
-        scenario.backend.crash_rate = crash_rate;
-        scenario.backend.key_write_failure = key_write_failure;
+        scenario.backend.key.key_store = KeyStore::SeparateStore;
+        scenario.backend.key.crash_rate = crash_rate;
+        scenario.backend.key.key_write_failure = key_write_failure;
         let unique = &tallies(scenario, 40, seed)[2];
         prop_assert!(unique.counts.double_charged_payments <= unique.counts.keys_lost);
         prop_assert!(
@@ -404,9 +404,9 @@ proptest! {
         store in 0usize..3,
         seed in any::<u64>(),
     ) {
-        scenario.backend.key_store =
+        scenario.backend.key.key_store =
             [KeyStore::SameTransaction, KeyStore::SeparateStore, KeyStore::KeyFirst][store];
-        scenario.backend.crash_rate = crash_rate;
+        scenario.backend.key.crash_rate = crash_rate;
         scenario.backend.receipts = Some(Receipts { mode: ReceiptMode::Outbox, send_failure });
         for tally in tallies(scenario, 40, seed) {
             prop_assert_eq!(tally.counts.receipts_missing, 0);
@@ -429,7 +429,7 @@ proptest! {
         provider_retries in 0u32..4,
         seed in any::<u64>(),
     ) {
-        scenario.backend.crash_rate = crash_rate;
+        scenario.backend.key.crash_rate = crash_rate;
         scenario.backend.provider = Some(Provider {
             latency: Distribution::Exponential { mean_ms: 20.0 },
             loss,
@@ -460,9 +460,9 @@ fn within(count: u64, trials: u64, rate: f64) {
 fn crashes_key_writes_receipts_and_provider_calls_follow_their_rates() {
     let payments = 3 * CHUNK_PAYMENTS + 100;
     let mut crashing = scenario();
-    crashing.backend.crash_rate = 0.3;
-    crashing.backend.key_store = KeyStore::SeparateStore;
-    crashing.backend.key_write_failure = 0.2;
+    crashing.backend.key.crash_rate = 0.3;
+    crashing.backend.key.key_store = KeyStore::SeparateStore;
+    crashing.backend.key.key_write_failure = 0.2;
     crashing.backend.receipts = Some(Receipts {
         mode: ReceiptMode::Direct,
         send_failure: 0.25,
@@ -546,8 +546,8 @@ fn without_faults_every_key_store_gives_the_plain_results() {
     let expected = tallies(plain.clone(), 500, 3);
     for store in [KeyStore::SeparateStore, KeyStore::KeyFirst] {
         let mut stored = plain.clone();
-        stored.backend.key_store = store;
-        stored.backend.completer_interval_ms = Some(10.0);
+        stored.backend.key.key_store = store;
+        stored.backend.key.completer_interval_ms = Some(10.0);
         assert_eq!(tallies(stored, 500, 3), expected, "{store:?}");
     }
     assert!(expected[0].counts.double_charged_payments > 0);
@@ -571,11 +571,11 @@ fn a_lock_shorter_than_the_processing_lets_a_duplicate_charge() {
     let mut slow = scenario();
     slow.arrivals.copies = 2;
     slow.arrivals.copy_spread_ms = 8.0;
-    slow.backend.key_lock_ttl_ms = 5.0;
-    slow.backend.key_store = KeyStore::KeyFirst;
+    slow.backend.key.key_lock_ttl_ms = 5.0;
+    slow.backend.key.key_store = KeyStore::KeyFirst;
     let locked = &tallies(slow.clone(), 1, 1)[2];
     assert_eq!((locked.counts.charges, locked.counts.conflicts), (2, 0));
-    slow.backend.key_store = KeyStore::SameTransaction;
+    slow.backend.key.key_store = KeyStore::SameTransaction;
     let same = &tallies(slow, 1, 1)[2];
     assert_eq!((same.counts.charges, same.counts.conflicts), (1, 1));
 }

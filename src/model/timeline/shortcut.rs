@@ -393,7 +393,7 @@ mod tests {
         let mut crashing = mobile();
         assert!(Shortcut::of(&crashing).is_some());
         assert!(SameAsUniqueKey::of(&crashing).is_some());
-        crashing.backend.crash_rate = 0.01;
+        crashing.backend.key.crash_rate = 0.01;
         assert_eq!(Shortcut::of(&crashing), None);
         assert_eq!(SameAsUniqueKey::of(&crashing), None);
     }

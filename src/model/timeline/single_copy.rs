@@ -224,7 +224,7 @@ mod tests {
             changed.push(receiver);
         }
         let mut crashing = mobile();
-        crashing.backend.crash_rate = 0.01;
+        crashing.backend.key.crash_rate = 0.01;
         changed.push(crashing);
         for scenario in changed {
             assert_eq!(SingleCopy::of(&scenario), None, "{scenario:?}");

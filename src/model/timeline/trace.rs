@@ -128,6 +128,7 @@ pub fn first(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::semantics::KeyServer;
     use crate::model::timeline::events::{Answer, EventKind, KeyFound};
     use crate::model::timeline::test_support::{mobile, model};
     use crate::model::timeline::{Backend, KeyStore, Scenario};
@@ -214,9 +215,12 @@ mod tests {
     fn a_crash_leaves_the_reserved_key_in_flight_until_its_lock_expires() {
         let mut scenario = lost_acks();
         scenario.backend = Backend {
-            crash_rate: 1.0,
-            key_store: KeyStore::KeyFirst,
-            key_lock_ttl_ms: 1_000.0,
+            key: KeyServer {
+                crash_rate: 1.0,
+                key_store: KeyStore::KeyFirst,
+                key_lock_ttl_ms: 1_000.0,
+                ..KeyServer::default()
+            },
             ..Backend::default()
         };
         let model = model(&scenario, 42);

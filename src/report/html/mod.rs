@@ -70,25 +70,21 @@ pub(crate) fn document(title: &str, meta: &str, sections: &[Section]) -> String 
         "<h1>{}</h1>\n<p class=\"meta\">{meta}</p>",
         escape(title)
     );
-    html.push_str("<nav aria-label=\"Contents\"><ul>\n");
+    // The contents list and the sections, in one pass over the sections.
+    let (mut contents, mut body) = (String::new(), String::new());
     for section in sections {
-        let _ = writeln!(
-            html,
-            "<li><a href=\"#{}\">{}</a></li>",
-            section.id,
-            escape(&section.heading)
-        );
-    }
-    html.push_str("</ul></nav>\n</header>\n");
-    for section in sections {
+        let (id, heading) = (&section.id, escape(&section.heading));
+        let _ = writeln!(contents, "<li><a href=\"#{id}\">{heading}</a></li>");
         let _ = write!(
-            html,
-            "<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n",
-            section.id,
-            escape(&section.heading),
+            body,
+            "<section id=\"{id}\">\n<h2>{heading}</h2>\n{}</section>\n",
             section.html
         );
     }
+    html.push_str("<nav aria-label=\"Contents\"><ul>\n");
+    html.push_str(&contents);
+    html.push_str("</ul></nav>\n</header>\n");
+    html.push_str(&body);
     let _ = write!(
         html,
         "<footer>Written by simulate {}. This page is self-contained: its style is inline and \

@@ -247,16 +247,21 @@ mod tests {
         assert!(html.contains("<small>percentage points</small>"));
     }
 
-    #[test]
-    fn one_run_shows_the_mean_alone_and_no_summary_shows_nothing() {
-        let mut builder = SummaryBuilder::new(
+    /// A builder of one mean (the latency) per strategy.
+    fn latency_by_strategy() -> SummaryBuilder {
+        SummaryBuilder::new(
             vec![STRATEGY],
             &["strategy"],
             vec![Metric {
                 column: &LATENCY,
                 kind: Kind::Mean,
             }],
-        );
+        )
+    }
+
+    #[test]
+    fn one_run_shows_the_mean_alone_and_no_summary_shows_nothing() {
+        let mut builder = latency_by_strategy();
         builder.run(vec![(
             vec!["none".into()],
             vec![Observation::Value(1234.5)],
@@ -266,14 +271,7 @@ mod tests {
         assert!(html.contains("<td class=\"num\">1234.5</td>"), "{html}");
         // Differences the same in every run but for rounding (0.3 − 0.1 and 0.9 − 0.7) show
         // the mean's decimals, not six of a half-width of 1e-16.
-        let mut builder = SummaryBuilder::new(
-            vec![STRATEGY],
-            &["strategy"],
-            vec![Metric {
-                column: &LATENCY,
-                kind: Kind::Mean,
-            }],
-        );
+        let mut builder = latency_by_strategy();
         for (a, b) in [(0.1, 0.3), (0.7, 0.9)] {
             builder.run(vec![
                 (vec!["a".into()], vec![Observation::Value(a)]),

@@ -19,9 +19,9 @@ use crate::report::format::grouped;
 pub fn compares_key_stores(model: &TimelineModel) -> bool {
     model.scenarios.iter().any(|scenario| {
         let backend = &scenario.backend;
-        backend.crash_rate > 0.0
-            || backend.key_write_failure > 0.0
-            || backend.key_store != KeyStore::SameTransaction
+        backend.key.crash_rate > 0.0
+            || backend.key.key_write_failure > 0.0
+            || backend.key.key_store != KeyStore::SameTransaction
     })
 }
 

@@ -44,7 +44,7 @@ pub fn key_store_table(results: &TimelineResults) -> String {
     run_zero_table(results, &KEY_STORE_HEADERS, |scenario, tally| {
         let counts = &tally.counts;
         vec![
-            scenario.backend.key_store.name().to_string(),
+            scenario.backend.key.key_store.name().to_string(),
             grouped(crashes(counts)),
             grouped(counts.crashes_before_charge),
             grouped(counts.crashes_after_charge),
@@ -150,9 +150,9 @@ fn paragraph(results: &TimelineResults, index: usize, scenario: &Scenario) -> St
     let mut text = format!(
         "**{}** (key store `{}`, crash rate {}, key write failure {}):",
         scenario.name,
-        backend.key_store.name(),
-        backend.crash_rate,
-        backend.key_write_failure
+        backend.key.key_store.name(),
+        backend.key.crash_rate,
+        backend.key.key_write_failure
     );
     for row in scenario_rows(results, index) {
         let counts = &row.tally.counts;

@@ -83,9 +83,12 @@ fn scenario_columns(scenario: &Scenario) -> Row {
 fn backend_columns(scenario: &Scenario) -> Row {
     let backend = &scenario.backend;
     vec![
-        ("key_store", Cell::Text(backend.key_store.name().into())),
-        ("crash_rate", Cell::Real(backend.crash_rate)),
-        ("key_write_failure", Cell::Real(backend.key_write_failure)),
+        ("key_store", Cell::Text(backend.key.key_store.name().into())),
+        ("crash_rate", Cell::Real(backend.key.crash_rate)),
+        (
+            "key_write_failure",
+            Cell::Real(backend.key.key_write_failure),
+        ),
         (
             "provider_pass_key",
             Cell::Text(

@@ -471,6 +471,7 @@ fn release(
 ) -> Release {
     let completer = model.scenarios[trace.scenario]
         .backend
+        .key
         .completer_interval_ms
         .is_some_and(|interval| at_ms + interval == until_ms);
     match (completer, becomes) {

@@ -34,7 +34,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
                     body: delivery.body,
                     lock_expires_ms: semantics::lock_expiry_ms(
                         &backend.key_server(),
-                        backend.key_store,
+                        backend.key.key_store,
                         now,
                     ),
                     release: None,
@@ -144,7 +144,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             .sampled(delivery.copy, delivery.attempt)
             .processing_ms;
         let draws = self.backend.processing(delivery.copy, delivery.attempt);
-        let mut crash = (!fails && draws.crash() < self.scenario.backend.crash_rate)
+        let mut crash = (!fails && draws.crash() < self.scenario.backend.key.crash_rate)
             .then(|| CrashPoint::of(draws.crash_point()));
         if !fails && crash != Some(CrashPoint::BeforeCharge) {
             if let Some(elapsed_ms) = self.call_provider(&draws) {
@@ -273,6 +273,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     fn key_store(&self) -> KeyStore {
         self.scenario
             .backend
+            .key
             .key_store
             .used_by(self.strategy == Strategy::UniqueKey)
     }
@@ -288,7 +289,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
                 .backend
                 .processing(processing.copy, processing.attempt)
                 .key_write();
-            if draw < self.scenario.backend.key_write_failure {
+            if draw < self.scenario.backend.key.key_write_failure {
                 self.state.counts.key_write_failures += 1;
                 self.recorder.record(
                     now,
