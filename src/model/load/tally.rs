@@ -347,6 +347,15 @@ mod tests {
         assert!((histogram.mean() - (45.0 + 40.0) / 100.0).abs() < 1e-12);
     }
 
+    /// `buckets` with the successes of some changed, as (bucket, successes).
+    fn with_successes(buckets: &[Bucket], changed: &[(usize, u64)]) -> Vec<Bucket> {
+        let mut buckets = buckets.to_vec();
+        for &(index, successes) in changed {
+            buckets[index].successes = successes;
+        }
+        buckets
+    }
+
     /// Buckets of 1 s as (arrivals, successes).
     fn series(counts: &[(u64, u64)]) -> Vec<Bucket> {
         counts
@@ -390,17 +399,13 @@ mod tests {
         );
         // A dip that lasts: buckets 7 and 8 at 4 of 10. Windows 6: 18, 7: 18, 8: 4 + 10 + 9
         // = 23, all below 24.3; 9: 29. Back at 9 s.
-        let mut lasting = buckets.clone();
-        lasting[7].successes = 4;
-        lasting[8].successes = 4;
+        let lasting = with_successes(&buckets, &[(7, 4), (8, 4)]);
         assert_eq!(
             recovery(&lasting, 1_000.0, 3, &TRIGGER, 12_000.0),
             Some(9_000.0)
         );
         // The last window below it (10: 5, 11: 0, so window 9 has 10 + 5 + 0 = 15): never.
-        let mut relapse = buckets.clone();
-        relapse[10].successes = 5;
-        relapse[11].successes = 0;
+        let relapse = with_successes(&buckets, &[(10, 5), (11, 0)]);
         assert_eq!(recovery(&relapse, 1_000.0, 3, &TRIGGER, 12_000.0), None);
         // Windows of one bucket are the single-bucket rule against 0.81: bucket 7 (6 of 10)
         // undoes it, and bucket 8 on is healthy.
@@ -411,9 +416,7 @@ mod tests {
         // Fewer buckets than a window after the trigger: one window of buckets 4 and 5, 14 of
         // 20 = 0.7 < 0.81 (arrivals end at 6 s): never; 7 and 10 give 17 of 20 = 0.85: back.
         assert_eq!(recovery(&buckets, 1_000.0, 3, &TRIGGER, 6_000.0), None);
-        let mut quick = buckets;
-        quick[4].successes = 7;
-        quick[5].successes = 10;
+        let quick = with_successes(&buckets, &[(4, 7), (5, 10)]);
         assert_eq!(
             recovery(&quick, 1_000.0, 3, &TRIGGER, 6_000.0),
             Some(4_000.0)

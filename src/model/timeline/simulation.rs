@@ -53,6 +53,29 @@ struct Processing {
     crash: Option<CrashPoint>,
 }
 
+impl Delivery {
+    /// Its answer, `answer`.
+    fn answered(self, answer: Answer) -> Response {
+        Response {
+            copy: self.copy,
+            attempt: self.attempt,
+            answer,
+            body: self.body,
+        }
+    }
+}
+
+impl Processing {
+    /// The delivery it processes.
+    fn delivery(self) -> Delivery {
+        Delivery {
+            copy: self.copy,
+            attempt: self.attempt,
+            body: self.body,
+        }
+    }
+}
+
 /// A response on its way to the client.
 #[derive(Debug, Clone, Copy)]
 struct Response {

@@ -134,6 +134,15 @@ fn question(inputs: &Inputs, about: &About) -> Section {
     }
 }
 
+/// A setting's cell: its value and, under it, where the value came from (escaped HTML).
+fn setting_cell(setting: &Setting) -> String {
+    format!(
+        "{}<br><small>{}</small>",
+        escape(&value_text(setting)),
+        escape(&setting.source)
+    )
+}
+
 /// A setting's value as `simulate check` prints it: with its unit, `-` when unset.
 fn value_text(setting: &Setting) -> String {
     match (setting.value.as_str(), setting.unit) {
@@ -208,18 +217,16 @@ fn parameters(scenarios: &[ScenarioSettings], swept: &[String]) -> Section {
                 let setting = &first.settings[index];
                 let _ = write!(
                     html,
-                    "<td class=\"value\" colspan=\"{span}\">{}<br><small>{}</small></td>",
-                    escape(&value_text(setting)),
-                    escape(&setting.source)
+                    "<td class=\"value\" colspan=\"{span}\">{}</td>",
+                    setting_cell(setting)
                 );
             } else {
                 for scenario in scenarios {
                     let setting = &scenario.settings[index];
                     let _ = write!(
                         html,
-                        "<td class=\"value differs\">{}<br><small>{}</small></td>",
-                        escape(&value_text(setting)),
-                        escape(&setting.source)
+                        "<td class=\"value differs\">{}</td>",
+                        setting_cell(setting)
                     );
                 }
             }

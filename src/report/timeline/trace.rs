@@ -372,6 +372,11 @@ fn no_key_clause(trace: &PaymentTrace, events: &[Event], late: &Event, until: us
     clause
 }
 
+/// `one` for a count of 1, else `many`.
+fn one_or_many(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
+}
+
 /// The crash, how long the key stayed in flight, what the deliveries meanwhile got, and what
 /// came after.
 fn stuck_key_clauses(model: &TimelineModel, trace: &PaymentTrace, events: &[Event]) -> Vec<String> {
@@ -421,11 +426,7 @@ fn stuck_key_clauses(model: &TimelineModel, trace: &PaymentTrace, events: &[Even
     if conflicts > 0 {
         clauses.push(format!(
             "{conflicts} {} in between got a 409",
-            if conflicts == 1 {
-                "delivery"
-            } else {
-                "deliveries"
-            }
+            one_or_many(conflicts, "delivery", "deliveries")
         ));
     }
     let after = events[left..].iter().find_map(|event| match event.kind {
@@ -758,11 +759,7 @@ fn diagram(model: &TimelineModel, trace: &PaymentTrace, caption: &str) -> Diagra
     if hidden > 0 {
         notes.push(format!(
             "The payment goes on after this: {hidden} later {} not drawn.",
-            if hidden == 1 {
-                "event is"
-            } else {
-                "events are"
-            }
+            one_or_many(hidden, "event is", "events are")
         ));
     }
     Diagram {

@@ -54,13 +54,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
                     Answer::Rejected => counts.rejected_mismatches += 1,
                     Answer::Charged => {}
                 }
-                let response = Response {
-                    copy: delivery.copy,
-                    attempt: delivery.attempt,
-                    answer,
-                    body: delivery.body,
-                };
-                self.respond(now, response);
+                self.respond(now, delivery.answered(answer));
             }
         }
     }
@@ -218,13 +212,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             self.send_direct_receipt(processing);
             Answer::Charged
         };
-        let response = Response {
-            copy: processing.copy,
-            attempt: processing.attempt,
-            answer,
-            body: processing.body,
-        };
-        self.respond(now, response);
+        self.respond(now, processing.delivery().answered(answer));
     }
 
     /// A failed processing: stored under the key (`store`), or the key released (`retry`).
