@@ -57,32 +57,48 @@ fn a_file_is_read_once() {
 #[test]
 fn bad_samples_name_the_file_line_and_column() {
     let request = samples_request(None, "ms");
-    assert_eq!(
-        error("a.txt", "1\n2\nabc\n", &request),
-        "DIR/a.txt, line 3: `abc` is not a number"
-    );
-    assert_eq!(
-        error("b.txt", "1\n-4\n", &request),
-        "DIR/b.txt, line 2: `-4` is not a duration from 0 to 1000000000 ms"
-    );
-    assert_eq!(
-        error("c.csv", "id,ms\n1,2\n", &request),
-        "DIR/c.csv, line 1: `id,ms` is not a number (a CSV file with a header needs `column = \
-         \"name\"`)"
-    );
-    assert_eq!(
-        error("d.txt", "# nothing\n", &request),
-        "DIR/d.txt: needs at least 1 samples, found 0"
-    );
     let column = samples_request(Some("ms"), "ms");
-    assert_eq!(
-        error("e.csv", "id,ms\n1,2\n2,x\n", &column),
-        "DIR/e.csv, line 3, column 2 (`ms`): `x` is not a number"
-    );
-    assert_eq!(
-        error("f.csv", "id,latency\n1,2\n", &column),
-        "DIR/f.csv, line 1: no column `ms`; its columns are id, latency"
-    );
+    for (file, text, request, expected) in [
+        (
+            "a.txt",
+            "1\n2\nabc\n",
+            &request,
+            "DIR/a.txt, line 3: `abc` is not a number",
+        ),
+        (
+            "b.txt",
+            "1\n-4\n",
+            &request,
+            "DIR/b.txt, line 2: `-4` is not a duration from 0 to 1000000000 ms",
+        ),
+        (
+            "c.csv",
+            "id,ms\n1,2\n",
+            &request,
+            "DIR/c.csv, line 1: `id,ms` is not a number (a CSV file with a header needs \
+             `column = \"name\"`)",
+        ),
+        (
+            "d.txt",
+            "# nothing\n",
+            &request,
+            "DIR/d.txt: needs at least 1 samples, found 0",
+        ),
+        (
+            "e.csv",
+            "id,ms\n1,2\n2,x\n",
+            &column,
+            "DIR/e.csv, line 3, column 2 (`ms`): `x` is not a number",
+        ),
+        (
+            "f.csv",
+            "id,latency\n1,2\n",
+            &column,
+            "DIR/f.csv, line 1: no column `ms`; its columns are id, latency",
+        ),
+    ] {
+        assert_eq!(error(file, text, request), expected, "{file}");
+    }
     assert!(
         error("g.csv", "id,ms\n1,2\n3\n", &column).starts_with("DIR/g.csv, line 3: "),
         "a short line"

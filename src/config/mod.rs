@@ -404,6 +404,14 @@ mod tests {
             .map_err(|error| error.to_string())
     }
 
+    /// Asserts that `text` is refused with an error holding every one of `needles`.
+    fn refused(text: &str, needles: &[&str]) {
+        let error = job(text).unwrap_err();
+        for needle in needles {
+            assert!(error.contains(needle), "{needle}: {error}");
+        }
+    }
+
     fn timeline(text: &str) -> TimelineConfig {
         match job(&format!("model = \"timeline\"\n{text}")) {
             Ok(Job::Timeline(config)) => config,
@@ -545,8 +553,10 @@ mod tests {
             error.contains("does not model a provider or receipts"),
             "{error}"
         );
-        let error = job("model = \"timeline\"\nstrategies = [\"lock_wait\"]\n").unwrap_err();
-        assert!(error.contains("lock_wait needs a shared server"), "{error}");
+        refused(
+            "model = \"timeline\"\nstrategies = [\"lock_wait\"]\n",
+            &["lock_wait needs a shared server"],
+        );
     }
 
     #[test]
@@ -558,24 +568,22 @@ mod tests {
             "{error}"
         );
         // A timeline key in a file without `model` names the model it belongs to.
-        let error = job("payments = 100\n").unwrap_err();
-        assert!(
-            error.contains("it is a key of the timeline model (write model = \"timeline\""),
-            "{error}"
+        refused(
+            "payments = 100\n",
+            &["it is a key of the timeline model (write model = \"timeline\""],
         );
-        let error = job("model = \"timelien\"\n").unwrap_err();
-        assert!(error.contains("did you mean \"timeline\"?"), "{error}");
-        let error = job("model = \"timeline\"\n[scenario]\nname = \"a\"\n").unwrap_err();
-        assert!(error.contains("[[scenario]]"), "{error}");
-        let error =
-            job("model = \"timeline\"\n[[scenario]]\nclient = { max_retries = 1 }\n").unwrap_err();
-        assert!(error.contains("scenario[0] needs a name"), "{error}");
-        let error =
-            job("model = \"timeline\"\n[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n")
-                .unwrap_err();
-        assert!(
-            error.contains("`scenario[1].name`") && error.contains("of its own"),
-            "{error}"
+        refused("model = \"timelien\"\n", &["did you mean \"timeline\"?"]);
+        refused(
+            "model = \"timeline\"\n[scenario]\nname = \"a\"\n",
+            &["[[scenario]]"],
+        );
+        refused(
+            "model = \"timeline\"\n[[scenario]]\nclient = { max_retries = 1 }\n",
+            &["scenario[0] needs a name"],
+        );
+        refused(
+            "model = \"timeline\"\n[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n",
+            &["`scenario[1].name`", "of its own"],
         );
     }
 
@@ -590,11 +598,9 @@ mod tests {
         let error = job("model = \"timeline\"\nstrategies = [\"unique\"]\n").unwrap_err();
         assert!(error.contains("`strategies[0]`"), "{error}");
         assert!(error.contains("did you mean \"unique_key\"?"), "{error}");
-        let error =
-            job("model = \"timeline\"\n[server]\nworkers = 99999999999999999999\n").unwrap_err();
-        assert!(
-            error.contains("`server.workers`") && error.contains("too large"),
-            "{error}"
+        refused(
+            "model = \"timeline\"\n[server]\nworkers = 99999999999999999999\n",
+            &["`server.workers`", "too large"],
         );
     }
 
@@ -617,10 +623,9 @@ mod tests {
             (config.model.runs, config.model.base_ms, config.model.cap_ms),
             (100, 5.0, 2000.0)
         );
-        let error = job("model = \"contention\"\ncap_ms = 2\nbase_ms = 5\n").unwrap_err();
-        assert!(
-            error.contains("`cap_ms`") && error.contains("at least base_ms = 5"),
-            "{error}"
+        refused(
+            "model = \"contention\"\ncap_ms = 2\nbase_ms = 5\n",
+            &["`cap_ms`", "at least base_ms = 5"],
         );
     }
 
