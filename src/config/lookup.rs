@@ -62,6 +62,16 @@ impl<'a, 'd, 't> Lookup<'a, 'd, 't> {
             || self.base.tables.contains_key(name)
     }
 
+    /// The table `name` read by `read` if it is written for this scenario (see
+    /// [`Self::has_table`]), else `None`.
+    pub fn table_if<T>(
+        &self,
+        name: &str,
+        read: impl FnOnce() -> Result<T, ConfigError>,
+    ) -> Result<Option<T>, ConfigError> {
+        self.has_table(name).then(read).transpose()
+    }
+
     /// Reads `name` with `read`, from where it is written or from its default; `None` when
     /// it is neither.
     pub fn optional_with<T>(

@@ -136,14 +136,12 @@ fn receipts(lookup: &Lookup<'_, '_, '_>) -> Result<Option<Receipts>, ConfigError
 
 /// `[client.offline]` and `[client.reconciliation]`: off unless written.
 pub fn client_lifecycle(lookup: &Lookup<'_, '_, '_>) -> Result<ClientLifecycle, ConfigError> {
-    let offline = if lookup.has_table("client.offline") {
-        Some(Offline {
+    let offline = lookup.table_if("client.offline", || {
+        Ok(Offline {
             share: lookup.number("client.offline.share")?,
             duration: lookup.distribution("client.offline.duration")?,
         })
-    } else {
-        None
-    };
+    })?;
     let reconciliation = lookup
         .optional_number("client.reconciliation.after_ms")?
         .map(|after_ms| Reconciliation { after_ms });

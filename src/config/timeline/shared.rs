@@ -390,16 +390,14 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
         Some(client) if !lookup.written("client.backoff") => client.backoff(),
         _ => base.client.backoff,
     };
-    let adaptive_bucket = if lookup.has_table("client.adaptive_bucket") {
-        Some(AdaptiveBucket {
+    let adaptive_bucket = lookup.table_if("client.adaptive_bucket", || {
+        Ok(AdaptiveBucket {
             deposit: lookup.number("client.adaptive_bucket.deposit")?,
             capacity: lookup.number("client.adaptive_bucket.capacity")?,
         })
-    } else {
-        None
-    };
-    let breaker = if lookup.has_table("client.breaker") {
-        Some(Breaker {
+    })?;
+    let breaker = lookup.table_if("client.breaker", || {
+        Ok(Breaker {
             threshold: lookup.number("client.breaker.threshold")?,
             window_ms: lookup
                 .optional_number("client.breaker.window_s")?
@@ -408,9 +406,7 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
                 .optional_number("client.breaker.cooldown_s")?
                 .map(|s| s * 1000.0),
         })
-    } else {
-        None
-    };
+    })?;
     Ok(LoadClient {
         timeout_ms: base.client.timeout_ms,
         max_retries,

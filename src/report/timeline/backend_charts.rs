@@ -7,7 +7,7 @@
 use plotters::prelude::*;
 
 use super::charts::{
-    CHECKED, CONFLICTED, FAILED, Layout, REJECTED, legend_box, parameters, strategy_chart,
+    CHECKED, CONFLICTED, FAILED, Layout, REJECTED, count_chart, legend_box, parameters,
 };
 use crate::model::timeline::{Counters, KeyStore, TimelineModel, TimelineResults};
 use crate::report::OutputFile;
@@ -177,7 +177,7 @@ fn side_by_side(results: &TimelineResults, title: &str, y_desc: &str, series: &[
     let top = highest * (1.35 + 0.1 * series.len() as f64);
     let width = 0.8 / series.len() as f64;
     svg(title, &parameters(results), |area| {
-        let mut chart = strategy_chart(area, &layout, top, y_desc, &|y| grouped(y.round() as u64))?;
+        let mut chart = count_chart(area, &layout, top, y_desc)?;
         let size = layout.tick_font() - 1;
         for (index, series) in series.iter().enumerate() {
             let (colour, count) = (series.colour, series.count);

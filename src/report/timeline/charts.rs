@@ -186,6 +186,16 @@ pub(super) struct Layout<'a> {
     small_ticks: bool,
 }
 
+/// A [`strategy_chart`] of counts: its y labels whole numbers, grouped by thousands.
+pub(super) fn count_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    layout: &Layout,
+    top: f64,
+    y_desc: &str,
+) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
+    strategy_chart(area, layout, top, y_desc, &|y| grouped(y.round() as u64))
+}
+
 /// The frame of the per-strategy bar charts: strategies (grouped by scenario) on x, `0..top`
 /// on y with `y_desc` and `y_label`, in the house style.
 pub(super) fn strategy_chart<'a, 'b>(
@@ -338,13 +348,9 @@ pub fn charges(report: &TimelineReport) -> String {
         "Charges per server strategy: first charges and extra charges",
         &parameters_over_runs(results),
         |area| {
-            let mut chart = strategy_chart(area, &layout, top, "charges (count)", &|y| {
-                grouped(y.round() as u64)
-            })?;
-            draw_stacked(&mut chart, &layout, &heights, &parts)?;
-            chart
-                .draw_series(error_bars(&layout, &heights, TimelineMetric::Charges, same))
-                .map_err(|e| e.to_string())?;
+            let bars = (&layout, &heights, &parts[..]);
+            let mut chart =
+                stacked_counts(area, bars, top, "charges (count)", TimelineMetric::Charges)?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().enumerate().flat_map(|(cell, row)| {
@@ -648,6 +654,23 @@ pub(super) const REJECTED: RGBColor = hue::PINK;
 /// A segment of a stacked bar: its colour, legend text and count of a cell's counters.
 type BarPart = (RGBColor, &'static str, fn(&Counters) -> u64);
 
+/// A [`count_chart`] of stacked bars, `parts` of `heights` laid out by `layout`, with the
+/// 95% intervals of `metric` (a count) on top.
+fn stacked_counts<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    (layout, heights, parts): (&Layout, &Heights, &[BarPart]),
+    top: f64,
+    y_desc: &str,
+    metric: TimelineMetric,
+) -> Result<LinearChart<'a, SVGBackend<'b>>, String> {
+    let mut chart = count_chart(area, layout, top, y_desc)?;
+    draw_stacked(&mut chart, layout, heights, parts)?;
+    chart
+        .draw_series(error_bars(layout, heights, metric, |y| y))
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
 /// One stacked bar per row of `layout`, `parts` from the axis up (their means per run), each
 /// part in the legend.
 fn draw_stacked<DB: DrawingBackend>(
@@ -729,18 +752,14 @@ pub fn answers(report: &TimelineReport) -> String {
         "What the server answered to each delivery, per server strategy",
         &parameters_over_runs(results),
         |area| {
-            let mut chart = strategy_chart(area, &layout, top, "deliveries (count)", &|y| {
-                grouped(y.round() as u64)
-            })?;
-            draw_stacked(&mut chart, &layout, &heights, &parts)?;
-            chart
-                .draw_series(error_bars(
-                    &layout,
-                    &heights,
-                    TimelineMetric::Deliveries,
-                    same,
-                ))
-                .map_err(|e| e.to_string())?;
+            let bars = (&layout, &heights, &parts[..]);
+            let mut chart = stacked_counts(
+                area,
+                bars,
+                top,
+                "deliveries (count)",
+                TimelineMetric::Deliveries,
+            )?;
             let size = layout.tick_font();
             chart
                 .draw_series(layout.rows.iter().enumerate().map(|(cell, row)| {
