@@ -6,7 +6,7 @@ use proptest::prelude::{ProptestConfig, any, prop_assert, prop_assert_eq, propte
 
 use super::backend::{BackendDraws, layered_provider_calls};
 use super::simulation::{PaymentOutcome, Simulator};
-use super::tests::{random_scenario, scenario, tallies};
+use super::tests::{copies, random_scenario, scenario, tallies};
 use super::*;
 use engine::Silent;
 use engine::backoff::Backoff;
@@ -538,9 +538,7 @@ fn layered_retries_amplify_at_the_provider_as_the_closed_form_says() {
 /// outlasts every processing here), and the backend counters stay 0.
 #[test]
 fn without_faults_every_key_store_gives_the_plain_results() {
-    let mut plain = scenario();
-    plain.arrivals.copies = 3;
-    plain.arrivals.copy_spread_ms = 15.0;
+    let mut plain = copies(3, 15.0);
     plain.network.ack_loss = 0.3;
     plain.client.max_retries = 2;
     let expected = tallies(plain.clone(), 500, 3);
@@ -568,9 +566,7 @@ fn without_faults_every_key_store_gives_the_plain_results() {
 /// lock gone and charges too. In the charge's transaction it gets a 409 instead.
 #[test]
 fn a_lock_shorter_than_the_processing_lets_a_duplicate_charge() {
-    let mut slow = scenario();
-    slow.arrivals.copies = 2;
-    slow.arrivals.copy_spread_ms = 8.0;
+    let mut slow = copies(2, 8.0);
     slow.backend.key.key_lock_ttl_ms = 5.0;
     slow.backend.key.key_store = KeyStore::KeyFirst;
     let locked = &tallies(slow.clone(), 1, 1)[2];

@@ -15,6 +15,14 @@ fn fixed(ms: f64) -> Distribution {
     Distribution::Fixed { ms }
 }
 
+/// [`scenario`] with `count` concurrent copies, sent `spread_ms` apart at most (ms).
+pub(super) fn copies(count: u32, spread_ms: f64) -> Scenario {
+    let mut copies = scenario();
+    copies.arrivals.copies = count;
+    copies.arrivals.copy_spread_ms = spread_ms;
+    copies
+}
+
 /// 1 ms each way, 10 ms processing, no loss, a 1 s timeout, no retry, one copy.
 pub(super) fn scenario() -> Scenario {
     Scenario {
@@ -82,9 +90,7 @@ fn two_copies_inside_the_processing_window_race_past_the_check() {
     // Copy 1 sent at 4 ms arrives at 5: the key is not inserted yet, so it charges too (at 15).
     // With a unique key, copy 1 finds the key in flight: 409 at 5, received at 6; after the
     // 20 ms backoff it is sent again at 26, arrives at 27 and gets the stored response.
-    let mut race = scenario();
-    race.arrivals.copies = 2;
-    race.arrivals.copy_spread_ms = 4.0;
+    let mut race = copies(2, 4.0);
     race.client.max_retries = 1;
     race.client.backoff = Backoff::Constant { base_ms: 20.0 };
     let [none, check, unique] = tallies(race, 1, 1);
@@ -122,9 +128,7 @@ fn two_copies_inside_the_processing_window_race_past_the_check() {
 fn a_copy_that_looks_up_at_the_insert_sees_the_key() {
     // Copy 1 sent at 10 ms arrives at 11, the instant copy 0's insert happens; the insert was
     // scheduled first (at 1 ms), so the look-up sees the key and replays.
-    let mut edge = scenario();
-    edge.arrivals.copies = 2;
-    edge.arrivals.copy_spread_ms = 10.0;
+    let edge = copies(2, 10.0);
     let [_, check, _] = tallies(edge, 1, 1);
     assert_eq!((check.counts.charges, check.counts.replays), (1, 1));
 }
@@ -787,9 +791,7 @@ fn under_check_then_insert_the_first_stored_response_stays() {
     // key (the 500 is stored only at 11), charges at 15, received at 16: success. Copy 0
     // retries after 20 ms: sent at 32, arrives at 33, finds the stored 500 and gets it
     // replayed (not copy 1's success), received at 34; with one retry it gives up.
-    let mut race = scenario();
-    race.arrivals.copies = 2;
-    race.arrivals.copy_spread_ms = 4.0;
+    let mut race = copies(2, 4.0);
     race.client.max_retries = 1;
     race.client.backoff = Backoff::Constant { base_ms: 20.0 };
     race.key.error_rate = 1.0;

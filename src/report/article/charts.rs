@@ -117,20 +117,25 @@ fn group_label(points: &[&PointResult], x: f64) -> String {
         .map_or_else(String::new, |point| p_label(point.ack_loss))
 }
 
+/// The largest of `value` over `points`, at least 1 (a bar chart's height).
+fn highest_of(points: &[&PointResult], value: impl Fn(&PointResult) -> u64) -> f64 {
+    points
+        .iter()
+        .map(|point| value(point))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+}
+
 /// (1) Customers charged twice or more, per p, both servers side by side.
 pub fn double_charges(results: &ArticleResults) -> String {
     let points: Vec<&PointResult> = results.first_run().collect();
     let requests = results.model.requests;
-    let highest = points
-        .iter()
-        .map(|point| {
-            point
-                .server(ServerKind::NonIdempotent)
-                .double_charged_requests
-        })
-        .max()
-        .unwrap_or(0)
-        .max(1) as f64;
+    let highest = highest_of(&points, |point| {
+        point
+            .server(ServerKind::NonIdempotent)
+            .double_charged_requests
+    });
     let label_size = if points.len() > 8 { 11 } else { 15 };
     svg(
         "Customers charged twice or more, by ACK-loss rate",
@@ -199,12 +204,7 @@ const SERVER_BARS: [(f64, ServerKind); 2] = [
 /// (2) What each server did with the same deliveries: charges made and duplicates absorbed.
 pub fn deliveries(results: &ArticleResults) -> String {
     let points: Vec<&PointResult> = results.first_run().collect();
-    let highest = points
-        .iter()
-        .map(|point| point.attempts.deliveries())
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
+    let highest = highest_of(&points, |point| point.attempts.deliveries());
     let label_size = if points.len() > 6 { 11 } else { 14 };
     svg(
         "What each server did with the same deliveries",
