@@ -280,6 +280,15 @@ fn centred_above(
     Text::new(text, at, style.pos(Pos::new(HPos::Center, VPos::Bottom)))
 }
 
+/// The outline of a band of `(x, low, high)` points: along the highs left to right, then
+/// back along the lows, a polygon's corners.
+pub fn band_outline(band: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
+    band.iter()
+        .map(|&(x, _, high)| (x, high))
+        .chain(band.iter().rev().map(|&(x, low, _)| (x, low)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,9 @@
 use plotters::prelude::*;
 
 use crate::report::OutputFile;
-use crate::report::chart_style::{FONT, LinearChart, draw_legend, draw_marked_line, frame, hue};
+use crate::report::chart_style::{
+    FONT, LinearChart, band_outline, draw_legend, draw_marked_line, frame, hue,
+};
 use crate::report::summary::{Row, Summary};
 use engine::metric::Kind;
 
@@ -402,11 +404,7 @@ fn draw_band<'a, DB: DrawingBackend + 'a>(
         }
         return Ok(());
     }
-    let outline: Vec<(f64, f64)> = with
-        .iter()
-        .map(|&(x, _, high)| (x, high))
-        .chain(with.iter().rev().map(|&(x, low, _)| (x, low)))
-        .collect();
+    let outline = band_outline(&with);
     chart
         .draw_series(std::iter::once(Polygon::new(outline, colour.mix(0.18))))
         .map_err(|e| e.to_string())?;

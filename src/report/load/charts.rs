@@ -18,7 +18,7 @@ use engine::replications::{Estimate, Replications};
 use crate::model::load::{Bucket, LoadResults, LoadRow, LoadStrategy};
 use crate::report::OutputFile;
 use crate::report::chart_style::{
-    FONT, GRID, LegendEntry, LinearChart, hue, layered_stroke, legend_row, svg,
+    FONT, GRID, LegendEntry, LinearChart, band_outline, hue, layered_stroke, legend_row, svg,
 };
 use crate::report::format::{tick, whole_tick};
 
@@ -76,11 +76,7 @@ fn draw_band<DB: DrawingBackend>(
     if band.is_empty() {
         return Ok(());
     }
-    let outline: Vec<(f64, f64)> = band
-        .iter()
-        .map(|&(x, _, high)| (x, high))
-        .chain(band.iter().rev().map(|&(x, low, _)| (x, low)))
-        .collect();
+    let outline = band_outline(band);
     chart
         .draw_series(std::iter::once(Polygon::new(
             outline,
