@@ -352,10 +352,10 @@ pub struct Schema {
     pub model: &'static str,
     /// Every key.
     pub keys: &'static [Key],
-    /// Tables (`client.offline`) whose keys a file's settings (`parameters.csv`, `simulate
-    /// check`, the page's parameters) list only when some scenario writes one of them: a
-    /// feature that is off unless written, added without changing the record of files that
-    /// do not use it.
+    /// Tables (`client.offline`), or single keys, whose keys a file's settings
+    /// (`parameters.csv`, `simulate check`, the page's parameters) list only when some
+    /// scenario writes one of them: a feature that is off unless written, added without
+    /// changing the record of files that do not use it.
     pub listed_when_written: &'static [&'static str],
 }
 

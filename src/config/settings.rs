@@ -147,13 +147,16 @@ pub fn of(
     Ok((model, scenarios))
 }
 
-/// Drops the keys of each of `schema`'s [`Schema::listed_when_written`] tables from every
+/// Drops the keys of each of `schema`'s [`Schema::listed_when_written`] tables (or the key
+/// itself, for a name that is a key) from every
 /// scenario's settings when no scenario writes one of them (every source `default` or `not
 /// set`).
 fn unlisted_unless_written(schema: &Schema, scenarios: &mut [ScenarioSettings]) {
     let in_table = |key: &str, table: &str| {
-        key.strip_prefix(table)
-            .is_some_and(|rest| rest.starts_with('.'))
+        key == table
+            || key
+                .strip_prefix(table)
+                .is_some_and(|rest| rest.starts_with('.'))
     };
     for table in schema.listed_when_written {
         let written = scenarios.iter().any(|scenario| {
@@ -270,8 +273,8 @@ mod tests {
         );
         assert_eq!(find(slow, "server.workers").source, "not set");
         // Every declared key is listed, but the keys of a retry control not in effect and
-        // the three of the two tables listed only when written (client.offline's two,
-        // client.reconciliation's one).
+        // the four listed only when written (client.offline's two, client.reconciliation's
+        // one, and key_store.latency).
         let keys = super::super::timeline::keys::KEYS;
         let control = |name: &str| {
             super::super::timeline::keys::CONTROL_TABLES
@@ -280,7 +283,7 @@ mod tests {
         };
         let controls = keys.iter().filter(|key| control(key.name)).count();
         assert_eq!(controls, 9);
-        assert_eq!(slow.settings.len(), keys.len() - controls - 3);
+        assert_eq!(slow.settings.len(), keys.len() - controls - 4);
         assert!(slow.settings.iter().all(|setting| !control(setting.key)));
         assert!(
             slow.settings
@@ -298,10 +301,11 @@ mod tests {
         // The nine keys of the retry controls, none in effect, are not listed.
         let controls = 9;
         for scenario in &scenarios {
-            // client.offline's two keys are listed, client.reconciliation's one is not.
+            // client.offline's two keys are listed; client.reconciliation's one and
+            // key_store.latency are not.
             assert_eq!(
                 scenario.settings.len(),
-                keys - 1 - controls,
+                keys - 2 - controls,
                 "{}",
                 scenario.name
             );

@@ -5,11 +5,14 @@
 //! ([`ErrorPolicy`]), where the key lives ([`KeyStore`], [`KeyServer`]), where a crash falls
 //! and what it leaves ([`CrashPoint`], [`crash_effect`]), how a `key_first` lock ends
 //! ([`lock_expiry_ms`], [`abandoned`], [`InFlight::fate`]), and whether the other store
-//! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]).
+//! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]) and how many of its calls a
+//! processing waits for ([`key_store_calls`]).
 //!
 //! The two loops keep their own event queues, draws and key records (the timeline's key
 //! also remembers a body and a stored 500; the load model's a stored answer); the rules about
 //! the key store are these functions, so a change to one is a change to both.
+
+use engine::distribution::Distribution;
 
 /// What the server does with a first delivery that failed with a 500.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +148,10 @@ pub struct KeyServer {
     /// A recovery job that finds a `key_first` key left in flight this long after it was
     /// abandoned and completes it (the charge committed) or releases it (ms); `None`: none.
     pub completer_interval_ms: Option<f64>,
+    /// The round trip of one call to the other key store (`separate_store`, `key_first`),
+    /// during which the processing holds its worker (ms); `None`: calls take no time (the
+    /// key absent or a fixed 0 ms: nothing is drawn).
+    pub key_store_latency: Option<Distribution>,
 }
 
 /// The default `key_lock_ttl_ms`: 30 s.
@@ -158,7 +165,23 @@ impl Default for KeyServer {
             key_write_failure: 0.0,
             key_lock_ttl_ms: DEFAULT_KEY_LOCK_TTL_MS,
             completer_interval_ms: None,
+            key_store_latency: None,
         }
+    }
+}
+
+/// The calls to the other key store a processing makes and waits for, each taking
+/// [`KeyServer::key_store_latency`]: with a keeping strategy (`keyed`) and a key outside the
+/// charge's transaction (`store`, as the strategy uses it), the look-up or reservation before
+/// the charge (unless it was made in front of the queue, `reserved_in_front`) and the write
+/// after the commit; none otherwise (no key, or the key in the charge's transaction).
+pub fn key_store_calls(store: KeyStore, keyed: bool, reserved_in_front: bool) -> u32 {
+    if !keyed || !store.is_separate() {
+        0
+    } else if reserved_in_front {
+        1
+    } else {
+        2
     }
 }
 
@@ -354,6 +377,18 @@ mod tests {
             lock_expiry_ms(&server, KeyStore::SeparateStore, 100.0),
             f64::INFINITY
         );
+    }
+
+    /// A look-up (or reservation) and a write per processing for a key in another store; one
+    /// when the reservation was made in front of the queue; none in the charge's transaction
+    /// or without a key.
+    #[test]
+    fn a_processing_waits_for_two_calls_to_another_store() {
+        assert_eq!(key_store_calls(KeyStore::SeparateStore, true, false), 2);
+        assert_eq!(key_store_calls(KeyStore::KeyFirst, true, false), 2);
+        assert_eq!(key_store_calls(KeyStore::KeyFirst, true, true), 1);
+        assert_eq!(key_store_calls(KeyStore::SameTransaction, true, false), 0);
+        assert_eq!(key_store_calls(KeyStore::SeparateStore, false, false), 0);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The queue against queueing theory (M/M/1 and M/M/c, Erlang C), the conservation of
+//! The queue against queueing theory (M/M/1 and M/M/c, Erlang C; M/D/1, Pollaczek-Khinchine), the conservation of
 //! requests, Little's law on the time series, determinism across thread counts, and the key TTL
 //! against the run's length and under a backlog.
 
@@ -11,7 +11,7 @@ use simulate::model::load::{
     self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
     LoadServer, LoadStrategy, LoadTally, Phase, PhaseRate,
 };
-use simulate::model::semantics::ErrorPolicy;
+use simulate::model::semantics::{ErrorPolicy, KeyServer, KeyStore};
 
 /// An M/M/c queue: Poisson arrivals at `rate_per_s`, `workers` workers, exponential service
 /// with mean `service_ms`, no latency, no timeout (10^9 ms), no retry.
@@ -151,6 +151,41 @@ fn mm1_waits_match_the_closed_form_at_loads_half_and_ninety_percent() {
 fn mmc_waits_match_erlang_c_at_loads_half_and_ninety_percent() {
     check_wait(4, 0.5, 10, 250.0);
     check_wait(4, 0.9, 10, 1_000.0);
+}
+
+/// M/D/1 with the key in another store: Poisson arrivals at 50/s, 6 ms fixed processing and
+/// two 2 ms key-store calls (check_then_insert), so a deterministic 10 ms service, ρ = 0.5.
+/// Pollaczek-Khinchine: Wq = ρ D / (2 (1 − ρ)) = 0.5 × 10 / 1 = 5 ms. The mean over 10 runs
+/// of 400 s must lie within 4 standard errors of it.
+#[test]
+fn md1_wait_with_key_store_calls_matches_pollaczek_khinchine() {
+    let mut scenario = queue(1, 50.0, 6.0, 400.0);
+    scenario.server.processing = Distribution::Fixed { ms: 6.0 };
+    scenario.server.key_server = KeyServer {
+        key_store: KeyStore::SeparateStore,
+        key_store_latency: Some(Distribution::Fixed { ms: 2.0 }),
+        ..Default::default()
+    };
+    let results = load::simulate(
+        &model(vec![scenario], 10, &[LoadStrategy::CheckThenInsert]),
+        2,
+        &Silent,
+    )
+    .unwrap();
+    let means: Vec<f64> = results
+        .rows
+        .iter()
+        .map(|row| row.tally.mean_queue_wait_ms())
+        .collect();
+    let n = means.len() as f64;
+    let mean = means.iter().sum::<f64>() / n;
+    let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let error = sd / n.sqrt();
+    let z = (mean - 5.0) / error;
+    assert!(
+        z.abs() < 4.0,
+        "mean wait {mean:.3} ms, P-K 5 ms, z = {z:.2}"
+    );
 }
 
 /// A busy scenario with every mechanism on: losses, errors, a queue limit, drop_expired, a

@@ -560,6 +560,12 @@ pub const KEYS: &[Key] = &[
         "A shared server: windows in which the other key store (separate_store, key_first) answers no call; a key in the charge's transaction has no other store.",
     ),
     Key::scenario(
+        "key_store.latency",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 0 }"),
+        "The round trip of each call the server makes to the other key store (separate_store, key_first; none in the charge's transaction): the look-up or reservation before the charge and the write after the commit, each holding the worker (a shared server's key_first reservation is made in front of the queue and holds none).",
+    ),
+    Key::scenario(
         "key_store.on_unavailable",
         Kind::Choice(&["fail_closed", "fail_open"]),
         Some("\"fail_closed\""),
@@ -598,7 +604,11 @@ pub const KEYS: &[Key] = &[
 pub const SCHEMA: Schema = Schema {
     model: "timeline",
     keys: KEYS,
-    listed_when_written: &["client.offline", "client.reconciliation"],
+    listed_when_written: &[
+        "client.offline",
+        "client.reconciliation",
+        "key_store.latency",
+    ],
 };
 
 /// The keys whose presence puts a file on the shared server's clock (the load model).

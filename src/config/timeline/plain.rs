@@ -9,6 +9,7 @@ use crate::model::timeline::{
     DuplicateAnswer, KeyLifecycle, KeyStore, Network, Offline, Provider, ReceiptMode, Receipts,
     Reconciliation, Scenario,
 };
+use engine::distribution::Distribution;
 
 /// The scenario named `name` that `lookup` sees.
 pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<Scenario, ConfigError> {
@@ -100,6 +101,8 @@ fn backend(lookup: &Lookup<'_, '_, '_>) -> Result<Backend, ConfigError> {
             key_write_failure: lookup.number("server.key_write_failure")?,
             key_lock_ttl_ms: lookup.number("server.key_lock_ttl_ms")?,
             completer_interval_ms: lookup.optional_number("server.completer_interval_ms")?,
+            key_store_latency: Some(lookup.distribution("key_store.latency")?)
+                .filter(|latency| *latency != Distribution::Fixed { ms: 0.0 }),
         },
         provider: provider(lookup)?,
         receipts: receipts(lookup)?,

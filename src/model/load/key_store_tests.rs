@@ -173,3 +173,76 @@ fn a_key_first_outage_answers_before_the_queue_and_strands_the_lock() {
         (1, 1, 1)
     );
 }
+
+/// One worker, 10 ms processing, 10 ms each way, the key in `store`, each key-store call
+/// taking `latency_ms`.
+fn latency_scenario(store: KeyStore, latency_ms: f64) -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.server.processing = Distribution::Fixed { ms: 10.0 };
+    scenario.server.key_server = KeyServer {
+        key_store: store,
+        key_store_latency: Some(Distribution::Fixed { ms: latency_ms }),
+        ..KeyServer::default()
+    };
+    scenario
+}
+
+/// A and B are sent at 0 ms and reach the server at 10. With the key in another store
+/// (check_then_insert), A's worker looks the key up (10 to 15), processes (15 to 25) and
+/// writes the key (25 to 30): B starts service at 30, after a 20 ms wait. With `key_first`
+/// under unique_key the reservation was made in front of the queue: A holds the worker for
+/// the processing and the write, 15 ms, and B waits 15. In the charge's transaction, or
+/// without a key, no call is made: B waits A's 10 ms processing.
+#[test]
+fn a_second_payment_waits_for_the_first_ones_key_store_calls() {
+    let wait = |store, strategy| {
+        let tally = run(&latency_scenario(store, 5.0), strategy, &[0.0, 0.0]);
+        assert_eq!(tally.counts.charges, 2);
+        (tally.dequeued, tally.queue_wait_ms)
+    };
+    let separate = wait(KeyStore::SeparateStore, LoadStrategy::CheckThenInsert);
+    assert_eq!(separate, (2, 20.0));
+    let unique = wait(KeyStore::SeparateStore, LoadStrategy::UniqueKey);
+    assert_eq!(unique, (2, 20.0));
+    assert_eq!(wait(KeyStore::KeyFirst, LoadStrategy::UniqueKey), (2, 15.0));
+    // key_first under check_then_insert reserves nothing: a look-up and a write, as separate.
+    let first = wait(KeyStore::KeyFirst, LoadStrategy::CheckThenInsert);
+    assert_eq!(first, (2, 20.0));
+    let same = wait(KeyStore::SameTransaction, LoadStrategy::CheckThenInsert);
+    assert_eq!(same, (2, 10.0));
+    assert_eq!(wait(KeyStore::SeparateStore, LoadStrategy::None), (2, 10.0));
+}
+
+/// Two workers, 100 ms processing, a 105 ms timeout and one retry sent at once
+/// (check_then_insert, the key in another store). A is sent at 0 and reaches the server at
+/// 10. Without latency its key is stored at 110; the retry, sent at 105, reaches at 115 and
+/// gets the replay: one charge. With 10 ms per call A's worker looks up 10 to 20, processes
+/// 20 to 120 and writes 120 to 130; the retry, on the other worker at 115, finds no key and
+/// charges again (at 235): the look-up-to-insert window grew from 100 to 120 ms.
+#[test]
+fn key_store_latency_widens_the_look_up_to_insert_window() {
+    let charges = |latency_ms| {
+        let mut scenario = latency_scenario(KeyStore::SeparateStore, latency_ms);
+        scenario.server.workers = Some(2);
+        scenario.server.processing = Distribution::Fixed { ms: 100.0 };
+        scenario.client.timeout_ms = 105.0;
+        scenario.client.max_retries = 1;
+        let tally = run(&scenario, LoadStrategy::CheckThenInsert, &[0.0]);
+        (tally.counts.charges, tally.counts.double_charges)
+    };
+    assert_eq!(charges(0.0), (1, 0));
+    assert_eq!(charges(10.0), (2, 1));
+}
+
+/// During an outage a fail-open processing makes no call to the store (it cannot reach it):
+/// B waits only A's 10 ms processing.
+#[test]
+fn a_fail_open_processing_waits_for_no_key_store_call() {
+    let mut scenario = latency_scenario(KeyStore::SeparateStore, 5.0);
+    scenario.server.key_store_outages = KeyStoreOutages {
+        windows: vec![(0.0, 1_000.0)],
+        on_unavailable: OnUnavailable::FailOpen,
+    };
+    let tally = run(&scenario, LoadStrategy::CheckThenInsert, &[0.0, 0.0]);
+    assert_eq!((tally.dequeued, tally.queue_wait_ms), (2, 10.0));
+}

@@ -27,7 +27,7 @@ use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
-use crate::model::semantics::{ErrorPolicy, KeyStore, Release};
+use crate::model::semantics::{self, ErrorPolicy, KeyStore, Release};
 use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
 use engine::distribution::Sampler;
@@ -268,6 +268,11 @@ pub struct Simulation<'a, R = ()> {
     script: Option<VecDeque<f64>>,
     /// The key store the strategy uses ([`KeyStore::used_by`]).
     key_store: KeyStore,
+    /// One call to the other key store, when calls take time and a processing makes some.
+    key_store_latency: Option<Durations>,
+    /// The calls to the other key store a keyed processing waits for on its worker
+    /// ([`semantics::key_store_calls`]).
+    key_store_calls: u32,
     /// What it tells what happens ([`trace`]).
     recorder: R,
     /// Each slot's payment by arrival order, kept only when `R` records.
@@ -315,6 +320,14 @@ impl<'a> Simulation<'a> {
         stream: Pcg64,
     ) -> Self {
         let population = scenario.arrivals.clients.unwrap_or(0) as usize;
+        let key_store = scenario
+            .server
+            .key_server
+            .key_store
+            .used_by(strategy == LoadStrategy::UniqueKey);
+        let keyed = strategy != LoadStrategy::None;
+        let key_store_calls =
+            semantics::key_store_calls(key_store, keyed, key_store == KeyStore::KeyFirst);
         Self {
             scenario,
             strategy,
@@ -339,11 +352,14 @@ impl<'a> Simulation<'a> {
             busy_area: 0.0,
             steady: SteadyRecorder::new(0.0, scenario.arrivals.duration_ms),
             script: None,
-            key_store: scenario
+            key_store,
+            key_store_latency: scenario
                 .server
                 .key_server
-                .key_store
-                .used_by(strategy == LoadStrategy::UniqueKey),
+                .key_store_latency
+                .filter(|_| key_store_calls > 0)
+                .map(|latency| Durations::new(&latency)),
+            key_store_calls,
             recorder: (),
             ordinals: Vec::new(),
         }
@@ -377,6 +393,8 @@ impl<'a> Simulation<'a> {
             steady: self.steady,
             script: self.script,
             key_store: self.key_store,
+            key_store_latency: self.key_store_latency,
+            key_store_calls: self.key_store_calls,
             recorder,
             ordinals: self.ordinals,
         }

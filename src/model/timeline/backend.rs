@@ -86,6 +86,7 @@ impl Backend {
     pub fn needs_draws(&self) -> bool {
         self.key.crash_rate > 0.0
             || self.key.key_write_failure > 0.0
+            || self.key.key_store_latency.is_some()
             || self.provider.is_some()
             || self
                 .receipts
@@ -99,8 +100,14 @@ impl Backend {
     }
 
     /// Draws per processing: crash, crash point, key write, receipt, then three per provider
-    /// call (request loss, latency, response loss).
+    /// call (request loss, latency, response loss), then with a key-store latency one per
+    /// call to the key store (the look-up or reservation, the write).
     pub fn draws_per_attempt(&self) -> u64 {
+        self.key_store_draws_from() + self.key.key_store_latency.map_or(0, |_| KEY_STORE_CALLS)
+    }
+
+    /// Where a processing's key-store latency draws start (the index of the first).
+    pub fn key_store_draws_from(&self) -> u64 {
         FIXED_DRAWS + PROVIDER_DRAWS_PER_CALL * self.provider_calls()
     }
 }
@@ -109,6 +116,8 @@ impl Backend {
 const FIXED_DRAWS: u64 = 4;
 /// Draws per provider call: request loss, round trip, response loss.
 const PROVIDER_DRAWS_PER_CALL: u64 = 3;
+/// Calls to the key store a processing makes at most (the look-up or reservation, the write).
+const KEY_STORE_CALLS: u64 = 2;
 
 /// The closed form of the retry amplification at the provider with two layers of retries,
 /// when each provider call fails independently with probability `call_failure` and the client
@@ -192,6 +201,13 @@ impl ProcessingDraws<'_> {
     /// The uniform deciding the receipt's send failures.
     pub fn receipt(&self) -> f64 {
         self.at(3)
+    }
+
+    /// The uniform of the processing's key-store call `call` (0: the look-up or
+    /// reservation, 1: the write), its draws starting at `from`
+    /// ([`Backend::key_store_draws_from`]).
+    pub fn key_store_call(&self, from: u64, call: u32) -> f64 {
+        self.at(from + u64::from(call))
     }
 
     /// Provider call `call`'s three uniforms: request loss, round trip, response loss.

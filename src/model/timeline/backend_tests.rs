@@ -575,3 +575,19 @@ fn a_lock_shorter_than_the_processing_lets_a_duplicate_charge() {
     let same = &tallies(slow, 1, 1)[2];
     assert_eq!((same.counts.charges, same.counts.conflicts), (1, 1));
 }
+
+/// One payment, 1 ms each way, 10 ms processing, the key in another store with each call
+/// taking 5 ms (check_then_insert): the look-up and the write add 10 ms to the server time,
+/// so the answer arrives at 1 + 5 + 10 + 5 + 1 = 22 ms instead of 12; in the charge's
+/// transaction there is no call and it arrives at 12.
+#[test]
+fn key_store_calls_add_to_the_server_time() {
+    let latency = |key_store| {
+        let mut scenario = scenario();
+        scenario.backend.key.key_store = key_store;
+        scenario.backend.key.key_store_latency = Some(Distribution::Fixed { ms: 5.0 });
+        one_payment(&scenario, Strategy::CheckThenInsert, &[]).latency_ms
+    };
+    assert_eq!(latency(KeyStore::SeparateStore), 22.0);
+    assert_eq!(latency(KeyStore::SameTransaction), 12.0);
+}

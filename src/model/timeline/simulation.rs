@@ -470,6 +470,11 @@ impl Simulator {
                 .backend
                 .provider
                 .map(|provider| provider.latency.sampler()),
+            key_store_latency: scenario
+                .backend
+                .key
+                .key_store_latency
+                .map(|latency| latency.sampler()),
             queue,
             clients,
             state: PaymentState::new(),
@@ -508,6 +513,8 @@ struct PaymentRun<'a, R: Recorder, Q: EventQueue<Event = Event>> {
     backend: &'a BackendDraws,
     /// The provider's round trip, ready to sample.
     provider_latency: Option<Sampler>,
+    /// One call to the other key store, ready to sample.
+    key_store_latency: Option<Sampler>,
     queue: &'a mut Q,
     clients: &'a mut [Client],
     state: PaymentState,

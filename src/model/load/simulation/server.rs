@@ -176,13 +176,13 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         if request.front != Front::None {
             // Its key was dealt with in front of the queue.
             self.busy += 1;
-            self.process(now, request);
+            self.process(now, request, request.front == Front::Reserved);
             return;
         }
         if self.strategy != LoadStrategy::None && self.store_down(now) {
             if self.unavailable(now, request) {
                 self.busy += 1;
-                self.process(now, request);
+                self.process(now, request, false);
             } else {
                 self.steady.left(now, request.reached_ms);
             }
@@ -194,7 +194,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             (LoadStrategy::None, _)
             | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
                 self.busy += 1;
-                self.process(now, request);
+                self.process(now, request, true);
             }
             (_, Key::Completed { ok }) => {
                 self.steady.left(now, request.reached_ms);
@@ -209,7 +209,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     EventKind::KeyReserved,
                 );
                 self.busy += 1;
-                self.process(now, request);
+                self.process(now, request, true);
             }
             (LoadStrategy::UniqueKey, Key::InFlight) => {
                 self.steady.left(now, request.reached_ms);
@@ -264,11 +264,20 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         slot.key
     }
 
-    /// Processing on a worker already counted busy: `processing + slope × busy`.
-    fn process(&mut self, now: f64, request: Request) {
+    /// Processing on a worker already counted busy: `processing + slope × busy`, plus the
+    /// calls to the other key store it waits for when it uses the key (`with_key`; a
+    /// fail-open processing makes none): the look-up or reservation before the charge (its
+    /// result as of the worker taking the request) and the write after the commit (stored
+    /// when the worker is done), each drawn after the processing time.
+    fn process(&mut self, now: f64, request: Request, with_key: bool) {
         let base = self.processing.sample(&mut self.stream);
         let slope = self.scenario.server.processing_per_in_flight_ms;
-        let duration = base + slope * f64::from(self.busy);
+        let mut duration = base + slope * f64::from(self.busy);
+        if let Some(latency) = self.key_store_latency.filter(|_| with_key) {
+            for _ in 0..self.key_store_calls {
+                duration += latency.sample(&mut self.stream);
+            }
+        }
         let until_ms = now + duration;
         let kind = EventKind::ProcessingStarted { until_ms };
         self.note(now, request.payment, request.attempt, kind);
@@ -493,7 +502,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 self.note_key(now, first, key);
                 self.payments[payment as usize].store_key(Key::InFlight, now);
                 self.note(now, first.payment, first.attempt, EventKind::KeyReserved);
-                self.process(now, first);
+                self.process(now, first, true);
                 self.payments[payment as usize].refs -= 1;
             }
         }

@@ -138,6 +138,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             .sampled(delivery.copy, delivery.attempt)
             .processing_ms;
         let draws = self.backend.processing(delivery.copy, delivery.attempt);
+        processing_ms += self.key_store_calls_ms(&draws);
         let mut crash = (!fails && draws.crash() < self.scenario.backend.key.crash_rate)
             .then(|| CrashPoint::of(draws.crash_point()));
         if !fails && crash != Some(CrashPoint::BeforeCharge) {
@@ -168,6 +169,22 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             delivery.attempt,
             EventKind::ProcessingStarted { until_ms },
         );
+    }
+
+    /// The time the processing's calls to the other key store take
+    /// ([`semantics::key_store_calls`]; ms): none without a key-store latency.
+    fn key_store_calls_ms(&self, draws: &ProcessingDraws<'_>) -> f64 {
+        let Some(sampler) = self.key_store_latency else {
+            return 0.0;
+        };
+        let backend = &self.scenario.backend;
+        let reserves = self.strategy == Strategy::UniqueKey;
+        let store = backend.key.key_store.used_by(reserves);
+        let calls = semantics::key_store_calls(store, self.strategy != Strategy::None, false);
+        let from = backend.key_store_draws_from();
+        (0..calls)
+            .map(|call| sampler.quantile(draws.key_store_call(from, call)))
+            .sum()
     }
 
     /// The provider's calls for one processing: their time (ms), `None` when none was
