@@ -41,8 +41,8 @@ const TIMELINE: About = About {
          exactly the same sampled arrivals, latencies and losses.",
         "The server has no shared capacity (payments do not queue behind each other: the load \
          model adds that); latencies are independent draws per message, with no correlated \
-         slowness or partitions; clients do not go offline and come back later; the key store \
-         never renews a key's TTL and loses a key only as `key_store` and \
+         slowness or partitions; clients go offline and reconcile only as `client.offline` and \
+         `client.reconciliation` say; the key store never renews a key's TTL and loses a key only as `key_store` and \
          `key_write_failure` say.",
     ],
     docs: "docs/models/timeline.md",
@@ -56,8 +56,8 @@ const LOAD: About = About {
         "Every payment of a run shares one server: a pool of workers with a FIFO queue. \
          Timeouts come from queueing, retries add load, and an overload can outlive its \
          trigger; the clients' retry control and the server's load shedding are what stop it.",
-        "It leaves out copies of a payment, other bodies, crashes and key stores (the timeline \
-         model has them), a key store that renews a key's TTL, the cost of a 409 or a replay \
+        "It leaves out copies of a payment, other bodies, a provider and receipts (the \
+         timeline model has them), a key store that renews a key's TTL, the cost of a 409 or a replay \
          (no worker time), cancelling work when a client gives up, lock wait timeouts and a \
          client's own concurrency limit.",
     ],
