@@ -99,6 +99,22 @@ fn mean_wait_ms(workers: u32, rate_per_s: f64, service_ms: f64) -> f64 {
     erlang_c(workers, a) / (f64::from(workers) * mu - rate_per_s) * 1000.0
 }
 
+/// The mean over runs of each run's mean queue wait (ms), its standard error (ms) and its
+/// z-score against `expected_ms` (each run's mean is one observation: waits within a run are
+/// correlated, runs are independent).
+fn mean_wait_z(results: &load::LoadResults, expected_ms: f64) -> (f64, f64, f64) {
+    let means: Vec<f64> = results
+        .rows
+        .iter()
+        .map(|row| row.tally.mean_queue_wait_ms())
+        .collect();
+    let n = means.len() as f64;
+    let mean = means.iter().sum::<f64>() / n;
+    let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let error = sd / n.sqrt();
+    (mean, error, (mean - expected_ms) / error)
+}
+
 /// The mean queue wait over runs against the closed form, within 4 standard errors of the
 /// mean of the runs' means (each run's mean is one observation: waits within a run are
 /// correlated, runs are independent).
@@ -115,17 +131,8 @@ fn check_wait(workers: u32, load: f64, runs: u32, duration_s: f64) {
         &Silent,
     )
     .unwrap();
-    let means: Vec<f64> = results
-        .rows
-        .iter()
-        .map(|row| row.tally.mean_queue_wait_ms())
-        .collect();
-    let n = means.len() as f64;
-    let mean = means.iter().sum::<f64>() / n;
-    let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let error = sd / n.sqrt();
     let expected = mean_wait_ms(workers, rate, service_ms);
-    let z = (mean - expected) / error;
+    let (mean, error, z) = mean_wait_z(&results, expected);
     assert!(
         z.abs() < 4.0,
         "M/M/{workers} at load {load}: mean wait {mean:.2} ms, closed form {expected:.2} ms, \
@@ -172,16 +179,7 @@ fn md1_wait_with_key_store_calls_matches_pollaczek_khinchine() {
         &Silent,
     )
     .unwrap();
-    let means: Vec<f64> = results
-        .rows
-        .iter()
-        .map(|row| row.tally.mean_queue_wait_ms())
-        .collect();
-    let n = means.len() as f64;
-    let mean = means.iter().sum::<f64>() / n;
-    let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let error = sd / n.sqrt();
-    let z = (mean - 5.0) / error;
+    let (mean, _, z) = mean_wait_z(&results, 5.0);
     assert!(
         z.abs() < 4.0,
         "mean wait {mean:.3} ms, P-K 5 ms, z = {z:.2}"
