@@ -82,8 +82,8 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
             ],
         ),
         (
-            "[server]\nworkers = 1\nfingerprint = false",
-            &["`server.fingerprint`", "false", "one body"],
+            "[server]\nworkers = 1\n[client]\ndifferent_body_rate = 1.5",
+            &["`client.different_body_rate`", "1.5", "0 to 1"],
         ),
         (
             "[server]\nworkers = 1\nkey_ttl_ms = 0",

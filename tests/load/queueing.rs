@@ -45,6 +45,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
+            fingerprint: true,
             capacity: Vec::new(),
             key_server: Default::default(),
             key_store_outages: Default::default(),
@@ -59,6 +60,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             retry_ratio: None,
             controls: Default::default(),
             payment_deadline_ms: None,
+            different_body_rate: 0.0,
         },
     }
 }

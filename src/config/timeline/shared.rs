@@ -48,9 +48,8 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenari
     })
 }
 
-/// Refuses what the shared clock does not model: the provider and receipts, copies, body
-/// fingerprints and different bodies, burst or sequential arrivals, and the webhook
-/// receivers' answers.
+/// Refuses what the shared clock does not model: the provider and receipts, copies, offline
+/// clients and reconciliation, and burst or sequential arrivals.
 fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
     for table in ["provider", "receipts"] {
         if lookup.has_table(table) {
@@ -62,7 +61,7 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
             return Err(place.problem(format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
         }
     }
-    let refusals: [(&str, bool, &str); 7] = [
+    let refusals: [(&str, bool, &str); 5] = [
         (
             "client.offline.share",
             base.client_lifecycle.offline().is_some(),
@@ -84,16 +83,6 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
                 && base.arrivals.copies == 1
                 && base.arrivals.copy_mode != crate::model::timeline::CopyMode::Concurrent,
             "a shared server gets one copy per payment; leave copies and copy_mode out",
-        ),
-        (
-            "server.fingerprint",
-            !base.key.fingerprint,
-            "a shared server gets one body per payment; leave fingerprint out",
-        ),
-        (
-            "client.different_body_rate",
-            base.client.different_body_rate > 0.0,
-            "a shared server gets one body per payment; leave different_body_rate out",
         ),
         (
             "arrivals.process",
@@ -304,6 +293,7 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
         error_policy: base.key.error_policy,
         key_ttl_ms: base.key.key_ttl_ms,
         duplicate_answer,
+        fingerprint: base.key.fingerprint,
         capacity: windows(lookup, "server.capacity", true)?
             .into_iter()
             .map(|(window, workers)| CapacityWindow { window, workers })
@@ -420,6 +410,7 @@ fn client(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadClient, Co
         },
         controls: controls(lookup, retry_client)?,
         payment_deadline_ms: lookup.optional_number("client.payment_deadline_ms")?,
+        different_body_rate: base.client.different_body_rate,
     })
 }
 

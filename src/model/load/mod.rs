@@ -193,6 +193,10 @@ pub struct LoadServer {
     pub key_ttl_ms: Option<f64>,
     /// The answer to a delivery whose key is stored with its response.
     pub duplicate_answer: LoadDuplicateAnswer,
+    /// With a key: the server stores a fingerprint of the body with the key and answers a
+    /// delivery whose body differs from it 422 (nothing charged; the client gives up);
+    /// without, it answers it as any duplicate, replaying the other body's response.
+    pub fingerprint: bool,
     /// Capacity changes (non-overlapping).
     pub capacity: Vec<CapacityWindow>,
     /// Crashes and where the key lives, as the timeline model has them ([`KeyServer`]); the
@@ -252,6 +256,9 @@ pub struct LoadClient {
     pub controls: RetryControls,
     /// A payment is given up this long after it started, whatever retries are left (ms).
     pub payment_deadline_ms: Option<f64>,
+    /// Probability that a retry carries another body under the same key (a client bug, say a
+    /// recomputed amount; 0 to 1). Each different body is unlike every other.
+    pub different_body_rate: f64,
 }
 
 /// One scenario of a load experiment.
@@ -454,6 +461,8 @@ pub fn simulate_one(
     Ok(tally)
 }
 
+#[cfg(test)]
+mod body_tests;
 #[cfg(test)]
 mod key_store_tests;
 #[cfg(test)]

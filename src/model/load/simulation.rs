@@ -47,6 +47,9 @@ pub enum Answer {
     Conflict409,
     /// 503: the queue is full, or the key store is down and the server fails closed.
     Shed503,
+    /// 422: the body differs from the one the key was stored for (`fingerprint`): nothing
+    /// charged, and the client gives up.
+    Rejected422,
 }
 
 /// A delivery at the server.
@@ -62,6 +65,24 @@ struct Request {
     reached_ms: f64,
     /// What was done with its key before it waited for a worker.
     front: Front,
+    /// It carries another body than the payment's own (`different_body_rate`).
+    different: bool,
+}
+
+/// A processing a worker finishes: its request's identity and what the end of the processing
+/// needs to know of it.
+#[derive(Debug, Clone, Copy)]
+struct Work {
+    /// The payment's slot.
+    payment: u32,
+    /// Which attempt of the payment.
+    attempt: u32,
+    /// The delivery was taken after the payment's key had been pruned.
+    after_expiry: bool,
+    /// When the delivery reached the server (ms).
+    reached_ms: f64,
+    /// It carries another body than the payment's own.
+    different: bool,
 }
 
 /// What the server did with a request's key when it reached the server, before the queue:
@@ -91,21 +112,18 @@ enum Event {
         attempt: u32,
         /// When the client sent it (ms).
         sent_ms: f64,
+        /// It carries another body than the payment's own.
+        different: bool,
     },
     /// A worker finishes processing.
-    Done {
-        payment: u32,
-        attempt: u32,
-        /// The delivery was taken after the payment's key had been pruned.
-        after_expiry: bool,
-        /// When the delivery reached the server (ms).
-        reached_ms: f64,
-    },
+    Done(Work),
     /// An answer reaches the client.
     Reply {
         payment: u32,
         attempt: u32,
         answer: Answer,
+        /// The answer is a stored response replayed, not the outcome of a processing.
+        replay: bool,
     },
     /// The client stops waiting for an attempt. It does not hold the payment's slot (most
     /// timeouts are stale long before they are due): `generation` tells whether the slot
@@ -127,7 +145,7 @@ impl Event {
             Event::Send { payment }
             | Event::Reply { payment, .. }
             | Event::Reach { payment, .. }
-            | Event::Done { payment, .. } => Some(payment),
+            | Event::Done(Work { payment, .. }) => Some(payment),
         }
     }
 }
@@ -179,6 +197,17 @@ struct Payment {
     release: Option<Release>,
     /// Charges made.
     charges: u32,
+    /// Charges made with the payment's own body.
+    original_charges: u32,
+    /// The attempt the client waits for or sends next carries another body.
+    body_different: bool,
+    /// Its key was created by a delivery with another body (each different body is unlike
+    /// every other).
+    key_different: bool,
+    /// The client accepted a replayed success for its own body.
+    accepted_replay_of_original: bool,
+    /// The client accepted a replayed success for another body (nothing charged that body).
+    accepted_replay_of_different: bool,
     /// Events (timeouts aside), queued requests and lock waiters that refer to it; its slot
     /// is reused when this is 0 and `done`.
     refs: u32,
@@ -189,19 +218,29 @@ struct Payment {
 }
 
 impl Payment {
-    /// Its key becomes `key`, created now if it was absent.
-    fn store_key(&mut self, key: Key, now: f64) {
+    /// Its key becomes `key`, created now for a delivery with another body (`different`) or
+    /// its own if it was absent.
+    fn store_key(&mut self, key: Key, now: f64, different: bool) {
         if self.key == Key::Absent {
             self.key_created_ms = now;
+            self.key_different = different;
         }
         self.key = key;
         self.release = None;
     }
 
-    /// Its key is reserved in flight now, its lock expiring at `lock_expires_ms`.
-    fn reserve(&mut self, now: f64, lock_expires_ms: f64) {
-        self.store_key(Key::InFlight, now);
+    /// Its key is reserved in flight now by a delivery with another body (`different`) or its
+    /// own, its lock expiring at `lock_expires_ms`.
+    fn reserve(&mut self, now: f64, lock_expires_ms: f64, different: bool) {
+        self.store_key(Key::InFlight, now, different);
         self.lock_expires_ms = lock_expires_ms;
+    }
+
+    /// Whether a client was told it succeeded although no charge was made with the body the
+    /// success answered (known once every processing of the payment is done).
+    fn told_succeeded_not_charged(&self) -> bool {
+        self.accepted_replay_of_different
+            || (self.accepted_replay_of_original && self.original_charges == 0)
     }
 }
 
@@ -556,6 +595,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
                 payment,
                 attempt,
                 sent_ms,
+                different,
             } => {
                 let request = Request {
                     payment,
@@ -563,20 +603,17 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
                     sent_ms,
                     reached_ms: now,
                     front: Front::None,
+                    different,
                 };
                 self.reach(now, request);
             }
-            Event::Done {
-                payment,
-                attempt,
-                after_expiry,
-                reached_ms,
-            } => self.done(now, payment, attempt, after_expiry, reached_ms),
+            Event::Done(work) => self.done(now, work),
             Event::Reply {
                 payment,
                 attempt,
                 answer,
-            } => self.reply(now, payment, attempt, answer),
+                replay,
+            } => self.reply(now, payment, attempt, answer, replay),
             Event::Timeout {
                 payment, attempt, ..
             } => self.timeout(now, payment, attempt),
@@ -605,6 +642,8 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             if !slot.succeeded && slot.charges > 0 {
                 self.tally.counts.failed_charged += 1;
             }
+            self.tally.bodies.told_succeeded_not_charged +=
+                u64::from(slot.told_succeeded_not_charged());
             self.free.push(payment);
         }
     }
@@ -663,6 +702,11 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             lock_expires_ms: f64::INFINITY,
             release: None,
             charges: 0,
+            original_charges: 0,
+            body_different: false,
+            key_different: false,
+            accepted_replay_of_original: false,
+            accepted_replay_of_different: false,
             refs: 0,
             generation: 0,
             waiters: Vec::new(),
@@ -735,6 +779,9 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             timeout_at = timeout_at.min(slot.started_ms + deadline).max(now);
         }
         self.tally.counts.attempts += 1;
+        let rate = client.different_body_rate;
+        let different = attempt > 0 && rate > 0.0 && self.stream.uniform() < rate;
+        slot.body_different = different;
         let timeout = Event::Timeout {
             payment,
             attempt,
@@ -753,6 +800,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             payment,
             attempt,
             sent_ms: now,
+            different,
         };
         self.schedule(now + latency, reach);
     }
@@ -771,8 +819,8 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         }
     }
 
-    /// An answer reaches the client.
-    fn reply(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
+    /// An answer reaches the client (`replay`: a stored response replayed).
+    fn reply(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer, replay: bool) {
         let slot = &mut self.payments[payment as usize];
         if slot.done || slot.attempt != attempt || !slot.waiting {
             self.note(now, payment, attempt, EventKind::ReceivedLate { answer });
@@ -785,6 +833,13 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         if answer == Answer::Ok {
             slot.done = true;
             slot.succeeded = true;
+            if replay {
+                match slot.body_different {
+                    // Each different body is unlike every other: nothing charged it.
+                    true => slot.accepted_replay_of_different = true,
+                    false => slot.accepted_replay_of_original = true,
+                }
+            }
             let started_ms = slot.started_ms;
             self.steady.ended(now, started_ms);
             self.tally.counts.succeeded += 1;
@@ -792,6 +847,10 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             let policy = &self.scenario.client;
             let last_retry = slot.last_retry;
             self.client(payment).on_success(policy, now, last_retry);
+        } else if answer == Answer::Rejected422 {
+            // The server refused the body: retrying it cannot help, and it says nothing of
+            // the server's health to the retry controls.
+            self.give_up(now, payment);
         } else {
             self.fail(now, payment, Failure::Error);
         }

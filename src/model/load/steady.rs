@@ -280,6 +280,7 @@ mod tests {
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
+            fingerprint: true,
             capacity,
             key_server: Default::default(),
             key_store_outages: Default::default(),

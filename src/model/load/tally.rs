@@ -101,6 +101,24 @@ engine::counters! {
     }
 }
 
+engine::counters! {
+    /// What became of retries sent with another body under the same key
+    /// (`different_body_rate`), declared once in `load_bodies.csv`'s column order (written
+    /// when some scenario sets a different body rate). The names are the timeline model's.
+    pub struct BodyCounts {
+        /// Deliveries answered 422 because their body did not match the key's fingerprint;
+        /// nothing charged.
+        rejected_mismatches: "deliveries",
+        /// Deliveries answered with the stored success of another body because the server
+        /// keeps no fingerprint.
+        wrong_replays: "deliveries",
+        /// Payments told they succeeded although no charge was made with the body the success
+        /// answered: a replay of another body's success, or of a key no charge of the
+        /// payment's own body made.
+        told_succeeded_not_charged: "payments",
+    }
+}
+
 super::record::record! {
     /// One time-series bucket: what happened during `[start, start + width)`, in
     /// `load_timeseries.csv`'s column order.
@@ -203,6 +221,8 @@ pub struct LoadTally {
     pub counts: LoadCounts,
     /// What the key store did (all 0 with the default key settings).
     pub key_store: KeyStoreCounts,
+    /// What the retries with another body met (all 0 without a different body rate).
+    pub bodies: BodyCounts,
     /// Time spent at each queue length.
     pub queue: TimeHistogram,
     /// Time spent at each number of requests inside the server (queued or holding a worker).

@@ -37,6 +37,7 @@ pub(super) fn scenario() -> LoadScenario {
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
             duplicate_answer: LoadDuplicateAnswer::Replay,
+            fingerprint: true,
             capacity: Vec::new(),
             key_server: Default::default(),
             key_store_outages: Default::default(),
@@ -51,6 +52,7 @@ pub(super) fn scenario() -> LoadScenario {
             retry_ratio: None,
             controls: Default::default(),
             payment_deadline_ms: None,
+            different_body_rate: 0.0,
         },
     }
 }

@@ -7,8 +7,8 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use crate::model::load::steady::{Steady, SteadyValue};
-use crate::model::load::tally::{Bucket, BucketValue, KeyStoreCounts, LoadCounts};
-use crate::model::load::{LoadResults, LoadRow};
+use crate::model::load::tally::{Bucket, BucketValue, LoadCounts};
+use crate::model::load::{LoadResults, LoadRow, LoadScenario};
 use crate::report::format::{CountColumns, decimal, serialize_decimal, to_csv, to_csv_with_header};
 
 /// The columns of `load.csv` that name the event loop: its first four.
@@ -235,28 +235,19 @@ pub struct KeyStoreSettings {
 }
 
 /// One row of `load_key_store.csv`: one event loop's [`RunColumns`], its scenario's
-/// [`KeyStoreSettings`], then every counter of [`KeyStoreCounts`] (named after its field,
+/// [`KeyStoreSettings`], then every counter of
+/// [`KeyStoreCounts`](crate::model::load::tally::KeyStoreCounts) (named after its field,
 /// documented there).
 pub type KeyStoreCsvRow = (RunColumns, KeyStoreSettings, CountColumns);
 
 /// The bytes of `load_key_store.csv`, by run, then scenario, then strategy; `None` when no
 /// scenario sets a crash rate, another key store or its outages (the file is not written).
 pub fn key_store_csv(results: &LoadResults) -> Option<Vec<u8>> {
-    let model = &results.model;
-    if !model.scenarios.iter().any(|s| s.server.uses_key_server()) {
-        return None;
-    }
-    let rows = results.rows.iter().map(|row| -> KeyStoreCsvRow {
-        let scenario = &model.scenarios[row.scenario];
+    let used = |scenario: &LoadScenario| scenario.server.uses_key_server();
+    let settings = |scenario: &LoadScenario| {
         let server = &scenario.server.key_server;
         let outages = &scenario.server.key_store_outages;
-        let run = RunColumns {
-            run: row.run,
-            scenario: scenario.name.clone(),
-            strategy: row.strategy.name(),
-            seed: model.seed,
-        };
-        let settings = KeyStoreSettings {
+        KeyStoreSettings {
             key_store: server.key_store.name(),
             crash_rate: server.crash_rate,
             key_write_failure: server.key_write_failure,
@@ -269,9 +260,63 @@ pub fn key_store_csv(results: &LoadResults) -> Option<Vec<u8>> {
             } else {
                 outages.on_unavailable.name()
             },
+        }
+    };
+    side_csv(results, used, settings, |row| {
+        row.tally.key_store.columns().collect()
+    })
+}
+
+/// The scenario's body settings in `load_bodies.csv`, after the [`RunColumns`].
+#[derive(Debug, Serialize)]
+pub struct BodySettings {
+    /// Probability that a retry carries another body under the same key.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub different_body_rate: f64,
+    /// Whether the server keeps a fingerprint of the body with the key (422 on a mismatch).
+    pub fingerprint: bool,
+}
+
+/// One row of `load_bodies.csv`: one event loop's [`RunColumns`], its scenario's
+/// [`BodySettings`], then every counter of
+/// [`BodyCounts`](crate::model::load::tally::BodyCounts) (named after its field, documented
+/// there).
+pub type BodyCsvRow = (RunColumns, BodySettings, CountColumns);
+
+/// The bytes of `load_bodies.csv`, by run, then scenario, then strategy; `None` when no
+/// scenario sets a different body rate (the file is not written).
+pub fn bodies_csv(results: &LoadResults) -> Option<Vec<u8>> {
+    let used = |scenario: &LoadScenario| scenario.client.different_body_rate > 0.0;
+    let settings = |scenario: &LoadScenario| BodySettings {
+        different_body_rate: scenario.client.different_body_rate,
+        fingerprint: scenario.server.fingerprint,
+    };
+    side_csv(results, used, settings, |row| {
+        row.tally.bodies.columns().collect()
+    })
+}
+
+/// A file of one row per event loop beside `load.csv`: the [`RunColumns`], the scenario's
+/// `settings`, then the loop's `counts`; `None` unless some scenario is `used`.
+fn side_csv<S: Serialize>(
+    results: &LoadResults,
+    used: impl Fn(&LoadScenario) -> bool,
+    settings: impl Fn(&LoadScenario) -> S,
+    counts: impl Fn(&LoadRow) -> Vec<(&'static str, u64)>,
+) -> Option<Vec<u8>> {
+    let model = &results.model;
+    if !model.scenarios.iter().any(used) {
+        return None;
+    }
+    let rows = results.rows.iter().map(|row| {
+        let scenario = &model.scenarios[row.scenario];
+        let run = RunColumns {
+            run: row.run,
+            scenario: scenario.name.clone(),
+            strategy: row.strategy.name(),
+            seed: model.seed,
         };
-        let counts: KeyStoreCounts = row.tally.key_store;
-        (run, settings, CountColumns(counts.columns().collect()))
+        (run, settings(scenario), CountColumns(counts(row)))
     });
     Some(to_csv(rows))
 }

@@ -1,5 +1,6 @@
 //! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_key_store.csv` (when a
-//! scenario sets crashes or keeps its key in another store), `summary.csv` and
+//! scenario sets crashes or keeps its key in another store), `load_bodies.csv` (when a
+//! scenario sends retries with another body), `summary.csv` and
 //! `differences.csv` (the estimates over runs), the charts, the traces of a retry answered 409
 //! (`trace_409_<strategy>.svg`), `report.md`, the stdout table and the `--json` summary.
 
@@ -33,6 +34,9 @@ impl Report for LoadResults {
         ];
         if let Some(bytes) = csv::key_store_csv(self) {
             files.push(OutputFile::new("load_key_store.csv", bytes));
+        }
+        if let Some(bytes) = csv::bodies_csv(self) {
+            files.push(OutputFile::new("load_bodies.csv", bytes));
         }
         let summary = self.summary();
         files.push(OutputFile::new("summary.csv", summary_csv(&summary)));

@@ -67,6 +67,7 @@ fn answer_text(answer: Answer) -> &'static str {
         Answer::Error500 => "500",
         Answer::Conflict409 => "409: key in flight",
         Answer::Shed503 => "503",
+        Answer::Rejected422 => "422: another body",
     }
 }
 

@@ -36,7 +36,8 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let what = required(
         argument,
         "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
-         load-metrics, article-metrics, contention-metrics, summary, parameters or compare",
+         load-key-store, load-bodies, load-metrics, article-metrics, contention-metrics, \
+         summary, parameters or compare",
     )?;
     // summary.csv's columns: the cells', then the estimate's.
     let timeline_summary: Vec<Column> = simulate::report::timeline::summary::CELL_COLUMNS
@@ -66,6 +67,11 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         "load" => (load::tally::LoadCounts::COLUMNS, "src/model/load/tally.rs"),
         "load-buckets" => (load::tally::Bucket::COLUMNS, "src/model/load/tally.rs"),
         "load-steady" => (load::steady::Steady::COLUMNS, "src/model/load/steady.rs"),
+        "load-key-store" => (
+            load::tally::KeyStoreCounts::COLUMNS,
+            "src/model/load/tally.rs",
+        ),
+        "load-bodies" => (load::tally::BodyCounts::COLUMNS, "src/model/load/tally.rs"),
         "load-metrics" => (
             simulate::report::load::summary::LoadMetric::COLUMNS,
             "src/report/load/summary.rs",

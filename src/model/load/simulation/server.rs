@@ -84,7 +84,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             Key::Absent => {
                 let server = &self.scenario.server.key_server;
                 let expiry = semantics::lock_expiry_ms(server, KeyStore::KeyFirst, now);
-                self.payments[request.payment as usize].reserve(now, expiry);
+                self.payments[request.payment as usize].reserve(now, expiry, request.different);
                 self.note(
                     now,
                     request.payment,
@@ -93,6 +93,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 );
                 Some(Front::Reserved)
             }
+            _ if self.rejected(now, request) => None,
             Key::InFlight => {
                 self.conflict(now, request);
                 None
@@ -102,6 +103,20 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 None
             }
         }
+    }
+
+    /// A delivery meets its payment's key, present: with a fingerprint, a body other than the
+    /// one the key was stored for is answered 422 at once (`true`). Each different body is
+    /// unlike every other, so a mismatch is either side's being different.
+    fn rejected(&mut self, now: f64, request: Request) -> bool {
+        let slot = &self.payments[request.payment as usize];
+        let mismatch = request.different || slot.key_different;
+        if !(mismatch && self.scenario.server.fingerprint) {
+            return false;
+        }
+        self.tally.bodies.rejected_mismatches += 1;
+        self.answer(now, request.payment, request.attempt, Answer::Rejected422);
+        true
     }
 
     /// Whether the other key store is down at `now` (a key in the charge's transaction has
@@ -196,12 +211,18 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 self.busy += 1;
                 self.process(now, request, true);
             }
+            (_, Key::Completed { .. }) | (LoadStrategy::UniqueKey | LoadStrategy::LockWait, _)
+                if key != Key::Absent && self.rejected(now, request) =>
+            {
+                self.steady.left(now, request.reached_ms);
+            }
             (_, Key::Completed { ok }) => {
                 self.steady.left(now, request.reached_ms);
                 self.answer_stored(now, request, ok);
             }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
-                self.payments[request.payment as usize].reserve(now, f64::INFINITY);
+                let slot = &mut self.payments[request.payment as usize];
+                slot.reserve(now, f64::INFINITY, request.different);
                 self.note(
                     now,
                     request.payment,
@@ -252,7 +273,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             };
             match in_flight.fate(now) {
                 Fate::Held => {}
-                Fate::Completed => slot.store_key(Key::Completed { ok: true }, now),
+                Fate::Completed => {
+                    let different = slot.key_different;
+                    slot.store_key(Key::Completed { ok: true }, now, different);
+                }
                 Fate::Gone => {
                     let expired = slot.release.is_none_or(|release| !release.by_completer);
                     self.tally.key_store.lock_expiries += u64::from(expired);
@@ -281,12 +305,13 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let until_ms = now + duration;
         let kind = EventKind::ProcessingStarted { until_ms };
         self.note(now, request.payment, request.attempt, kind);
-        let done = Event::Done {
+        let done = Event::Done(Work {
             payment: request.payment,
             attempt: request.attempt,
             after_expiry: self.payments[request.payment as usize].key_pruned,
             reached_ms: request.reached_ms,
-        };
+            different: request.different,
+        });
         self.schedule(now + duration, done);
     }
 
@@ -306,15 +331,25 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         self.answer(now, request.payment, request.attempt, Answer::Conflict409);
     }
 
-    /// Answers with the stored response.
+    /// Answers with the stored response: another body's success, if the bodies differ (no
+    /// fingerprint stopped it).
     fn replay(&mut self, now: f64, request: Request, ok: bool) {
         self.tally.counts.replays += 1;
+        let slot = &self.payments[request.payment as usize];
+        let mismatch = request.different || slot.key_different;
+        self.tally.bodies.wrong_replays += u64::from(ok && mismatch);
         let answer = if ok { Answer::Ok } else { Answer::Error500 };
-        self.answer(now, request.payment, request.attempt, answer);
+        self.send_answer(now, request.payment, request.attempt, answer, true);
     }
 
-    /// Sends an answer to attempt `attempt` of `payment` back, unless it is lost.
+    /// Sends the outcome of a processing, or a refusal, to attempt `attempt` of `payment`.
     fn answer(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer) {
+        self.send_answer(now, payment, attempt, answer, false);
+    }
+
+    /// Sends an answer to attempt `attempt` of `payment` back, unless it is lost (`replay`: a
+    /// stored response).
+    fn send_answer(&mut self, now: f64, payment: u32, attempt: u32, answer: Answer, replay: bool) {
         self.tally.counts.answers += 1;
         self.note(now, payment, attempt, EventKind::Answered { answer });
         if self.lost(now, self.scenario.network.ack_loss) {
@@ -327,23 +362,18 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             payment,
             attempt,
             answer,
+            replay,
         };
         self.schedule(now + latency, event);
     }
 
-    /// A worker finishes attempt `attempt` of `payment` (taken after its key had been pruned:
-    /// `after_expiry`; it reached the server at `reached_ms`): charge or fail, store the key,
-    /// answer, wake lock waiters.
-    pub(super) fn done(
-        &mut self,
-        now: f64,
-        payment: u32,
-        attempt: u32,
-        after_expiry: bool,
-        reached_ms: f64,
-    ) {
+    /// A worker finishes `work`: charge or fail, store the key, answer, wake lock waiters.
+    pub(super) fn done(&mut self, now: f64, work: Work) {
+        let Work {
+            payment, attempt, ..
+        } = work;
         self.busy -= 1;
-        self.steady.left(now, reached_ms);
+        self.steady.left(now, work.reached_ms);
         self.tally.counts.processings += 1;
         let server = &self.scenario.server;
         let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
@@ -351,7 +381,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         if !failed && crash_rate > 0.0 && self.stream.uniform() < crash_rate {
             let point = CrashPoint::of(self.stream.uniform());
             self.note(now, payment, attempt, EventKind::Crashed { point });
-            self.crash(now, payment, attempt, after_expiry, point);
+            self.crash(now, work, point);
             if !self.payments[payment as usize].waiters.is_empty() {
                 self.wake(now, payment);
             }
@@ -370,12 +400,13 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                         ErrorPolicy::Retry => Key::Absent,
                     },
                     now,
+                    work.different,
                 );
             }
             Answer::Error500
         } else {
-            self.charge(now, payment, attempt, after_expiry);
-            self.save_key(now, payment, attempt);
+            self.charge(now, work);
+            self.save_key(now, work);
             Answer::Ok
         };
         let slot = &self.payments[payment as usize];
@@ -389,13 +420,16 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         self.fill(now);
     }
 
-    /// A processing's charge commits (`after_expiry`: its delivery was taken after the key
-    /// had been pruned).
-    fn charge(&mut self, now: f64, payment: u32, attempt: u32, after_expiry: bool) {
+    /// The charge of `work` commits.
+    fn charge(&mut self, now: f64, work: Work) {
+        let Work {
+            payment, attempt, ..
+        } = work;
         self.tally.counts.charges += 1;
-        self.tally.counts.expired_key_charges += u64::from(after_expiry);
+        self.tally.counts.expired_key_charges += u64::from(work.after_expiry);
         let slot = &mut self.payments[payment as usize];
         slot.charges += 1;
+        slot.original_charges += u32::from(!work.different);
         let nth = slot.charges;
         if nth == 2 {
             self.tally.counts.double_charges += 1;
@@ -406,7 +440,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// A keeping strategy stores the success with the key: in the charge's transaction, or
     /// written to the other store after it, where the write can fail (`key_write_failure`, or
     /// the store down).
-    fn save_key(&mut self, now: f64, payment: u32, attempt: u32) {
+    fn save_key(&mut self, now: f64, work: Work) {
+        let Work {
+            payment, attempt, ..
+        } = work;
         if self.strategy == LoadStrategy::None {
             return;
         }
@@ -420,7 +457,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 return;
             }
         }
-        self.payments[payment as usize].store_key(Key::Completed { ok: true }, now);
+        let slot = &mut self.payments[payment as usize];
+        slot.store_key(Key::Completed { ok: true }, now, work.different);
         self.note(now, payment, attempt, EventKind::KeySaved);
     }
 
@@ -454,16 +492,12 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         }
     }
 
-    /// The server crashes at `point` of a processing of `payment`: nothing is answered; what
-    /// survives depends on the key store ([`semantics::crash_effect`]).
-    fn crash(
-        &mut self,
-        now: f64,
-        payment: u32,
-        attempt: u32,
-        after_expiry: bool,
-        point: CrashPoint,
-    ) {
+    /// The server crashes at `point` of `work`: nothing is answered; what survives depends
+    /// on the key store ([`semantics::crash_effect`]).
+    fn crash(&mut self, now: f64, work: Work, point: CrashPoint) {
+        let Work {
+            payment, attempt, ..
+        } = work;
         let counts = &mut self.tally.key_store;
         match point {
             CrashPoint::BeforeCharge => counts.crashes_before_charge += 1,
@@ -473,10 +507,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let effect = semantics::crash_effect(point, self.key_store);
         counts.charges_lost_by_crash += u64::from(effect.rolled_back);
         if effect.charged {
-            self.charge(now, payment, attempt, after_expiry);
+            self.charge(now, work);
         }
         if effect.key_saved {
-            self.save_key(now, payment, attempt);
+            self.save_key(now, work);
         } else {
             self.lose_key(now, payment, attempt, effect.charged);
         }
@@ -493,14 +527,17 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     self.busy -= 1;
                     self.steady.left(now, waiter.reached_ms);
                     self.note_key(now, waiter, key);
-                    self.answer_stored(now, waiter, ok);
+                    if !self.rejected(now, waiter) {
+                        self.answer_stored(now, waiter, ok);
+                    }
                     self.payments[payment as usize].refs -= 1;
                 }
             }
             Key::Absent | Key::InFlight => {
                 let first = waiters.remove(0);
                 self.note_key(now, first, key);
-                self.payments[payment as usize].store_key(Key::InFlight, now);
+                let slot = &mut self.payments[payment as usize];
+                slot.store_key(Key::InFlight, now, first.different);
                 self.note(now, first.payment, first.attempt, EventKind::KeyReserved);
                 self.process(now, first, true);
                 self.payments[payment as usize].refs -= 1;
