@@ -265,25 +265,14 @@ pub fn capacity_time_ms(server: &LoadServer, window: Window) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::model::load::CapacityWindow;
-    use crate::model::load::LoadDuplicateAnswer;
-    use crate::model::semantics::ErrorPolicy;
     use engine::distribution::Distribution;
 
     fn server(workers: Option<u32>, capacity: Vec<CapacityWindow>) -> LoadServer {
         LoadServer {
             workers,
-            queue_limit: None,
-            drop_expired: false,
             processing: Distribution::Fixed { ms: 1.0 },
-            processing_per_in_flight_ms: 0.0,
-            error_rate: 0.0,
-            error_policy: ErrorPolicy::Store,
-            key_ttl_ms: None,
-            duplicate_answer: LoadDuplicateAnswer::Replay,
-            fingerprint: true,
             capacity,
-            key_server: Default::default(),
-            key_store_outages: Default::default(),
+            ..crate::model::load::tests::scenario().server
         }
     }
 
