@@ -152,6 +152,11 @@ pub struct KeyServer {
     /// during which the processing holds its worker (ms); `None`: calls take no time (the
     /// key absent or a fixed 0 ms: nothing is drawn).
     pub key_store_latency: Option<Distribution>,
+    /// The completer's work on one key it finds in flight: the time it holds a worker (a
+    /// shared server's, behind the requests queued before it) before the key is completed or
+    /// released (ms); `None`: the completer's work takes no time (absent or a fixed 0 ms:
+    /// nothing is drawn).
+    pub completer_work: Option<Distribution>,
 }
 
 /// The default `key_lock_ttl_ms`: 30 s.
@@ -166,6 +171,7 @@ impl Default for KeyServer {
             key_lock_ttl_ms: DEFAULT_KEY_LOCK_TTL_MS,
             completer_interval_ms: None,
             key_store_latency: None,
+            completer_work: None,
         }
     }
 }
@@ -208,12 +214,19 @@ pub struct Release {
 }
 
 /// A `key_first` key abandoned at `now` with its lock expiring at `lock_expires_ms`: the
-/// completer (if any, and sooner than the expiry) completes it if the charge `committed`, or
-/// releases it; otherwise the lock expires and the store drops it.
-pub fn abandoned(server: &KeyServer, now: f64, lock_expires_ms: f64, committed: bool) -> Release {
+/// completer (if any) finds it `completer_interval_ms` later and, after `work_ms` of work,
+/// completes it if the charge `committed`, or releases it, if that is sooner than the expiry;
+/// otherwise the lock expires and the store drops it.
+pub fn abandoned(
+    server: &KeyServer,
+    now: f64,
+    lock_expires_ms: f64,
+    committed: bool,
+    work_ms: f64,
+) -> Release {
     let completer = server
         .completer_interval_ms
-        .map(|interval| now + interval)
+        .map(|interval| now + interval + work_ms)
         .filter(|&at_ms| at_ms < lock_expires_ms);
     match completer {
         Some(at_ms) => Release {
@@ -352,7 +365,7 @@ mod tests {
         // Taken at 100 ms, abandoned at 400 ms: the completer comes at 900 ms.
         let expiry = lock_expiry_ms(&server, KeyStore::KeyFirst, 100.0);
         assert_eq!(expiry, 3_100.0);
-        let release = abandoned(&server, 400.0, expiry, true);
+        let release = abandoned(&server, 400.0, expiry, true, 0.0);
         assert_eq!((release.at_ms, release.completes), (900.0, true));
         let key = InFlight {
             lock_expires_ms: expiry,
@@ -361,11 +374,17 @@ mod tests {
         assert_eq!(key.fate(899.0), Fate::Held);
         assert_eq!(key.fate(900.0), Fate::Completed);
         // Abandoned at 2,800 ms: the completer would come after the expiry.
-        let late = abandoned(&server, 2_800.0, expiry, true);
+        let late = abandoned(&server, 2_800.0, expiry, true, 0.0);
         assert_eq!(
             (late.at_ms, late.completes, late.by_completer),
             (3_100.0, false, false)
         );
+        // The completer's work counts: found at 900 ms, 2,000 ms of work ends at 2,900, before
+        // the expiry; 2,300 ms would end at 3,200, after it, and the lock expires first.
+        let worked = abandoned(&server, 400.0, expiry, true, 2_000.0);
+        assert_eq!((worked.at_ms, worked.by_completer), (2_900.0, true));
+        let too_slow = abandoned(&server, 400.0, expiry, true, 2_300.0);
+        assert_eq!((too_slow.at_ms, too_slow.by_completer), (3_100.0, false));
         // Never abandoned: the lock expires under a slow processing all the same.
         let held = InFlight {
             lock_expires_ms: expiry,

@@ -248,6 +248,12 @@ pub const KEYS: &[Key] = &[
         "A completer finds keys left in flight this often and completes or releases them. Absent: no completer.",
     ),
     Key::scenario(
+        "server.completer_work",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 0 }"),
+        "The completer's work on each key it finds in flight, before the key is completed or released: it holds a worker (a shared server's, queued behind the requests waiting before it), and a key whose lock expires first is not recovered.",
+    ),
+    Key::scenario(
         "server.workers",
         POPULATION,
         None,
@@ -608,6 +614,7 @@ pub const SCHEMA: Schema = Schema {
         "client.offline",
         "client.reconciliation",
         "key_store.latency",
+        "server.completer_work",
     ],
 };
 

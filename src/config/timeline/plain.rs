@@ -103,6 +103,8 @@ fn backend(lookup: &Lookup<'_, '_, '_>) -> Result<Backend, ConfigError> {
             completer_interval_ms: lookup.optional_number("server.completer_interval_ms")?,
             key_store_latency: Some(lookup.distribution("key_store.latency")?)
                 .filter(|latency| *latency != Distribution::Fixed { ms: 0.0 }),
+            completer_work: Some(lookup.distribution("server.completer_work")?)
+                .filter(|work| *work != Distribution::Fixed { ms: 0.0 }),
         },
         provider: provider(lookup)?,
         receipts: receipts(lookup)?,

@@ -246,3 +246,72 @@ fn a_fail_open_processing_waits_for_no_key_store_call() {
     let tally = run(&scenario, LoadStrategy::CheckThenInsert, &[0.0, 0.0]);
     assert_eq!((tally.dequeued, tally.queue_wait_ms), (2, 10.0));
 }
+
+/// Two payments at 0 ms, one worker, 100 ms processing, 10 ms each way, every answer lost and
+/// every key write failing, the key first in Redis with a 700 ms lock, a completer 200 ms
+/// after each abandonment, one retry after a 1,000 ms timeout; the completer's work takes
+/// `work_ms` of a worker (`None`: none).
+fn completer_scenario(work_ms: Option<f64>) -> LoadScenario {
+    let mut scenario = scenario();
+    scenario.network.ack_loss = 1.0;
+    scenario.client.max_retries = 1;
+    scenario.server.key_server = KeyServer {
+        key_store: KeyStore::KeyFirst,
+        key_write_failure: 1.0,
+        key_lock_ttl_ms: 700.0,
+        completer_interval_ms: Some(200.0),
+        completer_work: work_ms.map(|ms| Distribution::Fixed { ms }),
+        ..KeyServer::default()
+    };
+    scenario
+}
+
+/// A and B reach the server at 10 and reserve their keys (locks until 710). A processes 10
+/// to 110, B 110 to 210; each charges, fails to write its key and leaves it in flight. With
+/// 250 ms of completer work: A's completer comes at 310 and works 310 to 560, completing A's
+/// key before its lock expires; B's comes at 410, waits for the worker until 560 and ends at
+/// 810, after B's lock expired at 710: too late (had it not waited, it would have ended at
+/// 660, in time). At 1,010 A's retry gets the replay; B's finds the lock expired, reserves
+/// again (lock until 1,710) and charges a second time (1,010 to 1,110), whose key the
+/// completer completes at 1,560 (found 1,310, the worker free). Without the work both
+/// completers finish at once (310 and 410) and both retries get the replay.
+#[test]
+fn a_completer_that_waits_for_a_worker_lets_a_lock_expire_and_a_retry_charge_again() {
+    let tally = run(
+        &completer_scenario(Some(250.0)),
+        LoadStrategy::UniqueKey,
+        &[0.0, 0.0],
+    );
+    let (counts, keys) = (tally.counts, tally.key_store);
+    assert_eq!(
+        (counts.charges, counts.double_charges, counts.replays),
+        (3, 1, 1)
+    );
+    assert_eq!(
+        (
+            keys.keys_abandoned,
+            keys.completer_recoveries,
+            keys.lock_expiries
+        ),
+        (3, 2, 1)
+    );
+    assert_eq!((counts.failed, counts.failed_charged), (2, 2));
+    let instant = run(
+        &completer_scenario(None),
+        LoadStrategy::UniqueKey,
+        &[0.0, 0.0],
+    );
+    let (counts, keys) = (instant.counts, instant.key_store);
+    assert_eq!(
+        (counts.charges, counts.double_charges, counts.replays),
+        (2, 0, 2)
+    );
+    assert_eq!(
+        (
+            keys.keys_abandoned,
+            keys.completer_recoveries,
+            keys.lock_expiries
+        ),
+        (2, 2, 0)
+    );
+}

@@ -97,6 +97,9 @@ enum Front {
     /// The key store was down and the server fails open: the worker processes it without the
     /// key.
     Unkeyed,
+    /// Not a delivery: the completer's work on the payment's key left in flight
+    /// (`completer_work`), waiting for a worker like the requests.
+    Completer,
 }
 
 /// What happens on the clock.
@@ -135,6 +138,10 @@ enum Event {
     },
     /// The server's capacity may have changed.
     Capacity,
+    /// The completer finds the payment's key left in flight; its work waits for a worker.
+    CompleterVisit { payment: u32 },
+    /// The completer's work on the payment's key ends: it completes or releases the key.
+    CompleterDone { payment: u32 },
 }
 
 impl Event {
@@ -145,7 +152,9 @@ impl Event {
             Event::Send { payment }
             | Event::Reply { payment, .. }
             | Event::Reach { payment, .. }
-            | Event::Done(Work { payment, .. }) => Some(payment),
+            | Event::Done(Work { payment, .. })
+            | Event::CompleterVisit { payment }
+            | Event::CompleterDone { payment } => Some(payment),
         }
     }
 }
@@ -195,6 +204,9 @@ struct Payment {
     lock_expires_ms: f64,
     /// Its in-flight key's release, if its request is gone (a crash or a failed write).
     release: Option<Release>,
+    /// The completer, when its work takes a worker and is still to end, will complete the key
+    /// (its charge committed) rather than release it.
+    completer_completes: bool,
     /// Charges made.
     charges: u32,
     /// Charges made with the payment's own body.
@@ -312,6 +324,8 @@ pub struct Simulation<'a, R = ()> {
     /// The calls to the other key store a keyed processing waits for on its worker
     /// ([`semantics::key_store_calls`]).
     key_store_calls: u32,
+    /// The completer's work on a key, when it takes a worker.
+    completer_work: Option<Durations>,
     /// What it tells what happens ([`trace`]).
     recorder: R,
     /// Each slot's payment by arrival order, kept only when `R` records.
@@ -399,6 +413,11 @@ impl<'a> Simulation<'a> {
                 .filter(|_| key_store_calls > 0)
                 .map(|latency| Durations::new(&latency)),
             key_store_calls,
+            completer_work: scenario
+                .server
+                .key_server
+                .completer_work
+                .map(|work| Durations::new(&work)),
             recorder: (),
             ordinals: Vec::new(),
         }
@@ -434,6 +453,7 @@ impl<'a> Simulation<'a> {
             key_store: self.key_store,
             key_store_latency: self.key_store_latency,
             key_store_calls: self.key_store_calls,
+            completer_work: self.completer_work,
             recorder,
             ordinals: self.ordinals,
         }
@@ -618,6 +638,8 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
                 payment, attempt, ..
             } => self.timeout(now, payment, attempt),
             Event::Capacity => self.fill(now),
+            Event::CompleterVisit { payment } => self.completer_visit(now, payment),
+            Event::CompleterDone { payment } => self.completer_done(now, payment),
         }
     }
 
@@ -701,6 +723,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             key_pruned: false,
             lock_expires_ms: f64::INFINITY,
             release: None,
+            completer_completes: false,
             charges: 0,
             original_charges: 0,
             body_different: false,

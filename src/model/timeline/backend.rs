@@ -87,6 +87,7 @@ impl Backend {
         self.key.crash_rate > 0.0
             || self.key.key_write_failure > 0.0
             || self.key.key_store_latency.is_some()
+            || self.key.completer_work.is_some()
             || self.provider.is_some()
             || self
                 .receipts
@@ -101,8 +102,14 @@ impl Backend {
 
     /// Draws per processing: crash, crash point, key write, receipt, then three per provider
     /// call (request loss, latency, response loss), then with a key-store latency one per
-    /// call to the key store (the look-up or reservation, the write).
+    /// call to the key store (the look-up or reservation, the write), then with a completer's
+    /// work one for the work on a key the processing leaves in flight.
     pub fn draws_per_attempt(&self) -> u64 {
+        self.completer_draw_at() + u64::from(self.key.completer_work.is_some())
+    }
+
+    /// The index of a processing's completer-work draw (after its key-store latency draws).
+    pub fn completer_draw_at(&self) -> u64 {
         self.key_store_draws_from() + self.key.key_store_latency.map_or(0, |_| KEY_STORE_CALLS)
     }
 
@@ -208,6 +215,12 @@ impl ProcessingDraws<'_> {
     /// ([`Backend::key_store_draws_from`]).
     pub fn key_store_call(&self, from: u64, call: u32) -> f64 {
         self.at(from + u64::from(call))
+    }
+
+    /// The uniform of the completer's work on a key this processing leaves in flight, at
+    /// index `at` ([`Backend::completer_draw_at`]).
+    pub fn completer_work(&self, at: u64) -> f64 {
+        self.at(at)
     }
 
     /// Provider call `call`'s three uniforms: request loss, round trip, response loss.

@@ -164,6 +164,30 @@ fn the_completer_finishes_or_releases_a_key_left_in_flight() {
 }
 
 #[test]
+fn the_completers_work_delays_the_release_and_can_miss_the_lock() {
+    // It finds the key at 61 as above; 40 ms of work end at 101, before the lock expires at
+    // 151: released at 101 instead of 61 (stuck 90 ms), attempt 1 at 121 processed as before.
+    let mut store = crashing(KeyStore::KeyFirst);
+    store.backend.key.completer_interval_ms = Some(50.0);
+    store.backend.key.completer_work = Some(Distribution::Fixed { ms: 40.0 });
+    let before = one_payment(&store, Strategy::UniqueKey, &[BEFORE_CHARGE]);
+    assert_eq!(summary(&before), (1, 0, 0, 0, 132.0));
+    assert_eq!(
+        (
+            before.counts.completer_recoveries,
+            before.counts.stuck_in_flight_ms
+        ),
+        (1, 90)
+    );
+    // 100 ms of work would end at 161, after the lock expired at 151: the lock decides, as
+    // for a completer that comes too late (409s at 122 and 144, charged again at 165).
+    store.backend.key.completer_work = Some(Distribution::Fixed { ms: 100.0 });
+    let slow = one_payment(&store, Strategy::UniqueKey, &[AFTER_CHARGE]);
+    assert_eq!(summary(&slow), (2, 1, 0, 2, 176.0));
+    assert_eq!(slow.counts.completer_recoveries, 0);
+}
+
+#[test]
 fn a_failed_key_write_lets_the_next_retry_charge_again() {
     // Every ACK lost: attempts sent at 0, 120, 240, 360 all arrive. Attempt 0's key write
     // fails (third draw below 0.5).

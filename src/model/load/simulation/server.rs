@@ -167,8 +167,16 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     }
 
     /// A worker takes a request, from the queue (`queued`) or at once: drop it if expired,
-    /// else apply the strategy.
+    /// else apply the strategy; or the completer's work.
     fn start(&mut self, now: f64, request: Request, queued: bool) {
+        if request.front == Front::Completer {
+            self.busy += 1;
+            let work = self.completer_work.expect("a completer job has work");
+            let until_ms = now + work.sample(&mut self.stream);
+            let payment = request.payment;
+            self.schedule(until_ms, Event::CompleterDone { payment });
+            return;
+        }
         self.tally.dequeued += 1;
         self.tally.queue_wait_ms += now - request.reached_ms;
         self.steady.taken(now, request.reached_ms, queued);
@@ -476,10 +484,25 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         }
         if self.key_store == KeyStore::KeyFirst {
             let server = &self.scenario.server.key_server;
-            let release = semantics::abandoned(server, now, slot.lock_expires_ms, committed);
+            let lock_expires_ms = slot.lock_expires_ms;
+            let mut release = semantics::abandoned(server, now, lock_expires_ms, committed, 0.0);
             self.tally.key_store.keys_abandoned += 1;
-            self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
-            slot.release = Some(release);
+            if release.by_completer && self.completer_work.is_some() {
+                // The completer's visit is an event, its work a job for the workers: until
+                // it ends the key waits for its lock's expiry.
+                let visit = Event::CompleterVisit { payment };
+                slot.completer_completes = committed;
+                release = Release {
+                    at_ms: lock_expires_ms,
+                    completes: false,
+                    by_completer: false,
+                };
+                slot.release = Some(release);
+                self.schedule(now + server.completer_interval_ms.unwrap_or(0.0), visit);
+            } else {
+                self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
+                slot.release = Some(release);
+            }
             let until_ms = release.at_ms;
             self.note(
                 now,
@@ -514,6 +537,53 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         } else {
             self.lose_key(now, payment, attempt, effect.charged);
         }
+    }
+
+    /// The completer finds `payment`'s key still left in flight: its work takes a free
+    /// worker, or waits in the queue behind the requests (the queue limit is for requests).
+    pub(super) fn completer_visit(&mut self, now: f64, payment: u32) {
+        if !self.abandoned_key(payment) {
+            return;
+        }
+        let job = Request {
+            payment,
+            attempt: 0,
+            sent_ms: now,
+            reached_ms: now,
+            front: Front::Completer,
+            different: false,
+        };
+        if self.fifo.is_empty() && self.busy < self.scenario.server.workers_at(now) {
+            self.start(now, job, false);
+        } else {
+            self.payments[payment as usize].refs += 1;
+            self.fifo.push_back(job);
+        }
+    }
+
+    /// The completer's work on `payment`'s key ends: it completes the key (the charge had
+    /// committed) or releases it, unless its lock expired first (the store dropped it, and a
+    /// later delivery may hold it now).
+    pub(super) fn completer_done(&mut self, now: f64, payment: u32) {
+        self.busy -= 1;
+        let slot = &self.payments[payment as usize];
+        if self.abandoned_key(payment) && now < slot.lock_expires_ms {
+            let completes = slot.completer_completes;
+            self.payments[payment as usize].release = Some(Release {
+                at_ms: now,
+                completes,
+                by_completer: true,
+            });
+            self.tally.key_store.completer_recoveries += 1;
+        }
+        self.fill(now);
+    }
+
+    /// Whether `payment`'s key is still the one a crash or a failed write left in flight,
+    /// waiting for the completer or its lock's expiry.
+    fn abandoned_key(&self, payment: u32) -> bool {
+        let slot = &self.payments[payment as usize];
+        slot.key == Key::InFlight && slot.release.is_some_and(|release| !release.by_completer)
     }
 
     /// The lock of `payment` was released: waiters get the stored answer, or (a 500 not

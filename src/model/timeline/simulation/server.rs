@@ -342,14 +342,23 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     }
 
     /// A `key_first` key left in flight at `now`: it stays so until its lock expires, or until
-    /// the completer (if sooner) completes it (`committed`) or releases it.
+    /// the completer (if sooner, its work included) completes it (`committed`) or releases it.
     fn abandon(&mut self, now: f64, committed: bool, processing: Processing) {
+        let backend = &self.scenario.backend;
+        // At unlimited capacity a worker is always free for the completer: its work only
+        // delays the release.
+        let work_ms = backend.key.completer_work.map_or(0.0, |work| {
+            let draws = self.backend.processing(processing.copy, processing.attempt);
+            let uniform = draws.completer_work(backend.completer_draw_at());
+            work.quantile(uniform)
+        });
         let state = &mut self.state;
         let release = semantics::abandoned(
-            &self.scenario.backend.key_server(),
+            &backend.key_server(),
             now,
             state.key.lock_expires_ms,
             committed,
+            work_ms,
         );
         state.counts.completer_recoveries += u64::from(release.by_completer);
         state.counts.stuck_in_flight_ms += (release.at_ms - now).round() as u64;
