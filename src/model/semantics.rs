@@ -8,8 +8,10 @@
 //! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]) and how many of its calls a
 //! processing waits for ([`key_store_calls`]).
 //!
-//! The two loops keep their own event queues, draws and key records (the timeline's key
-//! also remembers a body and a stored 500; the load model's a stored answer); the rules about
+//! Both loops keep a payment's key in the same [`KeyRecord`] (its state, creation time,
+//! body, lock and release), which a delivery meets through [`KeyRecord::meet`] (the TTL's
+//! prune, the lock's expiry, the completer's release) and compares bodies with
+//! ([`KeyRecord::mismatch`]); each loop keeps its own event queue and draws. The rules about
 //! the key store are these functions, so a change to one is a change to both.
 
 use engine::distribution::Distribution;
@@ -276,6 +278,124 @@ impl InFlight {
     }
 }
 
+/// What a payment's key holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    /// Not stored (never, pruned, released or rolled back).
+    Absent,
+    /// Inserted, its processing not finished (or abandoned by a crash or a failed write).
+    InFlight,
+    /// Stored with a success response.
+    Complete,
+    /// Stored with a 500 (`error_policy = "store"`).
+    Failed,
+}
+
+/// A payment's key as the store keeps it, the same record in both loops: its state, when it
+/// was created and for which body, its `key_first` lock and, once abandoned, its release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyRecord {
+    /// What it holds.
+    pub state: KeyState,
+    /// When it was created (ms); the store prunes it `key_ttl_ms` later.
+    pub created_ms: f64,
+    /// It was created by a delivery with another body than the payment's own (each different
+    /// body is unlike every other).
+    pub other_body: bool,
+    /// When a `key_first` reservation's lock expires and the store drops it (ms; infinite for
+    /// the other stores).
+    pub lock_expires_ms: f64,
+    /// A key left in flight by a crash or a failed write: when and how it leaves that state
+    /// ([`abandoned`]).
+    pub release: Option<Release>,
+}
+
+/// What a delivery's look-up did to the key it met ([`KeyRecord::meet`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Met {
+    /// The key had outlived its TTL: the store pruned it.
+    pub expired: bool,
+    /// The key was in flight and its lock expired, or its release came: what it became.
+    pub released: Option<Released>,
+}
+
+/// A key in flight that left that state as a delivery met it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Released {
+    /// What it became: complete (the completer found the charge committed) or absent.
+    pub becomes: KeyState,
+    /// Its lock expired (the completer, if any, did not come or finish in time).
+    pub lock_expired: bool,
+}
+
+impl KeyRecord {
+    /// No key.
+    pub const ABSENT: KeyRecord = KeyRecord {
+        state: KeyState::Absent,
+        created_ms: 0.0,
+        other_body: false,
+        lock_expires_ms: f64::INFINITY,
+        release: None,
+    };
+
+    /// The key becomes `state`; created now, by a delivery with another body (`other_body`)
+    /// or the payment's own, if it was absent.
+    pub fn store(&mut self, state: KeyState, now: f64, other_body: bool) {
+        if self.state == KeyState::Absent {
+            self.created_ms = now;
+            self.other_body = other_body;
+        }
+        self.state = state;
+        self.release = None;
+    }
+
+    /// The key is reserved in flight now, by a delivery with another body or the payment's
+    /// own, its lock expiring at `lock_expires_ms`.
+    pub fn reserve(&mut self, now: f64, lock_expires_ms: f64, other_body: bool) {
+        self.store(KeyState::InFlight, now, other_body);
+        self.lock_expires_ms = lock_expires_ms;
+    }
+
+    /// Whether a delivery with another body (`other_body`) or the payment's own differs from
+    /// the body the key was created for: either side's being another body.
+    pub fn mismatch(&self, other_body: bool) -> bool {
+        other_body || self.other_body
+    }
+
+    /// The key as a delivery meets it at `now`: pruned if it is `key_ttl_ms` old or more
+    /// (lazily: no event marks the expiry; `None`: keys never expire), then, if in flight, its
+    /// release or its lock's expiry applied if due ([`InFlight::fate`]).
+    pub fn meet(&mut self, now: f64, key_ttl_ms: Option<f64>) -> Met {
+        let expired = self.state != KeyState::Absent
+            && key_ttl_ms.is_some_and(|ttl| now >= self.created_ms + ttl);
+        if expired {
+            self.state = KeyState::Absent;
+        }
+        let mut released = None;
+        if self.state == KeyState::InFlight {
+            let in_flight = InFlight {
+                lock_expires_ms: self.lock_expires_ms,
+                release: self.release,
+            };
+            let becomes = match in_flight.fate(now) {
+                Fate::Held => None,
+                Fate::Completed => Some(KeyState::Complete),
+                Fate::Gone => Some(KeyState::Absent),
+            };
+            if let Some(becomes) = becomes {
+                let lock_expired = self.release.is_none_or(|release| !release.by_completer);
+                released = Some(Released {
+                    becomes,
+                    lock_expired,
+                });
+                self.state = becomes;
+                self.release = None;
+            }
+        }
+        Met { expired, released }
+    }
+}
+
 /// What the server does when it cannot reach the key store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnUnavailable {
@@ -395,6 +515,42 @@ mod tests {
         assert_eq!(
             lock_expiry_ms(&server, KeyStore::SeparateStore, 100.0),
             f64::INFINITY
+        );
+    }
+
+    /// A key met by a look-up: pruned once it is `key_ttl_ms` old; left in flight, released
+    /// when the completer's release or the lock's expiry is due, saying which.
+    #[test]
+    fn a_key_met_is_pruned_at_its_ttl_and_released_when_due() {
+        let mut key = KeyRecord::ABSENT;
+        key.store(KeyState::Complete, 100.0, true);
+        assert!(key.mismatch(false) && !KeyRecord::ABSENT.mismatch(false));
+        let kept = key.meet(1_099.9, Some(1_000.0));
+        assert_eq!((kept.expired, key.state), (false, KeyState::Complete));
+        let pruned = key.meet(1_100.0, Some(1_000.0));
+        assert_eq!((pruned.expired, key.state), (true, KeyState::Absent));
+        // Reserved at 2,000 with its lock until 5,000, abandoned; the completer releases it
+        // at 3,000 (the charge committed: it completes).
+        key.reserve(2_000.0, 5_000.0, false);
+        assert_eq!((key.created_ms, key.other_body), (2_000.0, false));
+        key.release = Some(Release {
+            at_ms: 3_000.0,
+            completes: true,
+            by_completer: true,
+        });
+        assert_eq!(key.meet(2_999.0, None).released, None);
+        let completed = key.meet(3_000.0, None).released.unwrap();
+        assert_eq!(
+            (completed.becomes, completed.lock_expired, key.release),
+            (KeyState::Complete, false, None)
+        );
+        // Reserved again (after a prune), never released: the lock expires at 8,000.
+        key.state = KeyState::Absent;
+        key.reserve(7_000.0, 8_000.0, true);
+        let gone = key.meet(8_000.0, None).released.unwrap();
+        assert_eq!(
+            (gone.becomes, gone.lock_expired, key.state),
+            (KeyState::Absent, true, KeyState::Absent)
         );
     }
 

@@ -27,7 +27,7 @@ use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
-use crate::model::semantics::{self, ErrorPolicy, KeyStore, Release};
+use crate::model::semantics::{self, ErrorPolicy, KeyRecord, KeyState, KeyStore, Release};
 use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
 use engine::distribution::Sampler;
@@ -159,17 +159,6 @@ impl Event {
     }
 }
 
-/// A payment's key on the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Key {
-    /// Not stored.
-    Absent,
-    /// Inserted, its processing not finished.
-    InFlight,
-    /// Stored with its answer: success or a stored 500.
-    Completed { ok: bool },
-}
-
 /// A payment in flight: its client's view and its key on the server.
 #[derive(Debug, Clone)]
 struct Payment {
@@ -193,17 +182,10 @@ struct Payment {
     done: bool,
     /// Whether it got a success answer.
     succeeded: bool,
-    /// Its key.
-    key: Key,
-    /// When its key was last created, absent before (ms); the store prunes it `key_ttl_ms`
-    /// later.
-    key_created_ms: f64,
+    /// Its key, as the store keeps it.
+    key: KeyRecord,
     /// Its key was pruned at least once.
     key_pruned: bool,
-    /// When its key's `key_first` lock expires (ms; infinite for the other stores).
-    lock_expires_ms: f64,
-    /// Its in-flight key's release, if its request is gone (a crash or a failed write).
-    release: Option<Release>,
     /// The completer, when its work takes a worker and is still to end, will complete the key
     /// (its charge committed) rather than release it.
     completer_completes: bool,
@@ -213,9 +195,6 @@ struct Payment {
     original_charges: u32,
     /// The attempt the client waits for or sends next carries another body.
     body_different: bool,
-    /// Its key was created by a delivery with another body (each different body is unlike
-    /// every other).
-    key_different: bool,
     /// The client accepted a replayed success for its own body.
     accepted_replay_of_original: bool,
     /// The client accepted a replayed success for another body (nothing charged that body).
@@ -230,24 +209,6 @@ struct Payment {
 }
 
 impl Payment {
-    /// Its key becomes `key`, created now for a delivery with another body (`different`) or
-    /// its own if it was absent.
-    fn store_key(&mut self, key: Key, now: f64, different: bool) {
-        if self.key == Key::Absent {
-            self.key_created_ms = now;
-            self.key_different = different;
-        }
-        self.key = key;
-        self.release = None;
-    }
-
-    /// Its key is reserved in flight now by a delivery with another body (`different`) or its
-    /// own, its lock expiring at `lock_expires_ms`.
-    fn reserve(&mut self, now: f64, lock_expires_ms: f64, different: bool) {
-        self.store_key(Key::InFlight, now, different);
-        self.lock_expires_ms = lock_expires_ms;
-    }
-
     /// Whether a client was told it succeeded although no charge was made with the body the
     /// success answered (known once every processing of the payment is done).
     fn told_succeeded_not_charged(&self) -> bool {
@@ -718,16 +679,12 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             waiting: false,
             done: false,
             succeeded: false,
-            key: Key::Absent,
-            key_created_ms: 0.0,
+            key: KeyRecord::ABSENT,
             key_pruned: false,
-            lock_expires_ms: f64::INFINITY,
-            release: None,
             completer_completes: false,
             charges: 0,
             original_charges: 0,
             body_different: false,
-            key_different: false,
             accepted_replay_of_original: false,
             accepted_replay_of_different: false,
             refs: 0,

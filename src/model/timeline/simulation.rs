@@ -15,6 +15,7 @@ use super::backend::{
 use super::draws::PaymentDraws;
 use super::events::{Answer, EventKind, KeyFound, Recorder};
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
+use crate::model::semantics::{KeyRecord, KeyState};
 use engine::distribution::Sampler;
 use engine::queue::EventQueue;
 use engine::queue::heap::Heap;
@@ -106,55 +107,13 @@ enum Event {
 /// fewer instructions with one copy, 15% more with ten).
 const SCANNED_COPIES_MAX: u32 = 2;
 
-/// The server's record of the payment's key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KeyState {
-    Absent,
-    /// `unique_key`: inserted, processing not finished.
-    InFlight,
-    /// Inserted with a stored success response.
-    Complete,
-    /// Inserted with a stored 500 (`error_policy = "store"`).
-    Failed,
-}
-
-impl KeyState {
-    /// What a trace says a look-up found.
-    fn found(self) -> KeyFound {
-        match self {
-            KeyState::Absent => KeyFound::Absent,
-            KeyState::InFlight => KeyFound::InFlight,
-            KeyState::Complete => KeyFound::Complete,
-            KeyState::Failed => KeyFound::Failed,
-        }
-    }
-}
-
-/// The key with its creation time and the body it was created for.
-#[derive(Debug, Clone, Copy)]
-struct Key {
-    state: KeyState,
-    /// When it was inserted (ms); the store prunes it `key_ttl_ms` later.
-    created_ms: f64,
-    /// The body of the delivery that inserted it (its fingerprint).
-    body: Body,
-    /// When a `key_first` reservation's lock expires and the store drops it (ms; infinite for
-    /// the other stores).
-    lock_expires_ms: f64,
-    /// A key left in flight by a crash: when it leaves that state (lock expiry or completer)
-    /// and what it becomes then.
-    release: Option<crate::model::semantics::Release>,
-}
-
-impl Key {
-    /// The key becomes `state`; created now, for `body`, if it was absent.
-    fn store(&mut self, state: KeyState, now: f64, body: Body) {
-        if self.state == KeyState::Absent {
-            self.created_ms = now;
-            self.body = body;
-        }
-        self.state = state;
-        self.release = None;
+/// What a trace says a look-up found in a key holding `state`.
+fn found(state: KeyState) -> KeyFound {
+    match state {
+        KeyState::Absent => KeyFound::Absent,
+        KeyState::InFlight => KeyFound::InFlight,
+        KeyState::Complete => KeyFound::Complete,
+        KeyState::Failed => KeyFound::Failed,
     }
 }
 
@@ -244,7 +203,7 @@ impl PaymentOutcome {
 
 /// What the server and the clients know of one payment while its events are handled.
 struct PaymentState {
-    key: Key,
+    key: KeyRecord,
     counts: Counters,
     first_success_ms: Option<f64>,
     last_give_up_ms: f64,
@@ -276,13 +235,7 @@ struct PaymentState {
 impl PaymentState {
     fn new() -> Self {
         Self {
-            key: Key {
-                state: KeyState::Absent,
-                created_ms: 0.0,
-                body: Body::Original,
-                lock_expires_ms: f64::INFINITY,
-                release: None,
-            },
+            key: KeyRecord::ABSENT,
             counts: Counters::default(),
             first_success_ms: None,
             last_give_up_ms: 0.0,

@@ -12,21 +12,26 @@
 
 use super::*;
 use crate::model::load::trace::{Event as Recorded, KeyFound};
-use crate::model::semantics::{self, CrashPoint, Fate, InFlight, OnUnavailable};
+use crate::model::semantics::{self, CrashPoint, OnUnavailable};
 
 impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// Tells the recorder what a look-up of `request`'s key found (`key`).
     #[inline(always)]
-    fn note_key(&mut self, now: f64, request: Request, key: Key) {
+    fn note_key(&mut self, now: f64, request: Request, key: KeyState) {
         if R::RECORDS {
             let found = match key {
-                Key::Absent => KeyFound::Absent,
-                Key::InFlight if self.payments[request.payment as usize].release.is_some() => {
+                KeyState::Absent => KeyFound::Absent,
+                KeyState::InFlight
+                    if self.payments[request.payment as usize]
+                        .key
+                        .release
+                        .is_some() =>
+                {
                     KeyFound::Stuck
                 }
-                Key::InFlight => KeyFound::InFlight,
-                Key::Completed { ok: true } => KeyFound::Complete,
-                Key::Completed { ok: false } => KeyFound::Failed,
+                KeyState::InFlight => KeyFound::InFlight,
+                KeyState::Complete => KeyFound::Complete,
+                KeyState::Failed => KeyFound::Failed,
             };
             let kind = EventKind::KeyLookedUp { found };
             self.note(now, request.payment, request.attempt, kind);
@@ -81,10 +86,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let key = self.key_met(now, request.payment);
         self.note_key(now, request, key);
         match key {
-            Key::Absent => {
+            KeyState::Absent => {
                 let server = &self.scenario.server.key_server;
                 let expiry = semantics::lock_expiry_ms(server, KeyStore::KeyFirst, now);
-                self.payments[request.payment as usize].reserve(now, expiry, request.different);
+                let key = &mut self.payments[request.payment as usize].key;
+                key.reserve(now, expiry, request.different);
                 self.note(
                     now,
                     request.payment,
@@ -94,12 +100,12 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 Some(Front::Reserved)
             }
             _ if self.rejected(now, request) => None,
-            Key::InFlight => {
+            KeyState::InFlight => {
                 self.conflict(now, request);
                 None
             }
-            Key::Completed { ok } => {
-                self.answer_stored(now, request, ok);
+            stored @ (KeyState::Complete | KeyState::Failed) => {
+                self.answer_stored(now, request, stored == KeyState::Complete);
                 None
             }
         }
@@ -109,9 +115,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// one the key was stored for is answered 422 at once (`true`). Each different body is
     /// unlike every other, so a mismatch is either side's being different.
     fn rejected(&mut self, now: f64, request: Request) -> bool {
-        let slot = &self.payments[request.payment as usize];
-        let mismatch = request.different || slot.key_different;
-        if !(mismatch && self.scenario.server.fingerprint) {
+        let key = &self.payments[request.payment as usize].key;
+        if !(key.mismatch(request.different) && self.scenario.server.fingerprint) {
             return false;
         }
         self.tally.bodies.rejected_mismatches += 1;
@@ -150,8 +155,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// server deletes its reservation.
     fn cancel_reservation(&mut self, request: Request) {
         let slot = &mut self.payments[request.payment as usize];
-        if request.front == Front::Reserved && slot.key == Key::InFlight {
-            slot.key = Key::Absent;
+        if request.front == Front::Reserved && slot.key.state == KeyState::InFlight {
+            slot.key.state = KeyState::Absent;
         }
     }
 
@@ -215,22 +220,23 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         self.note_key(now, request, key);
         match (self.strategy, key) {
             (LoadStrategy::None, _)
-            | (LoadStrategy::CheckThenInsert, Key::Absent | Key::InFlight) => {
+            | (LoadStrategy::CheckThenInsert, KeyState::Absent | KeyState::InFlight) => {
                 self.busy += 1;
                 self.process(now, request, true);
             }
-            (_, Key::Completed { .. }) | (LoadStrategy::UniqueKey | LoadStrategy::LockWait, _)
-                if key != Key::Absent && self.rejected(now, request) =>
+            (_, KeyState::Complete | KeyState::Failed)
+            | (LoadStrategy::UniqueKey | LoadStrategy::LockWait, _)
+                if key != KeyState::Absent && self.rejected(now, request) =>
             {
                 self.steady.left(now, request.reached_ms);
             }
-            (_, Key::Completed { ok }) => {
+            (_, stored @ (KeyState::Complete | KeyState::Failed)) => {
                 self.steady.left(now, request.reached_ms);
-                self.answer_stored(now, request, ok);
+                self.answer_stored(now, request, stored == KeyState::Complete);
             }
-            (LoadStrategy::UniqueKey | LoadStrategy::LockWait, Key::Absent) => {
-                let slot = &mut self.payments[request.payment as usize];
-                slot.reserve(now, f64::INFINITY, request.different);
+            (LoadStrategy::UniqueKey | LoadStrategy::LockWait, KeyState::Absent) => {
+                let key = &mut self.payments[request.payment as usize].key;
+                key.reserve(now, f64::INFINITY, request.different);
                 self.note(
                     now,
                     request.payment,
@@ -240,11 +246,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 self.busy += 1;
                 self.process(now, request, true);
             }
-            (LoadStrategy::UniqueKey, Key::InFlight) => {
+            (LoadStrategy::UniqueKey, KeyState::InFlight) => {
                 self.steady.left(now, request.reached_ms);
                 self.conflict(now, request);
             }
-            (LoadStrategy::LockWait, Key::InFlight) => {
+            (LoadStrategy::LockWait, KeyState::InFlight) => {
                 self.busy += 1;
                 self.tally.counts.lock_waits += 1;
                 self.note(
@@ -260,40 +266,17 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         }
     }
 
-    /// The key of `payment` as a delivery meets it at `now`: the store has pruned a key
-    /// created `key_ttl_ms` ago or more (lazily: no event marks the expiry).
-    fn key_met(&mut self, now: f64, payment: u32) -> Key {
+    /// The key of `payment` as a delivery meets it at `now` ([`KeyRecord::meet`]): pruned
+    /// `key_ttl_ms` after it was created, released if it was left in flight and its lock
+    /// expired or the completer came.
+    fn key_met(&mut self, now: f64, payment: u32) -> KeyState {
         let slot = &mut self.payments[payment as usize];
-        if slot.key != Key::Absent
-            && self
-                .scenario
-                .server
-                .key_ttl_ms
-                .is_some_and(|ttl| now >= slot.key_created_ms + ttl)
-        {
-            slot.key = Key::Absent;
-            slot.key_pruned = true;
+        let met = slot.key.meet(now, self.scenario.server.key_ttl_ms);
+        slot.key_pruned |= met.expired;
+        if let Some(released) = met.released {
+            self.tally.key_store.lock_expiries += u64::from(released.lock_expired);
         }
-        if slot.key == Key::InFlight && slot.lock_expires_ms.is_finite() {
-            let in_flight = InFlight {
-                lock_expires_ms: slot.lock_expires_ms,
-                release: slot.release,
-            };
-            match in_flight.fate(now) {
-                Fate::Held => {}
-                Fate::Completed => {
-                    let different = slot.key_different;
-                    slot.store_key(Key::Completed { ok: true }, now, different);
-                }
-                Fate::Gone => {
-                    let expired = slot.release.is_none_or(|release| !release.by_completer);
-                    self.tally.key_store.lock_expiries += u64::from(expired);
-                    slot.key = Key::Absent;
-                    slot.release = None;
-                }
-            }
-        }
-        slot.key
+        slot.key.state
     }
 
     /// Processing on a worker already counted busy: `processing + slope × busy`, plus the
@@ -343,8 +326,9 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// fingerprint stopped it).
     fn replay(&mut self, now: f64, request: Request, ok: bool) {
         self.tally.counts.replays += 1;
-        let slot = &self.payments[request.payment as usize];
-        let mismatch = request.different || slot.key_different;
+        let mismatch = self.payments[request.payment as usize]
+            .key
+            .mismatch(request.different);
         self.tally.bodies.wrong_replays += u64::from(ok && mismatch);
         let answer = if ok { Answer::Ok } else { Answer::Error500 };
         self.send_answer(now, request.payment, request.attempt, answer, true);
@@ -402,10 +386,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             self.tally.counts.server_errors += 1;
             self.note(now, payment, attempt, EventKind::ProcessingFailed);
             if keyed {
-                self.payments[payment as usize].store_key(
+                self.payments[payment as usize].key.store(
                     match error_policy {
-                        ErrorPolicy::Store => Key::Completed { ok: false },
-                        ErrorPolicy::Retry => Key::Absent,
+                        ErrorPolicy::Store => KeyState::Failed,
+                        ErrorPolicy::Retry => KeyState::Absent,
                     },
                     now,
                     work.different,
@@ -466,7 +450,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             }
         }
         let slot = &mut self.payments[payment as usize];
-        slot.store_key(Key::Completed { ok: true }, now, work.different);
+        slot.key.store(KeyState::Complete, now, work.different);
         self.note(now, payment, attempt, EventKind::KeySaved);
     }
 
@@ -476,15 +460,15 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     fn lose_key(&mut self, now: f64, payment: u32, attempt: u32, committed: bool) {
         let keyed = self.strategy != LoadStrategy::None;
         let slot = &mut self.payments[payment as usize];
-        if committed && keyed && matches!(slot.key, Key::Absent | Key::InFlight) {
+        if committed && keyed && matches!(slot.key.state, KeyState::Absent | KeyState::InFlight) {
             self.tally.key_store.keys_lost += 1;
         }
-        if slot.key != Key::InFlight {
+        if slot.key.state != KeyState::InFlight {
             return;
         }
         if self.key_store == KeyStore::KeyFirst {
             let server = &self.scenario.server.key_server;
-            let lock_expires_ms = slot.lock_expires_ms;
+            let lock_expires_ms = slot.key.lock_expires_ms;
             let mut release = semantics::abandoned(server, now, lock_expires_ms, committed, 0.0);
             self.tally.key_store.keys_abandoned += 1;
             if release.by_completer && self.completer_work.is_some() {
@@ -497,11 +481,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     completes: false,
                     by_completer: false,
                 };
-                slot.release = Some(release);
+                slot.key.release = Some(release);
                 self.schedule(now + server.completer_interval_ms.unwrap_or(0.0), visit);
             } else {
                 self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
-                slot.release = Some(release);
+                slot.key.release = Some(release);
             }
             let until_ms = release.at_ms;
             self.note(
@@ -511,7 +495,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 EventKind::KeyLeftInFlight { until_ms },
             );
         } else {
-            slot.key = Key::Absent;
+            slot.key.state = KeyState::Absent;
         }
     }
 
@@ -567,9 +551,9 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     pub(super) fn completer_done(&mut self, now: f64, payment: u32) {
         self.busy -= 1;
         let slot = &self.payments[payment as usize];
-        if self.abandoned_key(payment) && now < slot.lock_expires_ms {
+        if self.abandoned_key(payment) && now < slot.key.lock_expires_ms {
             let completes = slot.completer_completes;
-            self.payments[payment as usize].release = Some(Release {
+            self.payments[payment as usize].key.release = Some(Release {
                 at_ms: now,
                 completes,
                 by_completer: true,
@@ -583,7 +567,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// waiting for the completer or its lock's expiry.
     fn abandoned_key(&self, payment: u32) -> bool {
         let slot = &self.payments[payment as usize];
-        slot.key == Key::InFlight && slot.release.is_some_and(|release| !release.by_completer)
+        let key = &slot.key;
+        key.state == KeyState::InFlight && key.release.is_some_and(|release| !release.by_completer)
     }
 
     /// The lock of `payment` was released: waiters get the stored answer, or (a 500 not
@@ -592,7 +577,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
         let key = self.key_met(now, payment);
         match key {
-            Key::Completed { ok } => {
+            stored @ (KeyState::Complete | KeyState::Failed) => {
+                let ok = stored == KeyState::Complete;
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
                     self.steady.left(now, waiter.reached_ms);
@@ -603,11 +589,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     self.payments[payment as usize].refs -= 1;
                 }
             }
-            Key::Absent | Key::InFlight => {
+            KeyState::Absent | KeyState::InFlight => {
                 let first = waiters.remove(0);
                 self.note_key(now, first, key);
                 let slot = &mut self.payments[payment as usize];
-                slot.store_key(Key::InFlight, now, first.different);
+                slot.key.store(KeyState::InFlight, now, first.different);
                 self.note(now, first.payment, first.attempt, EventKind::KeyReserved);
                 self.process(now, first, true);
                 self.payments[payment as usize].refs -= 1;

@@ -3,7 +3,7 @@
 //! writes, the receipts and the response sent back.
 
 use super::*;
-use crate::model::semantics::{self, Fate, InFlight};
+use crate::model::semantics;
 
 impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
@@ -15,7 +15,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             .record(now, copy, attempt, EventKind::Delivered);
         self.prune_expired_key(now, copy, attempt);
         if self.strategy != Strategy::None {
-            let found = self.state.key.state.found();
+            let found = found(self.state.key.state);
             self.recorder
                 .record(now, copy, attempt, EventKind::KeyLookedUp { found });
             if self.strategy == Strategy::UniqueKey && found == KeyFound::Absent {
@@ -28,17 +28,9 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             (Strategy::None, _) | (Strategy::CheckThenInsert, KeyState::Absent) => None,
             (Strategy::UniqueKey, KeyState::Absent) => {
                 let backend = &self.scenario.backend;
-                *key = Key {
-                    state: KeyState::InFlight,
-                    created_ms: now,
-                    body: delivery.body,
-                    lock_expires_ms: semantics::lock_expiry_ms(
-                        &backend.key_server(),
-                        backend.key.key_store,
-                        now,
-                    ),
-                    release: None,
-                };
+                let store = backend.key.key_store;
+                let lock_expires_ms = semantics::lock_expiry_ms(&backend.key_server(), store, now);
+                key.reserve(now, lock_expires_ms, delivery.body == Body::Different);
                 None
             }
             (_, state) => Some(self.answer_from_key(state, delivery.body)),
@@ -59,40 +51,22 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
         }
     }
 
-    /// A keeping strategy's store prunes a key `key_ttl_ms` after creating it.
+    /// The key as the delivery meets it ([`KeyRecord::meet`]): a keeping strategy's store
+    /// prunes a key `key_ttl_ms` after creating it, and a key left in flight is released when
+    /// its lock expires or the completer comes.
     fn prune_expired_key(&mut self, now: f64, copy: u32, attempt: u32) {
-        let key = &mut self.state.key;
-        if self.strategy != Strategy::None
-            && key.state != KeyState::Absent
-            && self
-                .scenario
-                .key
-                .key_ttl_ms
-                .is_some_and(|ttl| now >= key.created_ms + ttl)
-        {
-            key.state = KeyState::Absent;
+        let keeps = self.strategy != Strategy::None;
+        let key_ttl_ms = self.scenario.key.key_ttl_ms.filter(|_| keeps);
+        let met = self.state.key.meet(now, key_ttl_ms);
+        if met.expired {
             self.state.pruned = true;
             self.recorder
                 .record(now, copy, attempt, EventKind::KeyExpired);
         }
-        let key = &mut self.state.key;
-        if key.state == KeyState::InFlight {
-            let in_flight = InFlight {
-                lock_expires_ms: key.lock_expires_ms,
-                release: key.release,
-            };
-            let becomes = match in_flight.fate(now) {
-                Fate::Held => None,
-                Fate::Completed => Some(KeyState::Complete),
-                Fate::Gone => Some(KeyState::Absent),
-            };
-            if let Some(state) = becomes {
-                key.state = state;
-                key.release = None;
-                let becomes = state.found();
-                self.recorder
-                    .record(now, copy, attempt, EventKind::KeyReleased { becomes });
-            }
+        if let Some(released) = met.released {
+            let becomes = found(released.becomes);
+            self.recorder
+                .record(now, copy, attempt, EventKind::KeyReleased { becomes });
         }
     }
 
@@ -101,7 +75,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     /// differ).
     fn answer_from_key(&mut self, state: KeyState, body: Body) -> Answer {
         let lifecycle = &self.scenario.key;
-        let mismatch = body == Body::Different || self.state.key.body == Body::Different;
+        let mismatch = self.state.key.mismatch(body == Body::Different);
         if mismatch && lifecycle.fingerprint {
             return Answer::Rejected;
         }
@@ -375,7 +349,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
             processing.attempt,
             EventKind::KeyLeftInFlight {
                 until_ms: release.at_ms,
-                becomes: becomes.found(),
+                becomes: found(becomes),
             },
         );
     }
@@ -435,7 +409,7 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     fn store_response(&mut self, state: KeyState, now: f64, body: Body) {
         let key = &mut self.state.key;
         if matches!(key.state, KeyState::Absent | KeyState::InFlight) {
-            key.store(state, now, body);
+            key.store(state, now, body == Body::Different);
         }
     }
 
