@@ -134,9 +134,11 @@ pub fn table(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
 
 /// `key-store-table FOLDER`: `output/FOLDER/load.csv` and `load_key_store.csv` (issue #30):
 /// per scenario and strategy, means over the runs of the share that succeeded, the double
-/// charges (with the runs' range), the goodput, and of the key store's counts that some run
-/// has: the deliveries answered 503 because the store was down, those processed without
-/// their key, the expired `key_first` locks and the keys lost.
+/// charges (with the runs' range), the goodput, the payments charged and told they failed
+/// (when some run has one), and of the key store's counts that some run has: the deliveries
+/// answered 503 because the store was down, those processed without their key, the expired
+/// `key_first` locks, the keys lost, the keys left in flight and those the completer
+/// recovered.
 pub fn key_store_table(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let folder = required(
         argument,
@@ -149,11 +151,14 @@ pub fn key_store_table(ctx: &Ctx, argument: Option<&str>) -> Result<String, Stri
         ("unkeyed_processings", "processed without the key"),
         ("lock_expiries", "expired locks met"),
         ("keys_lost", "keys lost"),
+        ("keys_abandoned", "keys left in flight"),
+        ("completer_recoveries", "recovered by the completer"),
     ];
     let used: Vec<_> = optional
         .iter()
         .filter(|(column, _)| keys.rows().any(|row| row.num(column) > 0.0))
         .collect();
+    let told_failed = load.rows().any(|row| row.num("failed_charged") > 0.0);
     let mut rows = Vec::new();
     let mut count = 0;
     for scenario in load.distinct("scenario") {
@@ -168,6 +173,9 @@ pub fn key_store_table(ctx: &Ctx, argument: Option<&str>) -> Result<String, Stri
                 mean_and_range(&runs, "double_charges"),
                 decimal(mean(&runs, "goodput_per_s"), 1),
             ];
+            if told_failed {
+                cells.push(decimal(mean(&runs, "failed_charged"), 1));
+            }
             for (column, _) in &used {
                 cells.push(decimal(mean(&key_runs, column), 1));
             }
@@ -181,12 +189,15 @@ pub fn key_store_table(ctx: &Ctx, argument: Option<&str>) -> Result<String, Stri
         "charged twice (runs' range)",
         "goodput/s",
     ];
+    if told_failed {
+        header.push("charged, told failed");
+    }
     header.extend(used.iter().map(|(_, title)| *title));
     let mut right = vec![false, false];
     right.resize(header.len(), true);
     Ok(format!(
         "Means over {count} runs (the run with the fewest and the most double charges in \
-         brackets); the key store's counts are deliveries per run.\n\n{}",
+         brackets), per run: payments, and the key store's deliveries and keys.\n\n{}",
         super::table(&header, &right, &rows)
     ))
 }
