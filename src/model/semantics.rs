@@ -5,8 +5,9 @@
 //! ([`ErrorPolicy`]), where the key lives ([`KeyStore`], [`KeyServer`]), where a crash falls
 //! and what it leaves ([`CrashPoint`], [`crash_effect`]), how a `key_first` lock ends
 //! ([`lock_expiry_ms`], [`abandoned`], [`InFlight::fate`]), and whether the other store
-//! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]) and how many of its calls a
-//! processing waits for ([`key_store_calls`]).
+//! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]), how many of its calls a
+//! processing waits for ([`key_store_calls`]), and how a charge's receipt is sent
+//! ([`Receipts`], [`ReceiptMode`], [`outbox_send_failures`]).
 //!
 //! Both loops keep a payment's key in the same [`KeyRecord`] (its state, creation time,
 //! body, lock and release), which a delivery meets through [`KeyRecord::meet`] (the TTL's
@@ -394,6 +395,45 @@ impl KeyRecord {
         }
         Met { expired, released }
     }
+}
+
+/// How the receipt of a charge is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiptMode {
+    /// Sent by the request handler after the commit: a crash before sending loses it, a send
+    /// that fails is lost, and every processing that charges sends one.
+    Direct,
+    /// Recorded in the charge's transaction; a sender delivers it at least once, retrying
+    /// failed sends, and deduplicates by message id (the payment's Idempotency-Key).
+    Outbox,
+}
+
+impl ReceiptMode {
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReceiptMode::Direct => "direct",
+            ReceiptMode::Outbox => "outbox",
+        }
+    }
+}
+
+/// The receipt sent after a charge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Receipts {
+    /// Direct or through an outbox.
+    pub mode: ReceiptMode,
+    /// Probability that one send fails (0 to less than 1).
+    pub send_failure: f64,
+}
+
+/// Send failures of a receipt before the outbox's sender delivers it: geometric with
+/// `send_failure` from one uniform (`⌊ln(1 − u) / ln f⌋`, 0 when `f` is 0).
+pub fn outbox_send_failures(send_failure: f64, draw: f64) -> u64 {
+    if send_failure <= 0.0 {
+        return 0;
+    }
+    ((-draw).ln_1p() / send_failure.ln()).floor() as u64
 }
 
 /// What the server does when it cannot reach the key store.

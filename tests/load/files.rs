@@ -101,7 +101,7 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
         (
             "[server]\nworkers = 2\n[provider]\nloss = 0.1",
-            &["[provider]", "does not model a provider or receipts"],
+            &["[provider]", "does not model a provider"],
         ),
         (
             "[server]\nworkers = 2\ncrash_rate = 1.5",

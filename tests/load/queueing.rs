@@ -49,6 +49,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             capacity: Vec::new(),
             key_server: Default::default(),
             key_store_outages: Default::default(),
+            receipts: None,
         },
         client: LoadClient {
             timeout_ms: 1e9,

@@ -23,8 +23,8 @@ pub const DEFAULT_DURATION_S: f64 = 60.0;
 
 /// What a reason of refusal says about the tables the shared clock does not model yet.
 const NOT_ON_A_SHARED_SERVER: &str = "the shared server (workers, capacity, phases, ...) does \
-    not model a provider or receipts yet (issue #30: their calls and the outbox relay would \
-    hold workers, which is not written); simulate them in a plain timeline file";
+    not model a provider yet (issue #30: its calls and their retries would hold workers, \
+    which is not written); simulate it in a plain timeline file";
 
 /// The scenario named `name` that `lookup` sees, on a shared server.
 pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenario, ConfigError> {
@@ -48,18 +48,16 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenari
     })
 }
 
-/// Refuses what the shared clock does not model: the provider and receipts, copies, offline
-/// clients and reconciliation, and burst or sequential arrivals.
+/// Refuses what the shared clock does not model: the provider, copies, offline clients and
+/// reconciliation, and burst or sequential arrivals.
 fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
-    for table in ["provider", "receipts"] {
-        if lookup.has_table(table) {
-            let place = lookup
-                .over
-                .and_then(|over| over.tables.get(table))
-                .or_else(|| lookup.base.tables.get(table))
-                .expect("a table written has its place");
-            return Err(place.problem(format!("[{table}]: {NOT_ON_A_SHARED_SERVER}")));
-        }
+    if lookup.has_table("provider") {
+        let place = lookup
+            .over
+            .and_then(|over| over.tables.get("provider"))
+            .or_else(|| lookup.base.tables.get("provider"))
+            .expect("a table written has its place");
+        return Err(place.problem(format!("[provider]: {NOT_ON_A_SHARED_SERVER}")));
     }
     let refusals: [(&str, bool, &str); 5] = [
         (
@@ -309,6 +307,7 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
                 _ => OnUnavailable::FailOpen,
             },
         },
+        receipts: base.backend.receipts,
     })
 }
 

@@ -315,3 +315,31 @@ fn a_completer_that_waits_for_a_worker_lets_a_lock_expire_and_a_retry_charge_aga
         (2, 2, 0)
     );
 }
+
+/// The lock that expires while its request queues (above) with receipts that never fail to
+/// send: A is charged once, B twice. Sent directly, each charge sends one: three receipts, B's
+/// customer gets two. Through the outbox, each charge commits a row and the sender
+/// deduplicates by the payment's key: one receipt per payment.
+#[test]
+fn receipts_follow_the_charges_directly_and_once_per_payment_through_the_outbox() {
+    use crate::model::semantics::{ReceiptMode, Receipts};
+    for (mode, sent, duplicated) in [(ReceiptMode::Direct, 3, 1), (ReceiptMode::Outbox, 2, 0)] {
+        let mut scenario = lock_scenario(KeyStore::KeyFirst);
+        scenario.server.receipts = Some(Receipts {
+            mode,
+            send_failure: 0.0,
+        });
+        let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0, 0.0]);
+        assert_eq!(tally.counts.charges, 3, "{mode:?}");
+        let receipts = tally.receipts;
+        assert_eq!(
+            (
+                receipts.receipts_sent,
+                receipts.receipts_duplicated,
+                receipts.receipts_missing
+            ),
+            (sent, duplicated, 0),
+            "{mode:?}"
+        );
+    }
+}

@@ -34,7 +34,7 @@ pub use client::{
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
-use crate::model::semantics::{ErrorPolicy, KeyServer, KeyStoreOutages};
+use crate::model::semantics::{ErrorPolicy, KeyServer, KeyStoreOutages, Receipts};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::parallel::map_chunks;
@@ -205,6 +205,8 @@ pub struct LoadServer {
     /// The other key store's outages and what the server does during them (a key in the
     /// charge's transaction has no other store: none apply to it).
     pub key_store_outages: KeyStoreOutages,
+    /// The receipt sent after each charge, directly or through an outbox; `None`: none.
+    pub receipts: Option<Receipts>,
 }
 
 impl LoadServer {

@@ -27,7 +27,9 @@ use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
-use crate::model::semantics::{self, ErrorPolicy, KeyRecord, KeyState, KeyStore, Release};
+use crate::model::semantics::{
+    self, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
+};
 use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
 use engine::distribution::Sampler;
@@ -193,6 +195,11 @@ struct Payment {
     charges: u32,
     /// Charges made with the payment's own body.
     original_charges: u32,
+    /// Receipts the request handler sent after a charge that reached the customer
+    /// (`direct`).
+    direct_receipts: u32,
+    /// Outbox rows committed with a charge (`outbox`).
+    outbox_rows: u32,
     /// The attempt the client waits for or sends next carries another body.
     body_different: bool,
     /// The client accepted a replayed success for its own body.
@@ -627,6 +634,17 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             }
             self.tally.bodies.told_succeeded_not_charged +=
                 u64::from(slot.told_succeeded_not_charged());
+            if let Some(receipts) = self.scenario.server.receipts {
+                let sent = u64::from(match receipts.mode {
+                    ReceiptMode::Direct => slot.direct_receipts,
+                    // The sender deduplicates by message id, the payment's key.
+                    ReceiptMode::Outbox => slot.outbox_rows.min(1),
+                });
+                let counts = &mut self.tally.receipts;
+                counts.receipts_sent += sent;
+                counts.receipts_duplicated += sent.saturating_sub(1);
+                counts.receipts_missing += u64::from(slot.charges > 0 && sent == 0);
+            }
             self.free.push(payment);
         }
     }
@@ -684,6 +702,8 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             completer_completes: false,
             charges: 0,
             original_charges: 0,
+            direct_receipts: 0,
+            outbox_rows: 0,
             body_different: false,
             accepted_replay_of_original: false,
             accepted_replay_of_different: false,

@@ -119,6 +119,24 @@ engine::counters! {
     }
 }
 
+engine::counters! {
+    /// The receipts of the charges (`[receipts]`), declared once in `load_receipts.csv`'s
+    /// column order (written when some scenario sends receipts). The names are the timeline
+    /// model's.
+    pub struct ReceiptCounts {
+        /// Receipts that reached customers: one per charge sent directly, one per payment
+        /// through the outbox (its sender deduplicates by message id).
+        receipts_sent: "receipts",
+        /// Receipts beyond one per payment: customers who got two or more.
+        receipts_duplicated: "receipts",
+        /// Payments charged but whose customer got no receipt (a direct send that failed, or
+        /// a crash before it).
+        receipts_missing: "payments",
+        /// Sends of a receipt that failed: lost when direct, retried by the outbox's sender.
+        receipt_send_failures: "sends",
+    }
+}
+
 super::record::record! {
     /// One time-series bucket: what happened during `[start, start + width)`, in
     /// `load_timeseries.csv`'s column order.
@@ -223,6 +241,8 @@ pub struct LoadTally {
     pub key_store: KeyStoreCounts,
     /// What the retries with another body met (all 0 without a different body rate).
     pub bodies: BodyCounts,
+    /// The charges' receipts (all 0 without `[receipts]`).
+    pub receipts: ReceiptCounts,
     /// Time spent at each queue length.
     pub queue: TimeHistogram,
     /// Time spent at each number of requests inside the server (queued or holding a worker).

@@ -41,6 +41,7 @@ pub(super) fn scenario() -> LoadScenario {
             capacity: Vec::new(),
             key_server: Default::default(),
             key_store_outages: Default::default(),
+            receipts: None,
         },
         client: LoadClient {
             timeout_ms: 1_000.0,

@@ -7,7 +7,10 @@ use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::rng::{PcgState, unit_f64};
 
-pub use crate::model::semantics::{CrashPoint, DEFAULT_KEY_LOCK_TTL_MS, KeyServer, KeyStore};
+pub use crate::model::semantics::{
+    CrashPoint, DEFAULT_KEY_LOCK_TTL_MS, KeyServer, KeyStore, ReceiptMode, Receipts,
+    outbox_send_failures,
+};
 
 /// A downstream provider (card network, PSP) the server calls to move the money.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,36 +27,6 @@ pub struct Provider {
     /// The server passes the payment's Idempotency-Key downstream and the provider honours
     /// it: a repeated call is answered with the first charge, not charged again.
     pub pass_key: bool,
-}
-
-/// How the receipt of a charge is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReceiptMode {
-    /// Sent by the request handler after the commit: a crash before sending loses it, a send
-    /// that fails is lost, and every processing that charges sends one.
-    Direct,
-    /// Recorded in the charge's transaction; a sender delivers it at least once, retrying
-    /// failed sends, and deduplicates by message id (the payment's Idempotency-Key).
-    Outbox,
-}
-
-impl ReceiptMode {
-    /// Its name in files and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReceiptMode::Direct => "direct",
-            ReceiptMode::Outbox => "outbox",
-        }
-    }
-}
-
-/// The receipt sent after a charge.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Receipts {
-    /// Direct or through an outbox.
-    pub mode: ReceiptMode,
-    /// Probability that one send fails (0 to less than 1).
-    pub send_failure: f64,
 }
 
 /// The server's internals and what lies behind it; the default changes nothing (no crash, key
@@ -343,15 +316,6 @@ pub fn call_provider(
         exchange.elapsed_ms += provider.timeout_ms;
     }
     exchange
-}
-
-/// Send failures of a receipt before the outbox's sender delivers it: geometric with
-/// `send_failure` from one uniform (`⌊ln(1 − u) / ln f⌋`, 0 when `f` is 0).
-pub fn outbox_send_failures(send_failure: f64, draw: f64) -> u64 {
-    if send_failure <= 0.0 {
-        return 0;
-    }
-    ((-draw).ln_1p() / send_failure.ln()).floor() as u64
 }
 
 #[cfg(test)]

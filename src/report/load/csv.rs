@@ -296,6 +296,41 @@ pub fn bodies_csv(results: &LoadResults) -> Option<Vec<u8>> {
     })
 }
 
+/// The scenario's receipt settings in `load_receipts.csv`, after the [`RunColumns`].
+#[derive(Debug, Serialize)]
+pub struct ReceiptSettings {
+    /// `direct` or `outbox` (empty for a scenario that sends none).
+    pub receipts: &'static str,
+    /// Probability that one send of a receipt fails.
+    #[serde(serialize_with = "serialize_decimal")]
+    pub send_failure: f64,
+}
+
+/// One row of `load_receipts.csv`: one event loop's [`RunColumns`], its scenario's
+/// [`ReceiptSettings`], then every counter of
+/// [`ReceiptCounts`](crate::model::load::tally::ReceiptCounts) (named after its field,
+/// documented there).
+pub type ReceiptCsvRow = (RunColumns, ReceiptSettings, CountColumns);
+
+/// The bytes of `load_receipts.csv`, by run, then scenario, then strategy; `None` when no
+/// scenario sends receipts (the file is not written).
+pub fn receipts_csv(results: &LoadResults) -> Option<Vec<u8>> {
+    let used = |scenario: &LoadScenario| scenario.server.receipts.is_some();
+    let settings = |scenario: &LoadScenario| ReceiptSettings {
+        receipts: scenario
+            .server
+            .receipts
+            .map_or("", |receipts| receipts.mode.name()),
+        send_failure: scenario
+            .server
+            .receipts
+            .map_or(0.0, |receipts| receipts.send_failure),
+    };
+    side_csv(results, used, settings, |row| {
+        row.tally.receipts.columns().collect()
+    })
+}
+
 /// A file of one row per event loop beside `load.csv`: the [`RunColumns`], the scenario's
 /// `settings`, then the loop's `counts`; `None` unless some scenario is `used`.
 fn side_csv<S: Serialize>(

@@ -36,8 +36,8 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let what = required(
         argument,
         "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
-         load-key-store, load-bodies, load-metrics, article-metrics, contention-metrics, \
-         summary, parameters or compare",
+         load-key-store, load-bodies, load-receipts, load-metrics, article-metrics, \
+         contention-metrics, summary, parameters or compare",
     )?;
     // summary.csv's columns: the cells', then the estimate's.
     let timeline_summary: Vec<Column> = simulate::report::timeline::summary::CELL_COLUMNS
@@ -72,6 +72,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
             "src/model/load/tally.rs",
         ),
         "load-bodies" => (load::tally::BodyCounts::COLUMNS, "src/model/load/tally.rs"),
+        "load-receipts" => (
+            load::tally::ReceiptCounts::COLUMNS,
+            "src/model/load/tally.rs",
+        ),
         "load-metrics" => (
             simulate::report::load::summary::LoadMetric::COLUMNS,
             "src/report/load/summary.rs",

@@ -399,6 +399,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         } else {
             self.charge(now, work);
             self.save_key(now, work);
+            self.send_direct_receipt(payment);
             Answer::Ok
         };
         let slot = &self.payments[payment as usize];
@@ -422,11 +423,37 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let slot = &mut self.payments[payment as usize];
         slot.charges += 1;
         slot.original_charges += u32::from(!work.different);
+        if let Some(receipts) = self.scenario.server.receipts
+            && receipts.mode == ReceiptMode::Outbox
+        {
+            // The row commits with the charge; the sender retries its failed sends.
+            slot.outbox_rows += 1;
+            let draw = self.stream.uniform();
+            self.tally.receipts.receipt_send_failures +=
+                semantics::outbox_send_failures(receipts.send_failure, draw);
+        }
         let nth = slot.charges;
         if nth == 2 {
             self.tally.counts.double_charges += 1;
         }
         self.note(now, payment, attempt, EventKind::Charged { nth });
+    }
+
+    /// The request handler sends the receipt after the commit (`direct`); a failed send is
+    /// lost. A crash before it sends none.
+    fn send_direct_receipt(&mut self, payment: u32) {
+        let Some(receipts) = self.scenario.server.receipts else {
+            return;
+        };
+        if receipts.mode != ReceiptMode::Direct {
+            return;
+        }
+        let fails = receipts.send_failure > 0.0 && self.stream.uniform() < receipts.send_failure;
+        if fails {
+            self.tally.receipts.receipt_send_failures += 1;
+        } else {
+            self.payments[payment as usize].direct_receipts += 1;
+        }
     }
 
     /// A keeping strategy stores the success with the key: in the charge's transaction, or
