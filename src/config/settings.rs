@@ -273,8 +273,8 @@ mod tests {
         );
         assert_eq!(find(slow, "server.workers").source, "not set");
         // Every declared key is listed, but the keys of a retry control not in effect and
-        // the five listed only when written (client.offline's two, client.reconciliation's
-        // one, key_store.latency and server.completer_work).
+        // the six listed only when written (client.offline's two, client.reconciliation's
+        // one, key_store.latency, server.completer_work and receipts.relay_work).
         let keys = super::super::timeline::keys::KEYS;
         let control = |name: &str| {
             super::super::timeline::keys::CONTROL_TABLES
@@ -283,7 +283,7 @@ mod tests {
         };
         let controls = keys.iter().filter(|key| control(key.name)).count();
         assert_eq!(controls, 9);
-        assert_eq!(slow.settings.len(), keys.len() - controls - 5);
+        assert_eq!(slow.settings.len(), keys.len() - controls - 6);
         assert!(slow.settings.iter().all(|setting| !control(setting.key)));
         assert!(
             slow.settings
@@ -302,10 +302,10 @@ mod tests {
         let controls = 9;
         for scenario in &scenarios {
             // client.offline's two keys are listed; client.reconciliation's one,
-            // key_store.latency and server.completer_work are not.
+            // key_store.latency, server.completer_work and receipts.relay_work are not.
             assert_eq!(
                 scenario.settings.len(),
-                keys - 3 - controls,
+                keys - 4 - controls,
                 "{}",
                 scenario.name
             );

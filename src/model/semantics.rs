@@ -425,6 +425,11 @@ pub struct Receipts {
     pub mode: ReceiptMode,
     /// Probability that one send fails (0 to less than 1).
     pub send_failure: f64,
+    /// The outbox relay's work on one row (its sends, retries included): the time it holds a
+    /// shared server's worker, queued behind the requests waiting before it (ms); `None`: it
+    /// takes no worker (absent or a fixed 0 ms). An unlimited server always has one free, and
+    /// a receipt's delay is not measured, so the plain timeline ignores it.
+    pub relay_work: Option<Distribution>,
 }
 
 /// Send failures of a receipt before the outbox's sender delivers it: geometric with

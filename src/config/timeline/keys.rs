@@ -560,6 +560,12 @@ pub const KEYS: &[Key] = &[
         "Share of receipt sends that fail.",
     ),
     Key::scenario(
+        "receipts.relay_work",
+        DISTRIBUTION,
+        Some("{ distribution = \"fixed\", ms = 0 }"),
+        "The outbox relay's work on each row (its sends, retries included): it holds a shared server's worker, queued behind the requests waiting before it. A plain timeline's server always has one free, and a receipt's delay is not measured there.",
+    ),
+    Key::scenario(
         "key_store.outages",
         WINDOWS,
         None,
@@ -615,6 +621,7 @@ pub const SCHEMA: Schema = Schema {
         "client.reconciliation",
         "key_store.latency",
         "server.completer_work",
+        "receipts.relay_work",
     ],
 };
 

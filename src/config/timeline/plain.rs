@@ -136,6 +136,8 @@ fn receipts(lookup: &Lookup<'_, '_, '_>) -> Result<Option<Receipts>, ConfigError
             _ => ReceiptMode::Outbox,
         },
         send_failure: lookup.number("receipts.send_failure")?,
+        relay_work: Some(lookup.distribution("receipts.relay_work")?)
+            .filter(|work| *work != Distribution::Fixed { ms: 0.0 }),
     }))
 }
 

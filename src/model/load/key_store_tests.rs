@@ -328,6 +328,7 @@ fn receipts_follow_the_charges_directly_and_once_per_payment_through_the_outbox(
         scenario.server.receipts = Some(Receipts {
             mode,
             send_failure: 0.0,
+            relay_work: None,
         });
         let tally = run(&scenario, LoadStrategy::UniqueKey, &[0.0, 0.0]);
         assert_eq!(tally.counts.charges, 3, "{mode:?}");
@@ -342,4 +343,33 @@ fn receipts_follow_the_charges_directly_and_once_per_payment_through_the_outbox(
             "{mode:?}"
         );
     }
+}
+
+/// The outbox relay on the shared pool: one worker, 100 ms processing, 10 ms each way, the
+/// relay's work on each row 300 ms. A (at 0 ms) is processed 10 to 110 and commits its row;
+/// the relay's job takes the free worker at 110 and holds it until 410. B, arriving at 150,
+/// reaches the server at 160 and waits for it: processed 410 to 510, answered at 520 (a
+/// 370 ms latency instead of 120), and its own row's job holds the worker 510 to 810. Without
+/// the relay's work B is processed at once.
+#[test]
+fn the_outbox_relay_takes_a_worker_from_the_payments() {
+    use crate::model::semantics::{ReceiptMode, Receipts};
+    let relay = |work_ms: Option<f64>| {
+        let mut scenario = scenario();
+        scenario.server.receipts = Some(Receipts {
+            mode: ReceiptMode::Outbox,
+            send_failure: 0.0,
+            relay_work: work_ms.map(|ms| Distribution::Fixed { ms }),
+        });
+        run(&scenario, LoadStrategy::UniqueKey, &[0.0, 150.0])
+    };
+    let busy = relay(Some(300.0));
+    assert_eq!((busy.counts.succeeded, busy.counts.charges), (2, 2));
+    assert_eq!(busy.receipts.receipts_sent, 2);
+    // B waited 250 ms for the worker, A none: 125 ms on average over the two.
+    assert_eq!(busy.mean_queue_wait_ms(), 125.0);
+    assert_eq!(busy.end_ms, 810.0);
+    let free = relay(None);
+    assert_eq!(free.mean_queue_wait_ms(), 0.0);
+    assert_eq!(free.end_ms, 270.0);
 }

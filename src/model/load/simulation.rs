@@ -102,6 +102,9 @@ enum Front {
     /// Not a delivery: the completer's work on the payment's key left in flight
     /// (`completer_work`), waiting for a worker like the requests.
     Completer,
+    /// Not a delivery: the outbox relay's work on a row of the payment's charge
+    /// (`relay_work`), waiting for a worker like the requests.
+    Relay,
 }
 
 /// What happens on the clock.
@@ -144,6 +147,8 @@ enum Event {
     CompleterVisit { payment: u32 },
     /// The completer's work on the payment's key ends: it completes or releases the key.
     CompleterDone { payment: u32 },
+    /// The outbox relay's work on a row of the payment's ends: its worker is free.
+    RelayDone { payment: u32 },
 }
 
 impl Event {
@@ -156,7 +161,8 @@ impl Event {
             | Event::Reach { payment, .. }
             | Event::Done(Work { payment, .. })
             | Event::CompleterVisit { payment }
-            | Event::CompleterDone { payment } => Some(payment),
+            | Event::CompleterDone { payment }
+            | Event::RelayDone { payment } => Some(payment),
         }
     }
 }
@@ -294,6 +300,8 @@ pub struct Simulation<'a, R = ()> {
     key_store_calls: u32,
     /// The completer's work on a key, when it takes a worker.
     completer_work: Option<Durations>,
+    /// The outbox relay's work on a row, when it takes a worker.
+    relay_work: Option<Durations>,
     /// What it tells what happens ([`trace`]).
     recorder: R,
     /// Each slot's payment by arrival order, kept only when `R` records.
@@ -386,6 +394,12 @@ impl<'a> Simulation<'a> {
                 .key_server
                 .completer_work
                 .map(|work| Durations::new(&work)),
+            relay_work: scenario
+                .server
+                .receipts
+                .filter(|receipts| receipts.mode == ReceiptMode::Outbox)
+                .and_then(|receipts| receipts.relay_work)
+                .map(|work| Durations::new(&work)),
             recorder: (),
             ordinals: Vec::new(),
         }
@@ -422,6 +436,7 @@ impl<'a> Simulation<'a> {
             key_store_latency: self.key_store_latency,
             key_store_calls: self.key_store_calls,
             completer_work: self.completer_work,
+            relay_work: self.relay_work,
             recorder,
             ordinals: self.ordinals,
         }
@@ -608,6 +623,10 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             Event::Capacity => self.fill(now),
             Event::CompleterVisit { payment } => self.completer_visit(now, payment),
             Event::CompleterDone { payment } => self.completer_done(now, payment),
+            Event::RelayDone { .. } => {
+                self.busy -= 1;
+                self.fill(now);
+            }
         }
     }
 

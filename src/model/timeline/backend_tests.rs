@@ -227,7 +227,11 @@ fn a_failed_key_write_lets_the_next_retry_charge_again() {
 }
 
 fn with_receipts(mut scenario: Scenario, mode: ReceiptMode, send_failure: f64) -> Scenario {
-    scenario.backend.receipts = Some(Receipts { mode, send_failure });
+    scenario.backend.receipts = Some(Receipts {
+        mode,
+        send_failure,
+        relay_work: None,
+    });
     scenario
 }
 
@@ -431,7 +435,11 @@ proptest! {
         scenario.backend.key.key_store =
             [KeyStore::SameTransaction, KeyStore::SeparateStore, KeyStore::KeyFirst][store];
         scenario.backend.key.crash_rate = crash_rate;
-        scenario.backend.receipts = Some(Receipts { mode: ReceiptMode::Outbox, send_failure });
+        scenario.backend.receipts = Some(Receipts {
+            mode: ReceiptMode::Outbox,
+            send_failure,
+            relay_work: None,
+        });
         for tally in tallies(scenario, 40, seed) {
             prop_assert_eq!(tally.counts.receipts_missing, 0);
             prop_assert_eq!(tally.counts.receipts_duplicated, 0);
@@ -490,6 +498,7 @@ fn crashes_key_writes_receipts_and_provider_calls_follow_their_rates() {
     crashing.backend.receipts = Some(Receipts {
         mode: ReceiptMode::Direct,
         send_failure: 0.25,
+        relay_work: None,
     });
     let check = &tallies(crashing, payments, 14)[1];
     let counts = check.counts;

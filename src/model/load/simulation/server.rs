@@ -172,14 +172,22 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     }
 
     /// A worker takes a request, from the queue (`queued`) or at once: drop it if expired,
-    /// else apply the strategy; or the completer's work.
+    /// else apply the strategy; or the completer's or the outbox relay's work.
     fn start(&mut self, now: f64, request: Request, queued: bool) {
-        if request.front == Front::Completer {
+        let payment = request.payment;
+        let job = match request.front {
+            Front::Completer => self
+                .completer_work
+                .map(|work| (work, Event::CompleterDone { payment })),
+            Front::Relay => self
+                .relay_work
+                .map(|work| (work, Event::RelayDone { payment })),
+            _ => None,
+        };
+        if let Some((work, done)) = job {
             self.busy += 1;
-            let work = self.completer_work.expect("a completer job has work");
             let until_ms = now + work.sample(&mut self.stream);
-            let payment = request.payment;
-            self.schedule(until_ms, Event::CompleterDone { payment });
+            self.schedule(until_ms, done);
             return;
         }
         self.tally.dequeued += 1;
@@ -437,6 +445,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             self.tally.counts.double_charges += 1;
         }
         self.note(now, payment, attempt, EventKind::Charged { nth });
+        if self.relay_work.is_some() {
+            // The relay picks the row up at once; its work waits for a worker.
+            self.add_job(now, payment, Front::Relay);
+        }
     }
 
     /// The request handler sends the receipt after the commit (`direct`); a failed send is
@@ -556,12 +568,18 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         if !self.abandoned_key(payment) {
             return;
         }
+        self.add_job(now, payment, Front::Completer);
+    }
+
+    /// Work of the server's own for `payment` (`front`: the completer's or the relay's): a
+    /// free worker takes it, or it waits in the queue behind the requests.
+    fn add_job(&mut self, now: f64, payment: u32, front: Front) {
         let job = Request {
             payment,
             attempt: 0,
             sent_ms: now,
             reached_ms: now,
-            front: Front::Completer,
+            front,
             different: false,
         };
         if self.fifo.is_empty() && self.busy < self.scenario.server.workers_at(now) {
