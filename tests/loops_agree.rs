@@ -44,8 +44,21 @@ use simulate::model::timeline::{self, ArrivalProcess, DuplicateAnswer, Scenario,
 
 /// Independent runs per loop.
 const RUNS: u32 = 12;
-/// Payments per run (the shared clock's Poisson count has this mean).
+/// Payments per run (the shared clock's Poisson count has this mean), unless
+/// `LOOPS_AGREE_PAYMENTS` says otherwise (`benches/loops_agree.sh` runs the same comparison
+/// at a large size).
 const PAYMENTS: u64 = 1_500;
+
+/// Payments per run: [`PAYMENTS`], or `LOOPS_AGREE_PAYMENTS`.
+fn payments() -> u64 {
+    std::env::var("LOOPS_AGREE_PAYMENTS")
+        .ok()
+        .map(|text| {
+            text.parse()
+                .expect("LOOPS_AGREE_PAYMENTS is a whole number")
+        })
+        .unwrap_or(PAYMENTS)
+}
 /// The largest |z| accepted (see the module's header).
 const Z_LIMIT: f64 = 6.46;
 
@@ -64,7 +77,7 @@ fn timeline_model(name: &str) -> timeline::TimelineModel {
         panic!("{name} is a plain timeline file");
     };
     model.runs = RUNS;
-    model.payments = PAYMENTS;
+    model.payments = payments();
     model
 }
 
@@ -74,7 +87,7 @@ fn on_shared_clock(scenario: &Scenario) -> LoadScenario {
     let ArrivalProcess::Poisson { rate_per_s } = scenario.arrivals.process else {
         panic!("the compared files have Poisson arrivals");
     };
-    let duration_ms = PAYMENTS as f64 / rate_per_s * 1000.0;
+    let duration_ms = payments() as f64 / rate_per_s * 1000.0;
     LoadScenario {
         name: scenario.name.clone(),
         arrivals: LoadArrivals {
@@ -345,6 +358,17 @@ fn at_unlimited_capacity_the_two_loops_agree_on_every_metric() {
     assert!(
         duplicated > 0.01,
         "receipts are duplicated or missing: {duplicated}"
+    );
+    let largest = comparisons
+        .iter()
+        .max_by(|a, b| a.4.abs().total_cmp(&b.4.abs()))
+        .expect("comparisons were made");
+    eprintln!(
+        "{} comparisons, the largest |z| {:.2} ({} {})",
+        comparisons.len(),
+        largest.4.abs(),
+        largest.0,
+        largest.1
     );
     let off: Vec<String> = comparisons
         .iter()
