@@ -6,8 +6,10 @@
 //! and what it leaves ([`CrashPoint`], [`crash_effect`]), how a `key_first` lock ends
 //! ([`lock_expiry_ms`], [`abandoned`], [`InFlight::fate`]), and whether the other store
 //! answers at all ([`KeyStoreOutages`], [`OnUnavailable`]), how many of its calls a
-//! processing waits for ([`key_store_calls`]), and how a charge's receipt is sent
-//! ([`Receipts`], [`ReceiptMode`], [`outbox_send_failures`]).
+//! processing waits for ([`key_store_calls`]), how a charge's receipt is sent and what the
+//! customer gets of them ([`Receipts`], [`ReceiptMode`], [`outbox_send_failures`],
+//! [`Receipts::outcome`]), and when a success answered a body nothing charged
+//! ([`told_succeeded_not_charged`]).
 //!
 //! Both loops keep a payment's key in the same [`KeyRecord`] (its state, creation time,
 //! body, lock and release), which a delivery meets through [`KeyRecord::meet`] (the TTL's
@@ -237,11 +239,19 @@ pub fn abandoned(
             completes: committed,
             by_completer: true,
         },
-        None => Release {
+        None => Release::at_lock_expiry(lock_expires_ms),
+    }
+}
+
+impl Release {
+    /// No completer comes in time: the lock expires at `lock_expires_ms` and the store drops
+    /// the key.
+    pub fn at_lock_expiry(lock_expires_ms: f64) -> Release {
+        Release {
             at_ms: lock_expires_ms,
             completes: false,
             by_completer: false,
-        },
+        }
     }
 }
 
@@ -430,6 +440,48 @@ pub struct Receipts {
     /// takes no worker (absent or a fixed 0 ms). An unlimited server always has one free, and
     /// a receipt's delay is not measured, so the plain timeline ignores it.
     pub relay_work: Option<Distribution>,
+}
+
+/// What a payment's customer got of its receipts, once every processing is done
+/// ([`Receipts::outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceiptOutcome {
+    /// Receipts that reached the customer.
+    pub sent: u64,
+    /// Beyond the first.
+    pub duplicated: u64,
+    /// The payment was charged, and the customer got none.
+    pub missing: bool,
+}
+
+impl Receipts {
+    /// A payment's receipts from what its processings did: `direct_sent` receipts sent
+    /// directly that reached the customer, `outbox_rows` rows committed with charges (the
+    /// sender deduplicates by message id, the payment's key: one receipt), `charges` charges.
+    pub fn outcome(&self, direct_sent: u64, outbox_rows: u64, charges: u64) -> ReceiptOutcome {
+        let sent = match self.mode {
+            ReceiptMode::Direct => direct_sent,
+            ReceiptMode::Outbox => outbox_rows.min(1),
+        };
+        ReceiptOutcome {
+            sent,
+            duplicated: sent.saturating_sub(1),
+            missing: charges > 0 && sent == 0,
+        }
+    }
+}
+
+/// Whether a payment's client was told it succeeded although no charge was made with the body
+/// the success answered: it accepted a replayed success for another body
+/// (`replayed_other_body`; each different body is unlike every other, so nothing charged
+/// it), or for its own (`replayed_own_body`) when no charge was made with its own body
+/// (`own_body_charges`).
+pub fn told_succeeded_not_charged(
+    replayed_other_body: bool,
+    replayed_own_body: bool,
+    own_body_charges: u64,
+) -> bool {
+    replayed_other_body || (replayed_own_body && own_body_charges == 0)
 }
 
 /// Send failures of a receipt before the outbox's sender delivers it: geometric with

@@ -101,14 +101,18 @@ fn backend(lookup: &Lookup<'_, '_, '_>) -> Result<Backend, ConfigError> {
             key_write_failure: lookup.number("server.key_write_failure")?,
             key_lock_ttl_ms: lookup.number("server.key_lock_ttl_ms")?,
             completer_interval_ms: lookup.optional_number("server.completer_interval_ms")?,
-            key_store_latency: Some(lookup.distribution("key_store.latency")?)
-                .filter(|latency| *latency != Distribution::Fixed { ms: 0.0 }),
-            completer_work: Some(lookup.distribution("server.completer_work")?)
-                .filter(|work| *work != Distribution::Fixed { ms: 0.0 }),
+            key_store_latency: time_taken(lookup, "key_store.latency")?,
+            completer_work: time_taken(lookup, "server.completer_work")?,
         },
         provider: provider(lookup)?,
         receipts: receipts(lookup)?,
     })
+}
+
+/// A duration distribution whose default, a fixed 0 ms, means the work takes no time: `None`
+/// then, so that nothing is drawn and the results are those without the key.
+fn time_taken(lookup: &Lookup<'_, '_, '_>, key: &str) -> Result<Option<Distribution>, ConfigError> {
+    Ok(Some(lookup.distribution(key)?).filter(|work| *work != Distribution::Fixed { ms: 0.0 }))
 }
 
 /// `[provider]`, if the scenario or the top level has one.
@@ -136,8 +140,7 @@ fn receipts(lookup: &Lookup<'_, '_, '_>) -> Result<Option<Receipts>, ConfigError
             _ => ReceiptMode::Outbox,
         },
         send_failure: lookup.number("receipts.send_failure")?,
-        relay_work: Some(lookup.distribution("receipts.relay_work")?)
-            .filter(|work| *work != Distribution::Fixed { ms: 0.0 }),
+        relay_work: time_taken(lookup, "receipts.relay_work")?,
     }))
 }
 

@@ -221,14 +221,7 @@ struct Payment {
     waiters: Vec<Request>,
 }
 
-impl Payment {
-    /// Whether a client was told it succeeded although no charge was made with the body the
-    /// success answered (known once every processing of the payment is done).
-    fn told_succeeded_not_charged(&self) -> bool {
-        self.accepted_replay_of_different
-            || (self.accepted_replay_of_original && self.original_charges == 0)
-    }
-}
+impl Payment {}
 
 /// The agenda's lane of the timeouts: an attempt's timeout is its send time plus the client's
 /// constant timeout (unless a payment deadline comes first), so they are scheduled in order.
@@ -651,18 +644,22 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             if !slot.succeeded && slot.charges > 0 {
                 self.tally.counts.failed_charged += 1;
             }
-            self.tally.bodies.told_succeeded_not_charged +=
-                u64::from(slot.told_succeeded_not_charged());
+            let told = semantics::told_succeeded_not_charged(
+                slot.accepted_replay_of_different,
+                slot.accepted_replay_of_original,
+                u64::from(slot.original_charges),
+            );
+            self.tally.bodies.told_succeeded_not_charged += u64::from(told);
             if let Some(receipts) = self.scenario.server.receipts {
-                let sent = u64::from(match receipts.mode {
-                    ReceiptMode::Direct => slot.direct_receipts,
-                    // The sender deduplicates by message id, the payment's key.
-                    ReceiptMode::Outbox => slot.outbox_rows.min(1),
-                });
+                let outcome = receipts.outcome(
+                    u64::from(slot.direct_receipts),
+                    u64::from(slot.outbox_rows),
+                    u64::from(slot.charges),
+                );
                 let counts = &mut self.tally.receipts;
-                counts.receipts_sent += sent;
-                counts.receipts_duplicated += sent.saturating_sub(1);
-                counts.receipts_missing += u64::from(slot.charges > 0 && sent == 0);
+                counts.receipts_sent += outcome.sent;
+                counts.receipts_duplicated += outcome.duplicated;
+                counts.receipts_missing += u64::from(outcome.missing);
             }
             self.free.push(payment);
         }

@@ -15,7 +15,7 @@ use super::backend::{
 use super::draws::PaymentDraws;
 use super::events::{Answer, EventKind, KeyFound, Recorder};
 use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
-use crate::model::semantics::{KeyRecord, KeyState};
+use crate::model::semantics::{self, KeyRecord, KeyState};
 use engine::distribution::Sampler;
 use engine::queue::EventQueue;
 use engine::queue::heap::Heap;
@@ -311,13 +311,10 @@ impl PaymentState {
         counts.duplicate_provider_charges = counts.provider_charges.saturating_sub(1);
         counts.stuck_payments = u64::from(self.stuck);
         if let Some(receipts) = receipts {
-            counts.receipts_sent = match receipts.mode {
-                ReceiptMode::Direct => self.direct_receipts,
-                // The sender deduplicates by message id, the payment's key.
-                ReceiptMode::Outbox => self.outbox_rows.min(1),
-            };
-            counts.receipts_duplicated = counts.receipts_sent.saturating_sub(1);
-            counts.receipts_missing = u64::from(counts.charges > 0 && counts.receipts_sent == 0);
+            let outcome = receipts.outcome(self.direct_receipts, self.outbox_rows, counts.charges);
+            counts.receipts_sent = outcome.sent;
+            counts.receipts_duplicated = outcome.duplicated;
+            counts.receipts_missing = u64::from(outcome.missing);
         }
         let succeeded = self.first_success_ms.is_some();
         counts.payments = 1;
@@ -328,10 +325,11 @@ impl PaymentState {
         counts.gave_up_not_charged = u64::from(!succeeded && counts.charges == 0);
         // Nothing reconciled yet ([`PaymentState::settled`] subtracts what the look-up finds).
         counts.told_failed_after_reconciliation = counts.gave_up_charged;
-        counts.told_succeeded_not_charged = u64::from(
-            self.accepted_replay_of_different
-                || (self.accepted_replay_of_original && self.original_charges == 0),
-        );
+        counts.told_succeeded_not_charged = u64::from(semantics::told_succeeded_not_charged(
+            self.accepted_replay_of_different,
+            self.accepted_replay_of_original,
+            self.original_charges,
+        ));
         PaymentOutcome {
             counts,
             latency_ms: self.first_success_ms.unwrap_or(self.last_give_up_ms),

@@ -232,10 +232,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 self.busy += 1;
                 self.process(now, request, true);
             }
-            (_, KeyState::Complete | KeyState::Failed)
-            | (LoadStrategy::UniqueKey | LoadStrategy::LockWait, _)
-                if key != KeyState::Absent && self.rejected(now, request) =>
-            {
+            // A key present (the strategies above never look at its body).
+            _ if key != KeyState::Absent && self.rejected(now, request) => {
                 self.steady.left(now, request.reached_ms);
             }
             (_, stored @ (KeyState::Complete | KeyState::Failed)) => {
@@ -511,17 +509,14 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             let mut release = semantics::abandoned(server, now, lock_expires_ms, committed, 0.0);
             self.tally.key_store.keys_abandoned += 1;
             if release.by_completer && self.completer_work.is_some() {
-                // The completer's visit is an event, its work a job for the workers: until
-                // it ends the key waits for its lock's expiry.
-                let visit = Event::CompleterVisit { payment };
+                // The completer's visit (when a completer taking no time would release the
+                // key) is an event, its work a job for the workers: until it ends the key
+                // waits for its lock's expiry.
+                let visit_ms = release.at_ms;
                 slot.completer_completes = committed;
-                release = Release {
-                    at_ms: lock_expires_ms,
-                    completes: false,
-                    by_completer: false,
-                };
+                release = Release::at_lock_expiry(lock_expires_ms);
                 slot.key.release = Some(release);
-                self.schedule(now + server.completer_interval_ms.unwrap_or(0.0), visit);
+                self.schedule(visit_ms, Event::CompleterVisit { payment });
             } else {
                 self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
                 slot.key.release = Some(release);
