@@ -539,6 +539,68 @@ impl KeyStoreOutages {
     }
 }
 
+/// How a payment's copies (same key) are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyMode {
+    /// All within `copy_spread_ms` of the first, each on its own client (parallel threads).
+    Concurrent,
+    /// One after another: each copy is sent when the previous one reached its final outcome.
+    Sequential,
+}
+
+/// Where concurrent copies fall within their spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopySpacing {
+    /// Copy `c` of `n` at `c × spread / (n − 1)`.
+    Even,
+    /// The first at 0, the others uniformly at random in `[0, spread)`.
+    Random,
+}
+
+/// A payment's copies: requests sent with the same Idempotency-Key by clients that do not know
+/// of each other (a double click, two tabs, a job scheduled twice), each retrying on its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Copies {
+    /// Copies of each payment (at least 1).
+    pub count: u32,
+    /// Concurrent or sequential copies.
+    pub mode: CopyMode,
+    /// Concurrent copies are sent within this time of the first (ms).
+    pub spread_ms: f64,
+    /// Even or random placement within the spread.
+    pub spacing: CopySpacing,
+}
+
+impl Copies {
+    /// One copy per payment: no double clicks.
+    pub const SINGLE: Copies = Copies {
+        count: 1,
+        mode: CopyMode::Concurrent,
+        spread_ms: 0.0,
+        spacing: CopySpacing::Even,
+    };
+
+    /// When concurrent copy `copy` is sent after the payment starts (ms): copy `c` of `n` at
+    /// `c × spread / (n − 1)` when even; when random, the first at 0 and the others at
+    /// `spread × draw`, `draw` uniform in `[0, 1)` (asked for copies after the first only).
+    pub fn offset_ms(&self, copy: u32, draw: impl FnOnce() -> f64) -> f64 {
+        match self.spacing {
+            CopySpacing::Even if self.count > 1 => {
+                self.spread_ms * f64::from(copy) / f64::from(self.count - 1)
+            }
+            CopySpacing::Even => 0.0,
+            CopySpacing::Random if copy == 0 => 0.0,
+            CopySpacing::Random => self.spread_ms * draw(),
+        }
+    }
+}
+
+impl Default for Copies {
+    fn default() -> Self {
+        Copies::SINGLE
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
                 until_ms: duration_s * 1000.0,
                 rate: PhaseRate::Constant(rate_per_s),
             }],
+            copies: Default::default(),
         },
         network: LoadNetwork {
             request_latency: Distribution::Fixed { ms: 0.0 },

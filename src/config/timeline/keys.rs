@@ -108,7 +108,7 @@ pub const KEYS: &[Key] = &[
             unit: "copies",
         },
         Some("1"),
-        "Copies of each payment sent with the same key (double clicks, a client and its proxy).",
+        "Copies of each payment sent with the same key (double clicks, a client and its proxy), each retrying on its own; the payment succeeds with its first copy's success and fails when every copy gave up. A shared server processes each copy like any request, and the retry control counts each as a request of the payment's client.",
     ),
     Key::scenario(
         "arrivals.copy_mode",

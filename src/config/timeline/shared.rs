@@ -48,7 +48,7 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenari
     })
 }
 
-/// Refuses what the shared clock does not model: the provider, copies, offline clients and
+/// Refuses what the shared clock does not model: the provider, offline clients and
 /// reconciliation, and burst or sequential arrivals.
 fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
     if lookup.has_table("provider") {
@@ -59,7 +59,7 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
             .expect("a table written has its place");
         return Err(place.problem(format!("[provider]: {NOT_ON_A_SHARED_SERVER}")));
     }
-    let refusals: [(&str, bool, &str); 5] = [
+    let refusals: [(&str, bool, &str); 3] = [
         (
             "client.offline.share",
             base.client_lifecycle.offline().is_some(),
@@ -69,18 +69,6 @@ fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), Confi
             "client.reconciliation.after_ms",
             base.client_lifecycle.reconciliation.is_some(),
             "a shared server does not look payments up after they were given up (the plain timeline does); leave [client.reconciliation] out",
-        ),
-        (
-            "arrivals.copies",
-            base.arrivals.copies != 1,
-            "a shared server gets one copy per payment; leave copies and copy_mode out",
-        ),
-        (
-            "arrivals.copy_mode",
-            lookup.written("arrivals.copy_mode")
-                && base.arrivals.copies == 1
-                && base.arrivals.copy_mode != crate::model::timeline::CopyMode::Concurrent,
-            "a shared server gets one copy per payment; leave copies and copy_mode out",
         ),
         (
             "arrivals.process",
@@ -216,6 +204,7 @@ fn arrivals(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadArrivals
         clients,
         duration_ms: duration_s * 1000.0,
         phases,
+        copies: base.arrivals.copies(),
     })
 }
 

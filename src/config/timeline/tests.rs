@@ -59,17 +59,19 @@ fn refusals_name_the_key_written_and_its_value() {
         "\"1h\"",
         "does not look payments up",
     );
-    refused(
-        "[arrivals]\ncopy_mode = \"sequential\"",
-        "arrivals.copy_mode",
-        "\"sequential\"",
-        "one copy per payment",
+    // Copies reach the shared clock; a bad count is refused by key, value and place.
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\n[arrivals]\ncopies = 3\n\
+                copy_mode = \"sequential\"\ncopy_spread_ms = 40\n";
+    let copies = load(text).unwrap().model.scenarios[0].arrivals.copies;
+    assert_eq!(
+        (copies.count, copies.mode, copies.spread_ms),
+        (3, crate::model::semantics::CopyMode::Sequential, 40.0)
     );
     refused(
-        "[arrivals]\ncopies = 3",
+        "[arrivals]\ncopies = 0",
         "arrivals.copies",
-        "3",
-        "one copy per payment",
+        "0",
+        "from 1 to 1000",
     );
     // The key store's settings reach the shared clock; its outages' bad values are refused
     // by key, value and place.

@@ -113,7 +113,8 @@ fn peak_rate_per_ms(scenario: &LoadScenario) -> f64 {
 ///   than they leave), at most the queue limit; the drain is that backlog processed, then
 ///   the longest payment;
 /// - the payments in flight are those arriving at the peak rate during a payment's longest
-///   life, plus the backlog, at most every payment.
+///   life, plus the backlog, at most every payment; each copy of a payment (double clicks)
+///   sends its own attempts and holds its own slot.
 fn load_shape(scenario: &LoadScenario, bucket_ms: f64, error_rate: f64) -> LoadShape {
     let arrivals = &scenario.arrivals;
     let (network, server, client) = (&scenario.network, &scenario.server, &scenario.client);
@@ -130,7 +131,9 @@ fn load_shape(scenario: &LoadScenario, bucket_ms: f64, error_rate: f64) -> LoadS
         round_trip_ms,
         client.timeout_ms,
     );
-    let attempts = expected_attempts(failing, client.max_retries);
+    // Each copy of a payment sends its own attempts and holds its own slot.
+    let copies = f64::from(arrivals.copies.count);
+    let attempts = expected_attempts(failing, client.max_retries) * copies;
     // The longest payment.
     let silent = 1.0 - (1.0 - network.request_loss) * (1.0 - network.ack_loss);
     let attempt_ms = if silent > 0.0 || round_trip_ms >= client.timeout_ms {
@@ -180,7 +183,7 @@ fn load_shape(scenario: &LoadScenario, bucket_ms: f64, error_rate: f64) -> LoadS
     };
     let series_ms = arrivals.duration_ms + drain_ms + life_ms;
     let buckets = ((series_ms / bucket_ms).ceil() + 1.0).min(MAX_BUCKETS as f64);
-    let in_flight = (peak_per_ms * life_ms + backlog).min(payments).max(1.0);
+    let in_flight = ((peak_per_ms * life_ms + backlog).min(payments) * copies).max(1.0);
     LoadShape {
         payments,
         attempts,

@@ -34,7 +34,7 @@ pub use client::{
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
-use crate::model::semantics::{ErrorPolicy, KeyServer, KeyStoreOutages, Receipts};
+use crate::model::semantics::{Copies, ErrorPolicy, KeyServer, KeyStoreOutages, Receipts};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::parallel::map_chunks;
@@ -127,6 +127,9 @@ pub struct LoadArrivals {
     /// The Poisson rate over time (at least one phase; the last phase's final rate holds until
     /// `duration_ms`).
     pub phases: Vec<Phase>,
+    /// Each payment's copies under its key (double clicks); each copy is a request of the
+    /// payment's client, retrying on its own.
+    pub copies: Copies,
 }
 
 impl LoadArrivals {
@@ -465,6 +468,8 @@ pub fn simulate_one(
 
 #[cfg(test)]
 mod body_tests;
+#[cfg(test)]
+mod copy_tests;
 #[cfg(test)]
 mod key_store_tests;
 #[cfg(test)]

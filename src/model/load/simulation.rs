@@ -10,6 +10,11 @@
 //! control allow, after its backoff. An answer to an attempt the client no longer waits for is
 //! ignored (as real clients do); the work done for it is counted as wasted.
 //!
+//! A payment sent as several copies (double clicks) has a slot per copy, each its own client's
+//! view with its own attempts, retries and timeouts; the first copy's slot, the head, holds
+//! the key, the charges and the outcome: the payment succeeds with its first copy's success
+//! and fails when its last copy gives up.
+//!
 //! 409s, replays and dropped requests take no worker time. Every message in an outage window
 //! is lost. The time series and histograms are integrated exactly between events.
 //!
@@ -28,7 +33,7 @@ use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::{
-    self, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
+    self, CopyMode, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
 };
 use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
@@ -167,9 +172,18 @@ impl Event {
     }
 }
 
-/// A payment in flight: its client's view and its key on the server.
+/// A copy of a payment in flight (its client's view), and for a payment's first copy, the
+/// head, the payment's key on the server, its charges and its outcome. A payment without
+/// copies is one slot, its own head.
 #[derive(Debug, Clone)]
 struct Payment {
+    /// The slot of the payment's first copy, which holds the key, the charges and the outcome
+    /// (its own slot for the first copy).
+    head: u32,
+    /// Sequential copies: the slot of the copy sent when this one reaches its final outcome.
+    next_copy: Option<u32>,
+    /// On the head: the payment's copies not finished yet, started or not.
+    copies_left: u32,
     /// The client that issued it (index into the population).
     client: u32,
     /// Its own client state when there is no population.
@@ -188,7 +202,7 @@ struct Payment {
     waiting: bool,
     /// Whether the client is finished with it.
     done: bool,
-    /// Whether it got a success answer.
+    /// On the head: whether a copy of the payment got a success answer.
     succeeded: bool,
     /// Its key, as the store keeps it.
     key: KeyRecord,
@@ -221,7 +235,39 @@ struct Payment {
     waiters: Vec<Request>,
 }
 
-impl Payment {}
+impl Payment {
+    /// A copy just issued at `now` by `client`, before it has a slot.
+    fn new(scenario: &LoadScenario, client: u32, now: f64) -> Self {
+        Payment {
+            head: 0,
+            next_copy: None,
+            copies_left: 0,
+            client,
+            own: ClientState::new(&scenario.client),
+            started_ms: now,
+            attempt: 0,
+            retries: 0,
+            last_retry: None,
+            previous_sleep_ms: scenario.client.backoff.initial_ms(),
+            waiting: false,
+            done: false,
+            succeeded: false,
+            key: KeyRecord::ABSENT,
+            key_pruned: false,
+            completer_completes: false,
+            charges: 0,
+            original_charges: 0,
+            direct_receipts: 0,
+            outbox_rows: 0,
+            body_different: false,
+            accepted_replay_of_original: false,
+            accepted_replay_of_different: false,
+            refs: 0,
+            generation: 0,
+            waiters: Vec::new(),
+        }
+    }
+}
 
 /// The agenda's lane of the timeouts: an attempt's timeout is its send time plus the client's
 /// constant timeout (unless a payment deadline comes first), so they are scheduled in order.
@@ -586,6 +632,10 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
     fn handle(&mut self, now: f64, event: Event) {
         match event {
             Event::Arrival => self.arrival(now),
+            // A copy's first send (a later concurrent copy), or a retry after its backoff.
+            Event::Send { payment } if self.payments[payment as usize].attempt == 0 => {
+                self.start_copy(now, payment);
+            }
             Event::Send { payment } => self.send(now, payment),
             Event::Reach {
                 payment,
@@ -641,6 +691,12 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
     fn free_if_finished(&mut self, payment: u32) {
         let slot = &self.payments[payment as usize];
         if slot.refs == 0 && slot.done {
+            let head = slot.head;
+            if head != payment {
+                // A later copy: the payment's outcome is its head's to count.
+                self.free.push(payment);
+                return self.release(head);
+            }
             if !slot.succeeded && slot.charges > 0 {
                 self.tally.counts.failed_charged += 1;
             }
@@ -690,6 +746,13 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         }
     }
 
+    /// The slot holding the key, the charges and the outcome of the payment whose copy is in
+    /// slot `payment` (the slot itself for a payment's first copy).
+    #[inline(always)]
+    fn head(&self, payment: u32) -> usize {
+        self.payments[payment as usize].head as usize
+    }
+
     /// A new payment: a slot, its client, its first send.
     fn arrival(&mut self, now: f64) {
         self.tally.counts.payments += 1;
@@ -702,31 +765,27 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
             }
             None => 0,
         };
-        let fresh = Payment {
-            client,
-            own: ClientState::new(&self.scenario.client),
-            started_ms: now,
-            attempt: 0,
-            retries: 0,
-            last_retry: None,
-            previous_sleep_ms: self.scenario.client.backoff.initial_ms(),
-            waiting: false,
-            done: false,
-            succeeded: false,
-            key: KeyRecord::ABSENT,
-            key_pruned: false,
-            completer_completes: false,
-            charges: 0,
-            original_charges: 0,
-            direct_receipts: 0,
-            outbox_rows: 0,
-            body_different: false,
-            accepted_replay_of_original: false,
-            accepted_replay_of_different: false,
-            refs: 0,
-            generation: 0,
-            waiters: Vec::new(),
-        };
+        let mut fresh = Payment::new(self.scenario, client, now);
+        fresh.copies_left = self.scenario.arrivals.copies.count;
+        let payment = self.take_slot(fresh, None);
+        if R::RECORDS {
+            let slot = payment as usize;
+            if self.ordinals.len() <= slot {
+                self.ordinals.resize(slot + 1, 0);
+            }
+            self.ordinals[slot] = self.tally.counts.payments - 1;
+        }
+        if self.scenario.arrivals.copies.count > 1 {
+            // Linked before the first copy is sent, which may be given up at once.
+            self.add_copies(now, payment);
+        }
+        self.start_copy(now, payment);
+        self.schedule_next_arrival(now);
+    }
+
+    /// A free slot (or a new one) holding `fresh`, the copy of the payment headed by `head`
+    /// (`None`: its first copy, its own head).
+    fn take_slot(&mut self, fresh: Payment, head: Option<u32>) -> u32 {
         let payment = match self.free.pop() {
             Some(slot) => {
                 let previous = &mut self.payments[slot as usize];
@@ -744,17 +803,63 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
                 (self.payments.len() - 1) as u32
             }
         };
-        if R::RECORDS {
-            let slot = payment as usize;
-            if self.ordinals.len() <= slot {
-                self.ordinals.resize(slot + 1, 0);
+        self.payments[payment as usize].head = head.unwrap_or(payment);
+        payment
+    }
+
+    /// The copies after the first of the payment headed by `head`, each in its own slot
+    /// holding the head (so the payment is counted once every copy is finished): concurrent
+    /// copies are sent at their offsets, sequential ones each after the previous one.
+    fn add_copies(&mut self, now: f64, head: u32) {
+        let copies = self.scenario.arrivals.copies;
+        let client = self.payments[head as usize].client;
+        let mut previous = head;
+        for copy in 1..copies.count {
+            let slot = self.take_slot(Payment::new(self.scenario, client, now), Some(head));
+            self.payments[head as usize].refs += 1;
+            if R::RECORDS {
+                // A copy is traced as its payment.
+                self.ordinals
+                    .resize(self.ordinals.len().max(slot as usize + 1), 0);
+                self.ordinals[slot as usize] = self.ordinals[head as usize];
             }
-            self.ordinals[slot] = self.tally.counts.payments - 1;
+            match copies.mode {
+                CopyMode::Concurrent => {
+                    let stream = &mut self.stream;
+                    let offset = copies.offset_ms(copy, || stream.uniform());
+                    self.schedule(now + offset, Event::Send { payment: slot });
+                }
+                CopyMode::Sequential => {
+                    self.payments[previous as usize].next_copy = Some(slot);
+                    previous = slot;
+                }
+            }
         }
+    }
+
+    /// A copy of a payment sends its first attempt at `now`, its own request to its client.
+    fn start_copy(&mut self, now: f64, payment: u32) {
+        self.payments[payment as usize].started_ms = now;
         let policy = &self.scenario.client;
         self.client(payment).on_payment(policy, now);
         self.send(now, payment);
-        self.schedule_next_arrival(now);
+    }
+
+    /// A copy reached its final outcome (a success, or given up): the payment has failed
+    /// when it was its last and none succeeded; a sequential copy's next one is sent.
+    fn copy_finished(&mut self, now: f64, payment: u32) {
+        let slot = &self.payments[payment as usize];
+        let (head, next) = (slot.head, slot.next_copy);
+        let head = &mut self.payments[head as usize];
+        head.copies_left -= 1;
+        if head.copies_left == 0 && !head.succeeded {
+            let started_ms = head.started_ms;
+            self.steady.ended(now, started_ms);
+            self.tally.counts.failed += 1;
+        }
+        if let Some(next) = next {
+            self.start_copy(now, next);
+        }
     }
 
     /// Whether a message sent at `now` is lost (an outage, or the loss rate `rate`).
@@ -848,21 +953,27 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         let slot = &mut self.payments[payment as usize];
         if answer == Answer::Ok {
             slot.done = true;
-            slot.succeeded = true;
+            let (different, last_retry) = (slot.body_different, slot.last_retry);
+            let head = slot.head as usize;
+            let head = &mut self.payments[head];
             if replay {
-                match slot.body_different {
+                match different {
                     // Each different body is unlike every other: nothing charged it.
-                    true => slot.accepted_replay_of_different = true,
-                    false => slot.accepted_replay_of_original = true,
+                    true => head.accepted_replay_of_different = true,
+                    false => head.accepted_replay_of_original = true,
                 }
             }
-            let started_ms = slot.started_ms;
-            self.steady.ended(now, started_ms);
-            self.tally.counts.succeeded += 1;
-            self.bucket.successes += 1;
+            if !head.succeeded {
+                // The payment's first success (a later copy's changes nothing of it).
+                head.succeeded = true;
+                let started_ms = head.started_ms;
+                self.steady.ended(now, started_ms);
+                self.tally.counts.succeeded += 1;
+                self.bucket.successes += 1;
+            }
             let policy = &self.scenario.client;
-            let last_retry = slot.last_retry;
             self.client(payment).on_success(policy, now, last_retry);
+            self.copy_finished(now, payment);
         } else if answer == Answer::Rejected422 {
             // The server refused the body: retrying it cannot help, and it says nothing of
             // the server's health to the retry controls.
@@ -930,8 +1041,7 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
         let slot = &mut self.payments[payment as usize];
         slot.done = true;
         let attempt = slot.attempt;
-        self.steady.ended(now, slot.started_ms);
-        self.tally.counts.failed += 1;
         self.note(now, payment, attempt, EventKind::GaveUp);
+        self.copy_finished(now, payment);
     }
 }

@@ -19,6 +19,7 @@ pub(super) fn scenario() -> LoadScenario {
                 until_ms: 10_000.0,
                 rate: PhaseRate::Constant(1.0),
             }],
+            copies: Default::default(),
         },
         network: LoadNetwork {
             request_latency: Distribution::Fixed { ms: 10.0 },

@@ -4,7 +4,8 @@
 
 use super::backend::Backend;
 use super::offline::ClientLifecycle;
-use crate::model::semantics::ErrorPolicy;
+use crate::model::semantics::{Copies, ErrorPolicy};
+pub use crate::model::semantics::{CopyMode, CopySpacing};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::rng::SeedSequence;
@@ -56,24 +57,6 @@ pub enum ArrivalProcess {
     Sequential,
 }
 
-/// How a payment's copies (same key) are sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CopyMode {
-    /// All within `copy_spread_ms` of the first, each on its own client (parallel threads).
-    Concurrent,
-    /// One after another: each copy is sent when the previous one reached its final outcome.
-    Sequential,
-}
-
-/// Where concurrent copies fall within their spread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CopySpacing {
-    /// Copy `c` of `n` at `c × spread / (n − 1)`.
-    Even,
-    /// The first at 0, the others uniformly at random in `[0, spread)`.
-    Random,
-}
-
 /// Payments and their copies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Arrivals {
@@ -87,6 +70,18 @@ pub struct Arrivals {
     pub copy_spread_ms: f64,
     /// Even or random placement within the spread.
     pub copy_spacing: CopySpacing,
+}
+
+impl Arrivals {
+    /// The payment's copies, as both event loops read them.
+    pub fn copies(&self) -> Copies {
+        Copies {
+            count: self.copies,
+            mode: self.copy_mode,
+            spread_ms: self.copy_spread_ms,
+            spacing: self.copy_spacing,
+        }
+    }
 }
 
 /// The network between client and server.

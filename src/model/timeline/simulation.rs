@@ -14,7 +14,7 @@ use super::backend::{
 };
 use super::draws::PaymentDraws;
 use super::events::{Answer, EventKind, KeyFound, Recorder};
-use super::{CopyMode, CopySpacing, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
+use super::{CopyMode, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
 use crate::model::semantics::{self, KeyRecord, KeyState};
 use engine::distribution::Sampler;
 use engine::queue::EventQueue;
@@ -479,17 +479,10 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
         match arrivals.copy_mode {
             CopyMode::Sequential => self.queue.schedule(0.0, Event::Send { copy: 0 }),
             CopyMode::Concurrent => {
-                let copies = arrivals.copies;
-                let spread = arrivals.copy_spread_ms;
-                for copy in 0..copies {
-                    let offset = match arrivals.copy_spacing {
-                        CopySpacing::Even if copies > 1 => {
-                            spread * f64::from(copy) / f64::from(copies - 1)
-                        }
-                        CopySpacing::Even => 0.0,
-                        CopySpacing::Random if copy == 0 => 0.0,
-                        CopySpacing::Random => spread * self.draws.copy_offsets[copy as usize],
-                    };
+                let copies = arrivals.copies();
+                for copy in 0..copies.count {
+                    let offsets = &self.draws.copy_offsets;
+                    let offset = copies.offset_ms(copy, || offsets[copy as usize]);
                     self.queue.schedule(offset, Event::Send { copy });
                 }
             }

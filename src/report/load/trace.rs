@@ -7,7 +7,9 @@
 //!
 //! The lanes are the timeline traces' (client, network, server worker, key store, provider);
 //! the server worker's lane also shows a request's wait in the queue. A strategy appears once,
-//! at the first scenario (in the file's order) whose run 0 has such a 409.
+//! at the first scenario (in the file's order) whose run 0 has such a 409. A scenario whose
+//! payments are sent as several copies is passed over: the client's lane is one client's
+//! attempts, and the copies' would share it.
 
 use crate::model::load::simulation::Answer;
 use crate::model::load::trace::{self, Event, EventKind, KeyFound, PaymentTrace};
@@ -31,7 +33,10 @@ pub fn all(results: &LoadResults) -> Vec<TraceFigure> {
     let mut figures = Vec::new();
     for &strategy in &model.strategies {
         let candidates = results.rows.iter().filter(|row| {
-            row.run == 0 && row.strategy == strategy && row.tally.counts.conflicts > 0
+            row.run == 0
+                && row.strategy == strategy
+                && row.tally.counts.conflicts > 0
+                && model.scenarios[row.scenario].arrivals.copies.count == 1
         });
         for row in candidates {
             let found = trace::first_conflict(model, row.scenario, strategy, &Silent)

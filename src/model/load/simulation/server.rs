@@ -22,7 +22,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             let found = match key {
                 KeyState::Absent => KeyFound::Absent,
                 KeyState::InFlight
-                    if self.payments[request.payment as usize]
+                    if self.payments[self.head(request.payment)]
                         .key
                         .release
                         .is_some() =>
@@ -89,8 +89,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             KeyState::Absent => {
                 let server = &self.scenario.server.key_server;
                 let expiry = semantics::lock_expiry_ms(server, KeyStore::KeyFirst, now);
-                let key = &mut self.payments[request.payment as usize].key;
-                key.reserve(now, expiry, request.different);
+                let head = self.head(request.payment);
+                self.payments[head]
+                    .key
+                    .reserve(now, expiry, request.different);
                 self.note(
                     now,
                     request.payment,
@@ -115,7 +117,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// one the key was stored for is answered 422 at once (`true`). Each different body is
     /// unlike every other, so a mismatch is either side's being different.
     fn rejected(&mut self, now: f64, request: Request) -> bool {
-        let key = &self.payments[request.payment as usize].key;
+        let key = &self.payments[self.head(request.payment)].key;
         if !(key.mismatch(request.different) && self.scenario.server.fingerprint) {
             return false;
         }
@@ -154,9 +156,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// A request that reserved its key will not be processed (shed, or dropped expired): the
     /// server deletes its reservation.
     fn cancel_reservation(&mut self, request: Request) {
-        let slot = &mut self.payments[request.payment as usize];
-        if request.front == Front::Reserved && slot.key.state == KeyState::InFlight {
-            slot.key.state = KeyState::Absent;
+        let head = self.head(request.payment);
+        let key = &mut self.payments[head].key;
+        if request.front == Front::Reserved && key.state == KeyState::InFlight {
+            key.state = KeyState::Absent;
         }
     }
 
@@ -241,7 +244,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 self.answer_stored(now, request, stored == KeyState::Complete);
             }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, KeyState::Absent) => {
-                let key = &mut self.payments[request.payment as usize].key;
+                let head = self.head(request.payment);
+                let key = &mut self.payments[head].key;
                 key.reserve(now, f64::INFINITY, request.different);
                 self.note(
                     now,
@@ -265,18 +269,20 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     request.attempt,
                     EventKind::LockWaiting,
                 );
-                let slot = &mut self.payments[request.payment as usize];
-                slot.refs += 1;
-                slot.waiters.push(request);
+                // The waiter holds its own copy's slot; it waits on the payment's key.
+                self.payments[request.payment as usize].refs += 1;
+                let head = self.head(request.payment);
+                self.payments[head].waiters.push(request);
             }
         }
     }
 
-    /// The key of `payment` as a delivery meets it at `now` ([`KeyRecord::meet`]): pruned
-    /// `key_ttl_ms` after it was created, released if it was left in flight and its lock
-    /// expired or the completer came.
+    /// The key of the payment of copy `payment` as a delivery meets it at `now`
+    /// ([`KeyRecord::meet`]): pruned `key_ttl_ms` after it was created, released if it was
+    /// left in flight and its lock expired or the completer came.
     fn key_met(&mut self, now: f64, payment: u32) -> KeyState {
-        let slot = &mut self.payments[payment as usize];
+        let head = self.head(payment);
+        let slot = &mut self.payments[head];
         let met = slot.key.meet(now, self.scenario.server.key_ttl_ms);
         slot.key_pruned |= met.expired;
         if let Some(released) = met.released {
@@ -305,7 +311,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let done = Event::Done(Work {
             payment: request.payment,
             attempt: request.attempt,
-            after_expiry: self.payments[request.payment as usize].key_pruned,
+            after_expiry: self.payments[self.head(request.payment)].key_pruned,
             reached_ms: request.reached_ms,
             different: request.different,
         });
@@ -332,7 +338,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// fingerprint stopped it).
     fn replay(&mut self, now: f64, request: Request, ok: bool) {
         self.tally.counts.replays += 1;
-        let mismatch = self.payments[request.payment as usize]
+        let mismatch = self.payments[self.head(request.payment)]
             .key
             .mismatch(request.different);
         self.tally.bodies.wrong_replays += u64::from(ok && mismatch);
@@ -370,6 +376,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let Work {
             payment, attempt, ..
         } = work;
+        let head = self.head(payment);
         self.busy -= 1;
         self.steady.left(now, work.reached_ms);
         self.tally.counts.processings += 1;
@@ -380,8 +387,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             let point = CrashPoint::of(self.stream.uniform());
             self.note(now, payment, attempt, EventKind::Crashed { point });
             self.crash(now, work, point);
-            if !self.payments[payment as usize].waiters.is_empty() {
-                self.wake(now, payment);
+            if !self.payments[head].waiters.is_empty() {
+                self.wake(now, head as u32);
             }
             self.fill(now);
             return;
@@ -392,7 +399,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             self.tally.counts.server_errors += 1;
             self.note(now, payment, attempt, EventKind::ProcessingFailed);
             if keyed {
-                self.payments[payment as usize].key.store(
+                self.payments[head].key.store(
                     match error_policy {
                         ErrorPolicy::Store => KeyState::Failed,
                         ErrorPolicy::Retry => KeyState::Absent,
@@ -413,8 +420,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             self.tally.counts.wasted_work += 1;
         }
         self.answer(now, payment, attempt, answer);
-        if !self.payments[payment as usize].waiters.is_empty() {
-            self.wake(now, payment);
+        if !self.payments[head].waiters.is_empty() {
+            self.wake(now, head as u32);
         }
         self.fill(now);
     }
@@ -426,7 +433,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         } = work;
         self.tally.counts.charges += 1;
         self.tally.counts.expired_key_charges += u64::from(work.after_expiry);
-        let slot = &mut self.payments[payment as usize];
+        let head = self.head(payment);
+        let slot = &mut self.payments[head];
         slot.charges += 1;
         slot.original_charges += u32::from(!work.different);
         if let Some(receipts) = self.scenario.server.receipts
@@ -445,7 +453,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         self.note(now, payment, attempt, EventKind::Charged { nth });
         if self.relay_work.is_some() {
             // The relay picks the row up at once; its work waits for a worker.
-            self.add_job(now, payment, Front::Relay);
+            self.add_job(now, head as u32, Front::Relay);
         }
     }
 
@@ -462,7 +470,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         if fails {
             self.tally.receipts.receipt_send_failures += 1;
         } else {
-            self.payments[payment as usize].direct_receipts += 1;
+            let head = self.head(payment);
+            self.payments[head].direct_receipts += 1;
         }
     }
 
@@ -486,8 +495,10 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 return;
             }
         }
-        let slot = &mut self.payments[payment as usize];
-        slot.key.store(KeyState::Complete, now, work.different);
+        let head = self.head(payment);
+        self.payments[head]
+            .key
+            .store(KeyState::Complete, now, work.different);
         self.note(now, payment, attempt, EventKind::KeySaved);
     }
 
@@ -496,7 +507,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// or the completer runs; an in-flight marker or row elsewhere goes with the request.
     fn lose_key(&mut self, now: f64, payment: u32, attempt: u32, committed: bool) {
         let keyed = self.strategy != LoadStrategy::None;
-        let slot = &mut self.payments[payment as usize];
+        let head = self.head(payment);
+        let slot = &mut self.payments[head];
         if committed && keyed && matches!(slot.key.state, KeyState::Absent | KeyState::InFlight) {
             self.tally.key_store.keys_lost += 1;
         }
@@ -516,6 +528,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 slot.completer_completes = committed;
                 release = Release::at_lock_expiry(lock_expires_ms);
                 slot.key.release = Some(release);
+                let payment = head as u32;
                 self.schedule(visit_ms, Event::CompleterVisit { payment });
             } else {
                 self.tally.key_store.completer_recoveries += u64::from(release.by_completer);
@@ -611,8 +624,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         key.state == KeyState::InFlight && key.release.is_some_and(|release| !release.by_completer)
     }
 
-    /// The lock of `payment` was released: waiters get the stored answer, or (a 500 not
-    /// stored) the first waiter takes the lock and processes.
+    /// The lock of the payment headed by `payment` was released: waiters get the stored
+    /// answer, or (a 500 not stored) the first waiter takes the lock and processes.
     fn wake(&mut self, now: f64, payment: u32) {
         let mut waiters = std::mem::take(&mut self.payments[payment as usize].waiters);
         let key = self.key_met(now, payment);
@@ -626,7 +639,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                     if !self.rejected(now, waiter) {
                         self.answer_stored(now, waiter, ok);
                     }
-                    self.payments[payment as usize].refs -= 1;
+                    self.release(waiter.payment);
                 }
             }
             KeyState::Absent | KeyState::InFlight => {
@@ -636,7 +649,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 slot.key.store(KeyState::InFlight, now, first.different);
                 self.note(now, first.payment, first.attempt, EventKind::KeyReserved);
                 self.process(now, first, true);
-                self.payments[payment as usize].refs -= 1;
+                self.release(first.payment);
             }
         }
         let slot = &mut self.payments[payment as usize];
