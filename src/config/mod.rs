@@ -548,8 +548,8 @@ mod tests {
     #[test]
     fn what_the_shared_clock_does_not_model_is_refused_naming_the_key() {
         refused(
-            "model = \"timeline\"\n[server]\nworkers = 2\n[provider]\n",
-            &["line 4, column 1: [provider]", "does not model a provider"],
+            "model = \"timeline\"\n[server]\nworkers = 2\n[client.offline]\nshare = 0.1\n",
+            &["`client.offline.share`", "line 5", "clients stay online"],
         );
         refused(
             "model = \"timeline\"\nstrategies = [\"lock_wait\"]\n",

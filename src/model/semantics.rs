@@ -17,7 +17,82 @@
 //! ([`KeyRecord::mismatch`]); each loop keeps its own event queue and draws. The rules about
 //! the key store are these functions, so a change to one is a change to both.
 
-use engine::distribution::Distribution;
+use engine::distribution::{Distribution, Sampler};
+
+/// A downstream provider (card network, PSP) the server calls to move the money.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Provider {
+    /// Round trip of one call when neither way is lost (ms).
+    pub latency: Distribution,
+    /// Probability that a call's request is lost, and, independently, that its response is
+    /// lost (each way).
+    pub loss: f64,
+    /// The server stops waiting for a call this long after sending it (ms, more than 0).
+    pub timeout_ms: f64,
+    /// Calls the server retries at most after the first, per processing.
+    pub max_retries: u32,
+    /// The server passes the payment's Idempotency-Key downstream and the provider honours
+    /// it: a repeated call is answered with the first charge, not charged again.
+    pub pass_key: bool,
+}
+
+impl Provider {
+    /// The time a processing waits when every call times out (ms).
+    pub fn all_timed_out_ms(&self) -> f64 {
+        f64::from(self.max_retries + 1) * self.timeout_ms
+    }
+}
+
+/// What one processing's calls to the provider did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProviderExchange {
+    /// Time the calls took, waits for timeouts included (ms).
+    pub elapsed_ms: f64,
+    /// Calls sent.
+    pub calls: u64,
+    /// Calls that got no answer in time (lost either way, or slower than the timeout).
+    pub timeouts: u64,
+    /// Calls that charged at the provider.
+    pub charges: u64,
+    /// Some call reached the provider.
+    pub received: bool,
+    /// Some call was answered: the money moved (now or earlier, for a key it honours).
+    pub succeeded: bool,
+}
+
+/// The server calls `provider` until a call is answered or its retries run out; a provider
+/// that honours the key charges only the first call it receives for the payment
+/// (`already_charged` says whether an earlier processing's call reached it). `draws(call)`
+/// gives call `call`'s three uniform draws: its request's loss, its round trip (a quantile of
+/// `sampler`) and its response's loss.
+pub fn call_provider(
+    provider: &Provider,
+    sampler: &Sampler,
+    mut draws: impl FnMut(u32) -> [f64; 3],
+    already_charged: bool,
+) -> ProviderExchange {
+    let mut exchange = ProviderExchange::default();
+    let mut charged = already_charged;
+    for call in 0..=provider.max_retries {
+        let [request_loss, round_trip, response_loss] = draws(call);
+        exchange.calls += 1;
+        let received = request_loss >= provider.loss;
+        if received && !(provider.pass_key && charged) {
+            exchange.charges += 1;
+        }
+        charged |= received;
+        exchange.received |= received;
+        let round_trip_ms = sampler.quantile(round_trip);
+        if received && response_loss >= provider.loss && round_trip_ms < provider.timeout_ms {
+            exchange.elapsed_ms += round_trip_ms;
+            exchange.succeeded = true;
+            return exchange;
+        }
+        exchange.timeouts += 1;
+        exchange.elapsed_ms += provider.timeout_ms;
+    }
+    exchange
+}
 
 /// What the server does with a first delivery that failed with a 500.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,6 +375,49 @@ pub enum KeyState {
     Complete,
     /// Stored with a 500 (`error_policy = "store"`).
     Failed,
+}
+
+/// How the server answers a duplicate: a delivery whose key is present with a matching body
+/// (for a webhook receiver, a delivery of an event id it has seen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuplicateAnswer {
+    /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
+    Replay,
+    /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
+    /// acknowledges): the sender stops.
+    Ok200,
+    /// 409 Conflict, in flight or complete: the sender retries.
+    Conflict409,
+    /// 500 Internal Server Error, in flight or complete: the sender retries.
+    Error500,
+}
+
+impl DuplicateAnswer {
+    /// What the server answers at once to a delivery whose key is present in `state` (in
+    /// flight, complete or failed) with a matching body: the Idempotency-Key's 409 while in
+    /// flight and the stored response once stored, or the duplicate answer written.
+    pub fn to_present_key(self, state: KeyState) -> PresentKeyAnswer {
+        match (self, state) {
+            (DuplicateAnswer::Replay, KeyState::InFlight) | (DuplicateAnswer::Conflict409, _) => {
+                PresentKeyAnswer::Conflict
+            }
+            (DuplicateAnswer::Replay, KeyState::Failed) | (DuplicateAnswer::Error500, _) => {
+                PresentKeyAnswer::ServerError
+            }
+            _ => PresentKeyAnswer::Success,
+        }
+    }
+}
+
+/// The answer to a delivery whose key is present, nothing processed ([`DuplicateAnswer::to_present_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresentKeyAnswer {
+    /// 409 Conflict: the client retries.
+    Conflict,
+    /// 500, the stored failure replayed or a receiver's 500: the client retries.
+    ServerError,
+    /// 200, the stored success replayed or a receiver's acknowledgement: the client stops.
+    Success,
 }
 
 /// A payment's key as the store keeps it, the same record in both loops: its state, when it

@@ -64,7 +64,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 29] = [
+    let cases: [(&str, &[&str]); 30] = [
         (
             "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
             &[
@@ -100,8 +100,12 @@ fn bad_load_files_are_one_line_naming_file_key_and_value() {
         ("[server]\nworkers = 0", &["`server.workers`", "value 0"]),
         ("[server]\nworkers = 2.5", &["`server.workers`", "2.5"]),
         (
-            "[server]\nworkers = 2\n[provider]\nloss = 0.1",
-            &["[provider]", "does not model a provider"],
+            "[server]\nworkers = 2\n[provider]\nloss = 1.1",
+            &["`provider.loss`", "1.1", "0 to 1"],
+        ),
+        (
+            "[server]\nworkers = 2\n[arrivals]\ncopies = 0",
+            &["`arrivals.copies`", "value 0", "from 1 to 1000"],
         ),
         (
             "[server]\nworkers = 2\ncrash_rate = 1.5",

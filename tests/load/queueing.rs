@@ -51,6 +51,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             key_server: Default::default(),
             key_store_outages: Default::default(),
             receipts: None,
+            provider: None,
         },
         client: LoadClient {
             timeout_ms: 1e9,

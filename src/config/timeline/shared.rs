@@ -21,11 +21,6 @@ use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
 /// Arrival window without phases (s).
 pub const DEFAULT_DURATION_S: f64 = 60.0;
 
-/// What a reason of refusal says about the tables the shared clock does not model yet.
-const NOT_ON_A_SHARED_SERVER: &str = "the shared server (workers, capacity, phases, ...) does \
-    not model a provider yet (issue #30: its calls and their retries would hold workers, \
-    which is not written); simulate it in a plain timeline file";
-
 /// The scenario named `name` that `lookup` sees, on a shared server.
 pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenario, ConfigError> {
     let base = plain::scenario(lookup, name)?;
@@ -48,17 +43,9 @@ pub fn scenario(lookup: &Lookup<'_, '_, '_>, name: String) -> Result<LoadScenari
     })
 }
 
-/// Refuses what the shared clock does not model: the provider, offline clients and
-/// reconciliation, and burst or sequential arrivals.
+/// Refuses what the shared clock does not model: offline clients and reconciliation, and
+/// burst or sequential arrivals.
 fn unsupported(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<(), ConfigError> {
-    if lookup.has_table("provider") {
-        let place = lookup
-            .over
-            .and_then(|over| over.tables.get("provider"))
-            .or_else(|| lookup.base.tables.get("provider"))
-            .expect("a table written has its place");
-        return Err(place.problem(format!("[provider]: {NOT_ON_A_SHARED_SERVER}")));
-    }
     let refusals: [(&str, bool, &str); 3] = [
         (
             "client.offline.share",
@@ -297,6 +284,7 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
             },
         },
         receipts: base.backend.receipts,
+        provider: base.backend.provider,
     })
 }
 

@@ -110,13 +110,16 @@ fn refusals_name_the_key_written_and_its_value() {
     // An outage alone puts a file on the shared clock, as a network outage does.
     let alone = "model = \"timeline\"\n[key_store]\noutages = [{ from_s = 1, to_s = 2 }]\n";
     assert!(load(alone).is_ok());
-    let text = "model = \"timeline\"\n[server]\nworkers = 2\n[provider]\n";
-    let error = load(text).unwrap_err();
-    assert!(
-        error.starts_with("config file sweep.toml: line 4, column 1: [provider]: "),
-        "{error}"
+    // A provider is modelled on the shared clock; its bad values are refused by key.
+    let text = "model = \"timeline\"\n[server]\nworkers = 2\n[provider]\npass_key = true\n";
+    let provider = load(text).unwrap().model.scenarios[0].server.provider;
+    assert!(provider.is_some_and(|provider| provider.pass_key));
+    refused(
+        "[provider]\nloss = 1.5",
+        "provider.loss",
+        "1.5",
+        "from 0 to 1",
     );
-    assert!(error.contains("does not model a provider"), "{error}");
     // Receipts are modelled on the shared clock.
     let receipts = "model = \"timeline\"\n[server]\nworkers = 2\n[receipts]\n";
     assert!(load(receipts).is_ok());

@@ -34,7 +34,9 @@ pub use client::{
 pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
-use crate::model::semantics::{Copies, ErrorPolicy, KeyServer, KeyStoreOutages, Receipts};
+use crate::model::semantics::{
+    Copies, ErrorPolicy, KeyServer, KeyStoreOutages, Provider, Receipts,
+};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::parallel::map_chunks;
@@ -210,6 +212,9 @@ pub struct LoadServer {
     pub key_store_outages: KeyStoreOutages,
     /// The receipt sent after each charge, directly or through an outbox; `None`: none.
     pub receipts: Option<Receipts>,
+    /// The downstream provider each processing calls, holding its worker while it waits
+    /// (retries included); `None`: the charge is local.
+    pub provider: Option<Provider>,
 }
 
 impl LoadServer {
@@ -472,5 +477,7 @@ mod body_tests;
 mod copy_tests;
 #[cfg(test)]
 mod key_store_tests;
+#[cfg(test)]
+mod provider_tests;
 #[cfg(test)]
 mod tests;

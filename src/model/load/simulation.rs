@@ -33,7 +33,7 @@ use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
 use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::{
-    self, CopyMode, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
+    self, CopyMode, CrashPoint, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
 };
 use crate::model::trace::Recorder;
 use engine::distribution::Distribution;
@@ -90,6 +90,10 @@ struct Work {
     reached_ms: f64,
     /// It carries another body than the payment's own.
     different: bool,
+    /// With a provider, its 500 and its crash, drawn as it started (the provider is called
+    /// only by a processing that neither fails nor crashes before the charge); `None`: drawn
+    /// as it ends.
+    predrawn: Option<(bool, Option<CrashPoint>)>,
 }
 
 /// What the server did with a request's key when it reached the server, before the queue:
@@ -220,6 +224,11 @@ struct Payment {
     direct_receipts: u32,
     /// Outbox rows committed with a charge (`outbox`).
     outbox_rows: u32,
+    /// On the head: some call of the payment's reached the provider (a provider honouring the
+    /// key charges only the first).
+    provider_reached: bool,
+    /// On the head: charges the provider made for the payment.
+    provider_charges: u32,
     /// The attempt the client waits for or sends next carries another body.
     body_different: bool,
     /// The client accepted a replayed success for its own body.
@@ -259,6 +268,8 @@ impl Payment {
             original_charges: 0,
             direct_receipts: 0,
             outbox_rows: 0,
+            provider_reached: false,
+            provider_charges: 0,
             body_different: false,
             accepted_replay_of_original: false,
             accepted_replay_of_different: false,
@@ -341,6 +352,8 @@ pub struct Simulation<'a, R = ()> {
     completer_work: Option<Durations>,
     /// The outbox relay's work on a row, when it takes a worker.
     relay_work: Option<Durations>,
+    /// The provider's round trip, ready to sample, when there is a provider.
+    provider_latency: Option<Sampler>,
     /// What it tells what happens ([`trace`]).
     recorder: R,
     /// Each slot's payment by arrival order, kept only when `R` records.
@@ -439,6 +452,10 @@ impl<'a> Simulation<'a> {
                 .filter(|receipts| receipts.mode == ReceiptMode::Outbox)
                 .and_then(|receipts| receipts.relay_work)
                 .map(|work| Durations::new(&work)),
+            provider_latency: scenario
+                .server
+                .provider
+                .map(|provider| provider.latency.sampler()),
             recorder: (),
             ordinals: Vec::new(),
         }
@@ -476,6 +493,7 @@ impl<'a> Simulation<'a> {
             key_store_calls: self.key_store_calls,
             completer_work: self.completer_work,
             relay_work: self.relay_work,
+            provider_latency: self.provider_latency,
             recorder,
             ordinals: self.ordinals,
         }
@@ -706,6 +724,8 @@ impl<R: Recorder<trace::Event>> Simulation<'_, R> {
                 u64::from(slot.original_charges),
             );
             self.tally.bodies.told_succeeded_not_charged += u64::from(told);
+            let duplicates = slot.provider_charges.saturating_sub(1);
+            self.tally.provider.duplicate_provider_charges += u64::from(duplicates);
             if let Some(receipts) = self.scenario.server.receipts {
                 let outcome = receipts.outcome(
                     u64::from(slot.direct_receipts),

@@ -137,6 +137,23 @@ engine::counters! {
     }
 }
 
+engine::counters! {
+    /// The calls to the downstream provider (`[provider]`), declared once in
+    /// `load_provider.csv`'s column order (written when some scenario has a provider). The
+    /// names are the timeline model's.
+    pub struct ProviderCounts {
+        /// Calls the server made to the provider, retries included.
+        provider_calls: "calls",
+        /// Provider calls with no answer in time: lost either way or slower than the provider
+        /// timeout.
+        provider_timeouts: "calls",
+        /// Charges the provider made: the money that moved.
+        provider_charges: "charges",
+        /// Provider charges beyond one per payment: money moved twice.
+        duplicate_provider_charges: "charges",
+    }
+}
+
 super::record::record! {
     /// One time-series bucket: what happened during `[start, start + width)`, in
     /// `load_timeseries.csv`'s column order.
@@ -243,6 +260,9 @@ pub struct LoadTally {
     pub bodies: BodyCounts,
     /// The charges' receipts (all 0 without `[receipts]`).
     pub receipts: ReceiptCounts,
+    /// The calls to the provider (all 0 without `[provider]`).
+    #[serde(default)]
+    pub provider: ProviderCounts,
     /// Time spent at each queue length.
     pub queue: TimeHistogram,
     /// Time spent at each number of requests inside the server (queued or holding a worker).

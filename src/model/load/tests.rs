@@ -43,6 +43,7 @@ pub(super) fn scenario() -> LoadScenario {
             key_server: Default::default(),
             key_store_outages: Default::default(),
             receipts: None,
+            provider: None,
         },
         client: LoadClient {
             timeout_ms: 1_000.0,

@@ -3,31 +3,14 @@
 //! retries, and the receipt sent after a charge; with the random draws these need, read from
 //! a third stream so that the attempts' and lifecycle draws are the same with and without them.
 
-use engine::distribution::Distribution;
 use engine::distribution::Sampler;
 use engine::rng::{PcgState, unit_f64};
 
+use crate::model::semantics;
 pub use crate::model::semantics::{
-    CrashPoint, DEFAULT_KEY_LOCK_TTL_MS, KeyServer, KeyStore, ReceiptMode, Receipts,
-    outbox_send_failures,
+    CrashPoint, DEFAULT_KEY_LOCK_TTL_MS, KeyServer, KeyStore, Provider, ProviderExchange,
+    ReceiptMode, Receipts, outbox_send_failures,
 };
-
-/// A downstream provider (card network, PSP) the server calls to move the money.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Provider {
-    /// Round trip of one call when neither way is lost (ms).
-    pub latency: Distribution,
-    /// Probability that a call's request is lost, and, independently, that its response is
-    /// lost (each way).
-    pub loss: f64,
-    /// The server stops waiting for a call this long after sending it (ms, more than 0).
-    pub timeout_ms: f64,
-    /// Calls the server retries at most after the first, per processing.
-    pub max_retries: u32,
-    /// The server passes the payment's Idempotency-Key downstream and the provider honours
-    /// it: a repeated call is answered with the first charge, not charged again.
-    pub pass_key: bool,
-}
 
 /// The server's internals and what lies behind it; the default changes nothing (no crash, key
 /// in the charge's transaction, no provider, no receipt).
@@ -269,58 +252,27 @@ impl BackendDraws {
     }
 }
 
-/// What one processing's calls to the provider did.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ProviderExchange {
-    /// Time the calls took, waits for timeouts included (ms).
-    pub elapsed_ms: f64,
-    /// Calls sent.
-    pub calls: u64,
-    /// Calls that got no answer in time (lost either way, or slower than the timeout).
-    pub timeouts: u64,
-    /// Calls that charged at the provider.
-    pub charges: u64,
-    /// Some call reached the provider.
-    pub received: bool,
-    /// Some call was answered: the money moved (now or earlier, for a key it honours).
-    pub succeeded: bool,
-}
-
-/// The server calls `provider` until a call is answered or its retries run out; a provider
-/// that honours the key charges only the first call it receives for the payment
-/// (`already_charged` says whether an earlier processing's call reached it).
+/// The server calls `provider` until a call is answered or its retries run out, with the
+/// processing's draws ([`semantics::call_provider`]); `already_charged` says whether an
+/// earlier processing's call reached it.
 pub fn call_provider(
     provider: &Provider,
     sampler: &Sampler,
     draws: &ProcessingDraws<'_>,
     already_charged: bool,
 ) -> ProviderExchange {
-    let mut exchange = ProviderExchange::default();
-    let mut charged = already_charged;
-    for call in 0..=provider.max_retries {
-        let [request_loss, round_trip, response_loss] = draws.provider_call(call);
-        exchange.calls += 1;
-        let received = request_loss >= provider.loss;
-        if received && !(provider.pass_key && charged) {
-            exchange.charges += 1;
-        }
-        charged |= received;
-        exchange.received |= received;
-        let round_trip_ms = sampler.quantile(round_trip);
-        if received && response_loss >= provider.loss && round_trip_ms < provider.timeout_ms {
-            exchange.elapsed_ms += round_trip_ms;
-            exchange.succeeded = true;
-            return exchange;
-        }
-        exchange.timeouts += 1;
-        exchange.elapsed_ms += provider.timeout_ms;
-    }
-    exchange
+    semantics::call_provider(
+        provider,
+        sampler,
+        |call| draws.provider_call(call),
+        already_charged,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::distribution::Distribution;
 
     #[test]
     fn the_worst_case_is_the_product_of_the_attempts_per_layer() {

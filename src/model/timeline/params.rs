@@ -5,7 +5,7 @@
 use super::backend::Backend;
 use super::offline::ClientLifecycle;
 use crate::model::semantics::{Copies, ErrorPolicy};
-pub use crate::model::semantics::{CopyMode, CopySpacing};
+pub use crate::model::semantics::{CopyMode, CopySpacing, DuplicateAnswer};
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use engine::rng::SeedSequence;
@@ -120,21 +120,6 @@ impl ClientPolicy {
     pub fn retry_window_ms(&self) -> f64 {
         engine::backoff::retry_window_ms(self.timeout_ms, self.max_retries, &self.backoff)
     }
-}
-
-/// How the server answers a duplicate: a delivery whose key is present with a matching body
-/// (for a webhook receiver, a delivery of an event id it has seen).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DuplicateAnswer {
-    /// The Idempotency-Key behaviour: the stored response once complete, 409 while in flight.
-    Replay,
-    /// 200 OK at once, in flight or complete (a webhook receiver that deduplicates and
-    /// acknowledges): the sender stops.
-    Ok200,
-    /// 409 Conflict, in flight or complete: the sender retries.
-    Conflict409,
-    /// 500 Internal Server Error, in flight or complete: the sender retries.
-    Error500,
 }
 
 /// The life of a key on the server: expiry, body fingerprint, failures and duplicate answers.

@@ -14,7 +14,7 @@ use super::backend::{
 };
 use super::draws::PaymentDraws;
 use super::events::{Answer, EventKind, KeyFound, Recorder};
-use super::{CopyMode, Counters, DuplicateAnswer, ErrorPolicy, Scenario, Strategy};
+use super::{CopyMode, Counters, ErrorPolicy, Scenario, Strategy};
 use crate::model::semantics::{self, KeyRecord, KeyState};
 use engine::distribution::Sampler;
 use engine::queue::EventQueue;

@@ -331,6 +331,39 @@ pub fn receipts_csv(results: &LoadResults) -> Option<Vec<u8>> {
     })
 }
 
+/// The scenario's provider settings in `load_provider.csv`, after the [`RunColumns`].
+#[derive(Debug, Serialize)]
+pub struct ProviderSettings {
+    /// Whether the server passes the payment's key downstream and the provider honours it
+    /// (empty for a scenario without a provider).
+    pub provider_pass_key: Option<bool>,
+    /// Calls the server retries at most after the first, per processing (empty without a
+    /// provider).
+    pub provider_max_retries: Option<u32>,
+}
+
+/// One row of `load_provider.csv`: one event loop's [`RunColumns`], its scenario's
+/// [`ProviderSettings`], then every counter of
+/// [`ProviderCounts`](crate::model::load::tally::ProviderCounts) (named after its field,
+/// documented there).
+pub type ProviderCsvRow = (RunColumns, ProviderSettings, CountColumns);
+
+/// The bytes of `load_provider.csv`, by run, then scenario, then strategy; `None` when no
+/// scenario calls a provider (the file is not written).
+pub fn provider_csv(results: &LoadResults) -> Option<Vec<u8>> {
+    let used = |scenario: &LoadScenario| scenario.server.provider.is_some();
+    let settings = |scenario: &LoadScenario| ProviderSettings {
+        provider_pass_key: scenario.server.provider.map(|provider| provider.pass_key),
+        provider_max_retries: scenario
+            .server
+            .provider
+            .map(|provider| provider.max_retries),
+    };
+    side_csv(results, used, settings, |row| {
+        row.tally.provider.columns().collect()
+    })
+}
+
 /// A file of one row per event loop beside `load.csv`: the [`RunColumns`], the scenario's
 /// `settings`, then the loop's `counts`; `None` unless some scenario is `used`.
 fn side_csv<S: Serialize>(

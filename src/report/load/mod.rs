@@ -1,7 +1,7 @@
 //! The load model's outputs: `load.csv`, `load_timeseries.csv`, `load_key_store.csv` (when a
 //! scenario sets crashes or keeps its key in another store), `load_bodies.csv` (when a
 //! scenario sends retries with another body), `load_receipts.csv` (when a scenario sends
-//! receipts), `summary.csv` and
+//! receipts), `load_provider.csv` (when a scenario calls a provider), `summary.csv` and
 //! `differences.csv` (the estimates over runs), the charts, the traces of a retry answered 409
 //! (`trace_409_<strategy>.svg`), `report.md`, the stdout table and the `--json` summary.
 
@@ -41,6 +41,9 @@ impl Report for LoadResults {
         }
         if let Some(bytes) = csv::receipts_csv(self) {
             files.push(OutputFile::new("load_receipts.csv", bytes));
+        }
+        if let Some(bytes) = csv::provider_csv(self) {
+            files.push(OutputFile::new("load_provider.csv", bytes));
         }
         let summary = self.summary();
         files.push(OutputFile::new("summary.csv", summary_csv(&summary)));

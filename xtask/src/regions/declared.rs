@@ -36,7 +36,7 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
     let what = required(
         argument,
         "timeline, timeline-metrics, timeline-summary, load, load-buckets, load-steady, \
-         load-key-store, load-bodies, load-receipts, load-metrics, article-metrics, \
+         load-key-store, load-bodies, load-receipts, load-provider, load-metrics, article-metrics, \
          contention-metrics, summary, parameters or compare",
     )?;
     // summary.csv's columns: the cells', then the estimate's.
@@ -74,6 +74,10 @@ pub fn columns(ctx: &Ctx, argument: Option<&str>) -> Result<String, String> {
         "load-bodies" => (load::tally::BodyCounts::COLUMNS, "src/model/load/tally.rs"),
         "load-receipts" => (
             load::tally::ReceiptCounts::COLUMNS,
+            "src/model/load/tally.rs",
+        ),
+        "load-provider" => (
+            load::tally::ProviderCounts::COLUMNS,
             "src/model/load/tally.rs",
         ),
         "load-metrics" => (

@@ -305,6 +305,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 duration += latency.sample(&mut self.stream);
             }
         }
+        let predrawn = self.scenario.server.provider.map(|provider| {
+            let (outcome, provider_ms) = self.call_provider(request.payment, &provider);
+            duration += provider_ms;
+            outcome
+        });
         let until_ms = now + duration;
         let kind = EventKind::ProcessingStarted { until_ms };
         self.note(now, request.payment, request.attempt, kind);
@@ -314,8 +319,60 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             after_expiry: self.payments[self.head(request.payment)].key_pruned,
             reached_ms: request.reached_ms,
             different: request.different,
+            predrawn,
         });
         self.schedule(now + duration, done);
+    }
+
+    /// A processing of copy `payment` that calls `provider`, as the timeline's does: its 500
+    /// and its crash are drawn first (a processing that fails, or crashes before the charge,
+    /// calls nothing), then the calls ([`semantics::call_provider`], three draws each); when
+    /// none is answered the processing fails with a 500 and does not crash (the provider may
+    /// have charged all the same). Returns the 500 and the crash, and the time the calls took
+    /// (ms), which the worker waits.
+    fn call_provider(
+        &mut self,
+        payment: u32,
+        provider: &semantics::Provider,
+    ) -> ((bool, Option<CrashPoint>), f64) {
+        let (mut fails, mut crash) = self.draw_failure();
+        if fails || crash == Some(CrashPoint::BeforeCharge) {
+            return ((fails, crash), 0.0);
+        }
+        let head = self.head(payment);
+        let sampler = self.provider_latency.expect("a provider has its latency");
+        let stream = &mut self.stream;
+        let draws = |_| [stream.uniform(), stream.uniform(), stream.uniform()];
+        let reached = self.payments[head].provider_reached;
+        let exchange = semantics::call_provider(provider, &sampler, draws, reached);
+        let slot = &mut self.payments[head];
+        slot.provider_reached |= exchange.received;
+        slot.provider_charges += exchange.charges as u32;
+        let counts = &mut self.tally.provider;
+        counts.provider_calls += exchange.calls;
+        counts.provider_timeouts += exchange.timeouts;
+        counts.provider_charges += exchange.charges;
+        let waited_ms = if exchange.succeeded {
+            exchange.elapsed_ms
+        } else {
+            fails = true;
+            crash = None;
+            provider.all_timed_out_ms()
+        };
+        ((fails, crash), waited_ms)
+    }
+
+    /// Whether a processing fails with a 500 (`error_rate`), and else whether and where it
+    /// crashes (`crash_rate`), each drawn only when its rate is above 0.
+    fn draw_failure(&mut self) -> (bool, Option<CrashPoint>) {
+        let server = &self.scenario.server;
+        let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
+        let crash_rate = server.key_server.crash_rate;
+        let crashes = !failed && crash_rate > 0.0 && self.stream.uniform() < crash_rate;
+        (
+            failed,
+            crashes.then(|| CrashPoint::of(self.stream.uniform())),
+        )
     }
 
     /// Answers a delivery whose key is stored: the stored response, or 409
@@ -380,11 +437,11 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         self.busy -= 1;
         self.steady.left(now, work.reached_ms);
         self.tally.counts.processings += 1;
-        let server = &self.scenario.server;
-        let failed = server.error_rate > 0.0 && self.stream.uniform() < server.error_rate;
-        let crash_rate = server.key_server.crash_rate;
-        if !failed && crash_rate > 0.0 && self.stream.uniform() < crash_rate {
-            let point = CrashPoint::of(self.stream.uniform());
+        let (failed, crash) = match work.predrawn {
+            Some(drawn) => drawn,
+            None => self.draw_failure(),
+        };
+        if let Some(point) = crash {
             self.note(now, payment, attempt, EventKind::Crashed { point });
             self.crash(now, work, point);
             if !self.payments[head].waiters.is_empty() {
@@ -394,7 +451,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             return;
         }
         let keyed = self.strategy != LoadStrategy::None;
-        let error_policy = server.error_policy;
+        let error_policy = self.scenario.server.error_policy;
         let answer = if failed {
             self.tally.counts.server_errors += 1;
             self.note(now, payment, attempt, EventKind::ProcessingFailed);

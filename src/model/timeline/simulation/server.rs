@@ -3,7 +3,7 @@
 //! writes, the receipts and the response sent back.
 
 use super::*;
-use crate::model::semantics;
+use crate::model::semantics::{self, PresentKeyAnswer};
 
 impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
     /// A delivery reaches the server: the key is pruned if it expired, then the delivery is
@@ -79,14 +79,10 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
         if mismatch && lifecycle.fingerprint {
             return Answer::Rejected;
         }
-        let answer = match (lifecycle.duplicate_answer, state) {
-            (DuplicateAnswer::Replay, KeyState::InFlight) | (DuplicateAnswer::Conflict409, _) => {
-                Answer::Conflict
-            }
-            (DuplicateAnswer::Replay, KeyState::Failed) | (DuplicateAnswer::Error500, _) => {
-                Answer::ServerError
-            }
-            _ => Answer::Replayed,
+        let answer = match lifecycle.duplicate_answer.to_present_key(state) {
+            PresentKeyAnswer::Conflict => Answer::Conflict,
+            PresentKeyAnswer::ServerError => Answer::ServerError,
+            PresentKeyAnswer::Success => Answer::Replayed,
         };
         if mismatch && answer == Answer::Replayed {
             self.state.counts.wrong_replays += 1;
@@ -180,9 +176,10 @@ impl<R: Recorder, Q: EventQueue<Event = Event>> PaymentRun<'_, R, Q> {
 
     /// The time every provider call timing out takes (ms).
     fn provider_timeouts_ms(&self) -> f64 {
-        self.scenario.backend.provider.map_or(0.0, |provider| {
-            f64::from(provider.max_retries + 1) * provider.timeout_ms
-        })
+        self.scenario
+            .backend
+            .provider
+            .map_or(0.0, |provider| provider.all_timed_out_ms())
     }
 
     /// A processing ends: it fails with a 500, crashes (no answer), or charges, and the key
