@@ -64,23 +64,7 @@ fn a_load_file_writes_its_files_and_a_timeline_file_does_not() {
 
 #[test]
 fn bad_load_files_are_one_line_naming_file_key_and_value() {
-    let cases: [(&str, &[&str]); 30] = [
-        (
-            "[server]\nworkers = 1\nduplicate_answer = \"ok_200\"",
-            &[
-                "`server.duplicate_answer`",
-                "ok_200",
-                "replay or conflict_409",
-            ],
-        ),
-        (
-            "[server]\nworkers = 1\nduplicate_answer = \"error_500\"",
-            &[
-                "`server.duplicate_answer`",
-                "error_500",
-                "replay or conflict_409",
-            ],
-        ),
+    let cases: [(&str, &[&str]); 28] = [
         (
             "[server]\nworkers = 1\n[client]\ndifferent_body_rate = 1.5",
             &["`client.different_body_rate`", "1.5", "0 to 1"],

@@ -8,10 +8,10 @@ use engine::Silent;
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
 use simulate::model::load::{
-    self, LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadModel, LoadNetwork, LoadScenario,
-    LoadServer, LoadStrategy, LoadTally, Phase, PhaseRate,
+    self, LoadArrivals, LoadClient, LoadModel, LoadNetwork, LoadScenario, LoadServer, LoadStrategy,
+    LoadTally, Phase, PhaseRate,
 };
-use simulate::model::semantics::{ErrorPolicy, KeyServer, KeyStore};
+use simulate::model::semantics::{DuplicateAnswer, ErrorPolicy, KeyServer, KeyStore};
 
 /// An M/M/c queue: Poisson arrivals at `rate_per_s`, `workers` workers, exponential service
 /// with mean `service_ms`, no latency, no timeout (10^9 ms), no retry.
@@ -45,7 +45,7 @@ fn queue(workers: u32, rate_per_s: f64, service_ms: f64, duration_s: f64) -> Loa
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
-            duplicate_answer: LoadDuplicateAnswer::Replay,
+            duplicate_answer: DuplicateAnswer::Replay,
             fingerprint: true,
             capacity: Vec::new(),
             key_server: Default::default(),

@@ -11,12 +11,11 @@ use crate::config::lookup::Lookup;
 use crate::config::read::{Found, Scalar, scalar};
 use crate::model::load::{
     AdaptiveBucket, AdaptiveThrottling, Breaker, CapacityWindow, ConcurrentRetryBudget,
-    LoadArrivals, LoadClient, LoadDuplicateAnswer, LoadNetwork, LoadScenario, LoadServer, Phase,
-    PhaseRate, Refund, RetryClient, RetryControls, RetryThrottling, TokenBucket, Window,
-    WindowedRetryBudget,
+    LoadArrivals, LoadClient, LoadNetwork, LoadScenario, LoadServer, Phase, PhaseRate, Refund,
+    RetryClient, RetryControls, RetryThrottling, TokenBucket, Window, WindowedRetryBudget,
 };
 use crate::model::semantics::{KeyStoreOutages, OnUnavailable};
-use crate::model::timeline::{ArrivalProcess, DuplicateAnswer, Scenario};
+use crate::model::timeline::{ArrivalProcess, Scenario};
 
 /// Arrival window without phases (s).
 pub const DEFAULT_DURATION_S: f64 = 60.0;
@@ -244,17 +243,6 @@ fn phases(found: &Found<'_, '_>, start_rate: f64) -> Result<Vec<Phase>, ConfigEr
 
 /// `[server]` on a shared server.
 fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, ConfigError> {
-    let duplicate_answer = match base.key.duplicate_answer {
-        DuplicateAnswer::Replay => LoadDuplicateAnswer::Replay,
-        DuplicateAnswer::Conflict409 => LoadDuplicateAnswer::Conflict409,
-        DuplicateAnswer::Ok200 | DuplicateAnswer::Error500 => {
-            return Err(lookup.refuse(
-                "server.duplicate_answer",
-                "a shared server answers a stored key with replay or conflict_409 (ok_200 and \
-                 error_500 are the webhook receivers' answers, in plain timeline files)",
-            ));
-        }
-    };
     Ok(LoadServer {
         workers: lookup.optional_whole("server.workers")?.map(|w| w as u32),
         queue_limit: lookup
@@ -266,7 +254,7 @@ fn server(lookup: &Lookup<'_, '_, '_>, base: &Scenario) -> Result<LoadServer, Co
         error_rate: base.key.error_rate,
         error_policy: base.key.error_policy,
         key_ttl_ms: base.key.key_ttl_ms,
-        duplicate_answer,
+        duplicate_answer: base.key.duplicate_answer,
         fingerprint: base.key.fingerprint,
         capacity: windows(lookup, "server.capacity", true)?
             .into_iter()

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::{Job, LoadConfig, Overrides};
-use crate::model::load::LoadDuplicateAnswer;
+use crate::model::semantics::DuplicateAnswer as LoadDuplicateAnswer;
 
 fn load(text: &str) -> Result<LoadConfig, String> {
     match Job::from_text(text, Path::new("sweep.toml"), &Overrides::default()) {

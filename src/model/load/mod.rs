@@ -35,7 +35,7 @@ pub use steady::Steady;
 pub use tally::{Bucket, LoadTally};
 
 use crate::model::semantics::{
-    Copies, ErrorPolicy, KeyServer, KeyStoreOutages, Provider, Receipts,
+    Copies, DuplicateAnswer, ErrorPolicy, KeyServer, KeyStoreOutages, Provider, Receipts,
 };
 use engine::backoff::Backoff;
 use engine::distribution::Distribution;
@@ -196,8 +196,11 @@ pub struct LoadServer {
     /// The key store prunes a key this long after creating it (ms); a delivery a worker takes
     /// at or after that finds it absent. `None`: keys never expire.
     pub key_ttl_ms: Option<f64>,
-    /// The answer to a delivery whose key is stored with its response.
-    pub duplicate_answer: LoadDuplicateAnswer,
+    /// The answer to a delivery whose key is present with a matching body
+    /// ([`DuplicateAnswer::to_present_key`], the timeline's rule): the Idempotency-Key's 409
+    /// while in flight and replay once stored, or a webhook receiver's 200, 409 or 500 (a key
+    /// in flight is still waited for by `lock_wait`).
+    pub duplicate_answer: DuplicateAnswer,
     /// With a key: the server stores a fingerprint of the body with the key and answers a
     /// delivery whose body differs from it 422 (nothing charged; the client gives up);
     /// without, it answers it as any duplicate, replaying the other body's response.
@@ -233,16 +236,6 @@ impl LoadServer {
             .or(self.workers)
             .unwrap_or(u32::MAX)
     }
-}
-
-/// How the server answers a delivery whose key is stored with its response (a key in flight
-/// is answered 409 by `unique_key` and waited for by `lock_wait` either way).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadDuplicateAnswer {
-    /// The stored response: the Idempotency-Key behaviour.
-    Replay,
-    /// 409 Conflict, as for a key in flight: the client retries.
-    Conflict409,
 }
 
 /// The clients' retry behaviour.

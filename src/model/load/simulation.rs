@@ -31,7 +31,7 @@ use super::draws::Draws;
 use super::steady::SteadyRecorder;
 use super::tally::{Bucket, LoadTally};
 use super::trace::{self, EventKind};
-use super::{LoadDuplicateAnswer, LoadScenario, LoadStrategy, MAX_BUCKETS};
+use super::{LoadScenario, LoadStrategy, MAX_BUCKETS};
 use crate::model::semantics::{
     self, CopyMode, CrashPoint, ErrorPolicy, KeyRecord, KeyState, KeyStore, ReceiptMode, Release,
 };

@@ -30,10 +30,12 @@ engine::counters! {
         dropped_expired: "deliveries",
         /// Attempts whose client stopped waiting (timeout or payment deadline).
         timeouts: "attempts",
-        /// Deliveries answered 409 because their key was in flight, or stored under
+        /// Deliveries answered 409 because their key was in flight (unless
+        /// `duplicate_answer` is `ok_200` or `error_500`), or stored under
         /// `duplicate_answer = "conflict_409"`.
         conflicts: "deliveries",
-        /// Deliveries answered with a stored response.
+        /// Deliveries answered with a stored response, or with a receiver's 200 or 500 to a
+        /// duplicate (`duplicate_answer = "ok_200"` or `"error_500"`).
         replays: "deliveries",
         /// Deliveries that waited for their key's lock holding a worker (`lock_wait`).
         lock_waits: "deliveries",

@@ -37,7 +37,7 @@ pub(super) fn scenario() -> LoadScenario {
             error_rate: 0.0,
             error_policy: ErrorPolicy::Store,
             key_ttl_ms: None,
-            duplicate_answer: LoadDuplicateAnswer::Replay,
+            duplicate_answer: DuplicateAnswer::Replay,
             fingerprint: true,
             capacity: Vec::new(),
             key_server: Default::default(),
@@ -326,7 +326,7 @@ fn conflict_409_answers_the_retry_of_a_stored_key_with_409() {
         LoadStrategy::CheckThenInsert,
     ] {
         let mut scenario = lost_ack_scenario(None);
-        scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+        scenario.server.duplicate_answer = DuplicateAnswer::Conflict409;
         let c = run(&scenario, strategy, &[0.0]).counts;
         assert_eq!(
             (c.charges, c.conflicts, c.replays),
@@ -352,7 +352,7 @@ fn conflict_409_answers_a_lock_waiter_with_409() {
     let mut scenario = conflict_scenario();
     scenario.client.max_retries = 1;
     scenario.server.key_ttl_ms = Some(400.0);
-    scenario.server.duplicate_answer = LoadDuplicateAnswer::Conflict409;
+    scenario.server.duplicate_answer = DuplicateAnswer::Conflict409;
     let c = run(&scenario, LoadStrategy::LockWait, &[0.0]).counts;
     assert_eq!(
         (c.lock_waits, c.charges, c.replays, c.conflicts),
@@ -655,4 +655,32 @@ fn adaptive_throttling_in_the_loop_rejects_attempts_before_they_are_sent() {
     assert_eq!(counts.attempts + counts.throttled, 20);
     assert!(counts.throttled > 0 && counts.attempts >= 1, "{counts:?}");
     assert_eq!(counts.calls, counts.attempts);
+}
+
+/// A webhook receiver's answers to a duplicate whose key is in flight, under `unique_key`
+/// (the conflict scenario's timings, one payment): the first delivery is processed 10-310;
+/// the client times out at 150 and its retry is taken at 160 by the second worker, the key
+/// in flight. `ok_200` acknowledges it (received at 170: the payment succeeded, charged at
+/// 310); `error_500` and the Idempotency-Key's 409 make the client retry at once, reaching at
+/// 180 with the key still in flight; answered again, it has no retry left and gives up at
+/// 190, charged and told it failed.
+#[test]
+fn a_receivers_duplicate_answer_decides_what_a_retry_of_a_key_in_flight_hears() {
+    for (answer, replays, conflicts, succeeded, attempts) in [
+        (DuplicateAnswer::Ok200, 1, 0, 1, 2),
+        (DuplicateAnswer::Error500, 2, 0, 0, 3),
+        (DuplicateAnswer::Replay, 0, 2, 0, 3),
+        (DuplicateAnswer::Conflict409, 0, 2, 0, 3),
+    ] {
+        let mut scenario = conflict_scenario();
+        scenario.server.duplicate_answer = answer;
+        let c = run(&scenario, LoadStrategy::UniqueKey, &[0.0]).counts;
+        assert_eq!(
+            (c.charges, c.replays, c.conflicts, c.succeeded),
+            (1, replays, conflicts, succeeded),
+            "{answer:?}"
+        );
+        assert_eq!(c.failed_charged, 1 - succeeded, "{answer:?}");
+        assert_eq!(c.attempts, attempts, "{answer:?}");
+    }
 }

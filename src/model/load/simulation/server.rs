@@ -12,7 +12,7 @@
 
 use super::*;
 use crate::model::load::trace::{Event as Recorded, KeyFound};
-use crate::model::semantics::{self, CrashPoint, OnUnavailable};
+use crate::model::semantics::{self, CrashPoint, OnUnavailable, PresentKeyAnswer};
 
 impl<R: Recorder<Recorded>> Simulation<'_, R> {
     /// Tells the recorder what a look-up of `request`'s key found (`key`).
@@ -102,12 +102,8 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
                 Some(Front::Reserved)
             }
             _ if self.rejected(now, request) => None,
-            KeyState::InFlight => {
-                self.conflict(now, request);
-                None
-            }
-            stored @ (KeyState::Complete | KeyState::Failed) => {
-                self.answer_stored(now, request, stored == KeyState::Complete);
+            present => {
+                self.answer_present(now, request, present);
                 None
             }
         }
@@ -241,7 +237,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             }
             (_, stored @ (KeyState::Complete | KeyState::Failed)) => {
                 self.steady.left(now, request.reached_ms);
-                self.answer_stored(now, request, stored == KeyState::Complete);
+                self.answer_present(now, request, stored);
             }
             (LoadStrategy::UniqueKey | LoadStrategy::LockWait, KeyState::Absent) => {
                 let head = self.head(request.payment);
@@ -258,7 +254,7 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
             }
             (LoadStrategy::UniqueKey, KeyState::InFlight) => {
                 self.steady.left(now, request.reached_ms);
-                self.conflict(now, request);
+                self.answer_present(now, request, KeyState::InFlight);
             }
             (LoadStrategy::LockWait, KeyState::InFlight) => {
                 self.busy += 1;
@@ -375,12 +371,14 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         )
     }
 
-    /// Answers a delivery whose key is stored: the stored response, or 409
-    /// (`duplicate_answer`).
-    fn answer_stored(&mut self, now: f64, request: Request, ok: bool) {
-        match self.scenario.server.duplicate_answer {
-            LoadDuplicateAnswer::Replay => self.replay(now, request, ok),
-            LoadDuplicateAnswer::Conflict409 => self.conflict(now, request),
+    /// Answers at once a delivery whose key is present in `state`, as `duplicate_answer`
+    /// says ([`DuplicateAnswer::to_present_key`](semantics::DuplicateAnswer::to_present_key),
+    /// the timeline's rule): 409, or a success or a 500 sent as a stored response.
+    fn answer_present(&mut self, now: f64, request: Request, state: KeyState) {
+        match self.scenario.server.duplicate_answer.to_present_key(state) {
+            PresentKeyAnswer::Conflict => self.conflict(now, request),
+            PresentKeyAnswer::ServerError => self.replay(now, request, false),
+            PresentKeyAnswer::Success => self.replay(now, request, true),
         }
     }
 
@@ -688,13 +686,12 @@ impl<R: Recorder<Recorded>> Simulation<'_, R> {
         let key = self.key_met(now, payment);
         match key {
             stored @ (KeyState::Complete | KeyState::Failed) => {
-                let ok = stored == KeyState::Complete;
                 for waiter in waiters.drain(..) {
                     self.busy -= 1;
                     self.steady.left(now, waiter.reached_ms);
                     self.note_key(now, waiter, key);
                     if !self.rejected(now, waiter) {
-                        self.answer_stored(now, waiter, ok);
+                        self.answer_present(now, waiter, stored);
                     }
                     self.release(waiter.payment);
                 }
